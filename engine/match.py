@@ -1,0 +1,204 @@
+"""Duplicate matches between two players A and B, producing the replay of replay-format.md."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from engine.faults import BotFault
+from engine.game import GameState, pair_deals
+from engine.players import Player, PlayerFactory, TimeControl
+from engine.rules import DEFAULT_RULES, Rules
+
+SIDES = ("A", "B")
+ProgressFn = Callable[[int, int], None]
+
+
+def seat_sides(game: int) -> list[str]:
+    """Who sits where: A at seats 0 and 2 in even games, at 1 and 3 in odd games."""
+    return ["A", "B", "A", "B"] if game % 2 == 0 else ["B", "A", "B", "A"]
+
+
+class _Forfeit(Exception):
+    def __init__(self, record: dict[str, Any]) -> None:
+        super().__init__(record["reason"])
+        self.record = record
+
+
+def _forfeit_record(fault: BotFault, seat: int, side: str) -> dict[str, Any]:
+    return {"seat": seat, "player": side, "reason": fault.reason,
+            "message_id": fault.message_id, "detail": fault.detail}
+
+
+class Match:
+    """One match: the four seats' players, the games played so far, and the result."""
+
+    def __init__(self, a: PlayerFactory, b: PlayerFactory, *, games: int, seed: str,
+                 rules: Rules, time: TimeControl) -> None:
+        if games < 2 or games % 2:
+            raise ValueError(f"a match is played in duplicate pairs: games must be a positive "
+                             f"even number, not {games}")
+        self.factories = {"A": a, "B": b}
+        self.games_total = games
+        self.seed = str(seed)
+        self.rules = rules
+        self.time = time
+        self.slots: dict[str, list[Player]] = {}
+        self.games: list[dict[str, Any]] = []
+        self.forfeit: dict[str, Any] | None = None
+
+    def seats_for(self, game: int) -> list[Player]:
+        sides = seat_sides(game)
+        return [self.slots[side][seat // 2] for seat, side in enumerate(sides)]
+
+    def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
+        try:
+            self._start_players()
+            for game in range(self.games_total):
+                self.games.append(self._play_game(game))
+                if on_progress:
+                    on_progress(game + 1, self.games_total)
+        except _Forfeit as forfeit:
+            self.forfeit = forfeit.record
+        finally:
+            self._close_players()
+        return self.replay()
+
+    def _start_players(self) -> None:
+        for side in SIDES:
+            self.slots[side] = [self.factories[side](0), self.factories[side](1)]
+        for seat, player in enumerate(self.seats_for(0)):
+            side = seat_sides(0)[seat]
+            try:
+                player.start(seat=seat, rules=self.rules, games=self.games_total,
+                             time=self.time, seed=f"{self.seed}/{side}{seat // 2}")
+            except BotFault as fault:
+                record = _forfeit_record(fault, seat, side)
+                self.games.append(self._game_record(0, [], [0, 0], 1 - seat % 2, record))
+                raise _Forfeit(record) from None
+
+    def _close_players(self) -> None:
+        for players in self.slots.values():
+            for player in players:
+                player.close()
+
+    def _play_game(self, game: int) -> dict[str, Any]:
+        dealer, deals = pair_deals(self.rules, self.seed, game // 2)
+        state = GameState(self.rules, dealer=dealer, deals=deals, game=game)
+        players = self.seats_for(game)
+        for player in players:
+            player.begin_game(game)
+        try:
+            if any(p.wants_notifications for p in players):
+                self._loop_notifying(state, players)
+            else:
+                _loop(state, players)
+        except _SeatFault as failed:
+            seat, fault = failed.seat, failed.fault
+            record = _forfeit_record(fault, seat, seat_sides(game)[seat])
+            deals_done = state.records() + [state.partial_record()]
+            self.games.append(self._game_record(game, deals_done, list(state.score),
+                                                1 - seat % 2, record))
+            raise _Forfeit(record) from None
+        result = self._game_record(game, state.records(), list(state.score), state.winner, None)
+        self._notify(players, {"type": "game_end", "game": game, "winner": state.winner,
+                               "score": list(state.score)})
+        return result
+
+    def _loop_notifying(self, state: GameState, players: list[Player]) -> None:
+        seen = 0
+        while not state.is_terminal():
+            _step(state, players)
+            if len(state.log) > seen:
+                for i in range(seen, len(state.log)):
+                    entry = state.log[i]
+                    self._notify(players, {
+                        "type": "deal_end", "game": state.game, "deal": i,
+                        "deal_record": entry.to_dict(),
+                        "score": list(entry.score) if entry.score else list(state.score)})
+                seen = len(state.log)
+
+    @staticmethod
+    def _notify(players: list[Player], message: dict[str, Any]) -> None:
+        for player in players:
+            if player.wants_notifications:
+                player.notify(message)
+
+    def _game_record(self, game: int, deals: list[dict[str, Any]], score: list[int],
+                     winner: int | None, forfeit: dict[str, Any] | None) -> dict[str, Any]:
+        return {"seats": seat_sides(game), "deals": deals,
+                "result": {"winner": winner, "score": score, "forfeit": forfeit}}
+
+    def result(self) -> dict[str, Any]:
+        won = {"A": 0, "B": 0}
+        draws = 0
+        for game in self.games:
+            winner = game["result"]["winner"]
+            if winner is None:
+                draws += 1
+            else:
+                won[game["seats"][winner]] += 1
+        if self.forfeit is not None:
+            # Games never played count for the player not at fault.
+            other = "B" if self.forfeit["player"] == "A" else "A"
+            won[other] += self.games_total - len(self.games)
+        score = (won["A"] + draws / 2) / self.games_total
+        return {"games": won, "score": score, "forfeit": self.forfeit}
+
+    def replay(self) -> dict[str, Any]:
+        return {
+            "format": "kaiser-replay", "version": 1,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "players": {side: {"name": f.name, "version": f.version}
+                        for side, f in self.factories.items()},
+            "games": self.games,
+            "result": self.result(),
+        }
+
+
+class _SeatFault(Exception):
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        super().__init__(str(fault))
+        self.seat = seat
+        self.fault = fault
+
+
+def _step(state: GameState, players: list[Player]) -> None:
+    seat = state.seat
+    legal = state.legal_actions()
+    player = players[seat]
+    try:
+        action = player.act(state, legal)  # type: ignore[arg-type]
+    except BotFault as fault:
+        raise _SeatFault(seat, fault) from None
+    if not player.trusted and action not in legal:
+        raise _SeatFault(seat, BotFault("illegal", f"{action!r} is not a legal action"))
+    state.apply(action)
+
+
+def _loop(state: GameState, players: list[Player]) -> None:
+    """The hot loop: trusted in-process players, no notifications."""
+    if all(p.trusted for p in players):
+        acts = [p.act for p in players]
+        legal_actions, apply = state.legal_actions, state.apply
+        while state.phase != 5:  # OVER
+            apply(acts[state.seat](state, legal_actions()))  # type: ignore[arg-type]
+        return
+    while not state.is_terminal():
+        _step(state, players)
+
+
+def run_match(a: PlayerFactory, b: PlayerFactory, *, games: int = 2, seed: str | int = "0",
+              rules: Rules | None = None, time: TimeControl | None = None,
+              on_progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Play a duplicate match of `games` games; a bot's fault is a forfeit in the replay."""
+    match = Match(a, b, games=games, seed=str(seed), rules=rules or DEFAULT_RULES,
+                  time=time or TimeControl())
+    return match.run(on_progress)
+
+
+def replay_json(replay: dict[str, Any]) -> str:
+    """The canonical text of a replay: same match, same bytes."""
+    return json.dumps(replay, separators=(",", ":"), ensure_ascii=False)
