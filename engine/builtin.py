@@ -21,6 +21,7 @@ class SeededPlayer(Player):
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
+        self.random = self.rng.random
 
     def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
               seed: str) -> None:
@@ -31,7 +32,12 @@ class RandomPlayer(SeededPlayer):
     """Uniform over the legal actions."""
 
     def act(self, state: GameState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
-        return legal[int(self.rng.random() * len(legal))]
+        return legal[int(self.random() * len(legal))]
+
+    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
+              seed: str) -> None:
+        super().start(seat=seat, rules=rules, games=games, time=time, seed=seed)
+        self.random = self.rng.random
 
 
 @dataclass

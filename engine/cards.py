@@ -43,6 +43,17 @@ CHUNK_CARDS = _chunk_tables()
 _C0, _C1, _C2, _C3 = CHUNK_CARDS
 
 
+CHUNK_NAMES = tuple(tuple(tuple(CARD_NAMES[c] for c in cards) for cards in suit)
+                    for suit in CHUNK_CARDS)
+_N0, _N1, _N2, _N3 = CHUNK_NAMES
+
+
+def mask_names(mask: int) -> list[str]:
+    """The names of the cards of a bitmask, in mask_cards order."""
+    return list(_N0[mask & 1023] + _N1[mask >> 10 & 1023]
+                + _N2[mask >> 20 & 1023] + _N3[mask >> 30 & 1023])
+
+
 def mask_cards(mask: int) -> tuple[int, ...]:
     """The cards of a bitmask, by suit C D H S, strongest first within a suit."""
     return (_C0[mask & 1023] + _C1[mask >> 10 & 1023]

@@ -26,6 +26,7 @@ from engine.cards import (
     bid_str,
     deck,
     mask_cards,
+    mask_names,
 )
 from engine.rules import Rules
 
@@ -41,6 +42,7 @@ MISDEAL_ACTIONS = (True, False)
 HONOURS = sum(1 << (s * 10 + r) for s in range(4) for r in (6, 7, 8, 9)) | FIVE_HEARTS_BIT \
     | THREE_SPADES_BIT
 PROTECTED = FIVE_HEARTS_BIT | THREE_SPADES_BIT  # never discarded
+BITS = tuple(1 << c for c in range(40))
 
 
 def all_bids(rules: Rules) -> tuple[int, ...]:
@@ -57,18 +59,13 @@ class ShuffledDeals:
         self.rng = rng
 
     def __call__(self) -> Deal:
-        cards = self.cards
-        self.rng.shuffle(cards)
-        hands = []
-        for s in range(4):
-            mask = 0
-            for c in cards[s * 8:s * 8 + 8]:
-                mask |= 1 << c
-            hands.append(mask)
-        kitty = 0
-        for c in cards[32:]:
-            kitty |= 1 << c
-        return (hands[0], hands[1], hands[2], hands[3]), kitty
+        # Sorting by random keys: about twice as fast as random.shuffle, and as uniform.
+        rand = self.rng.random
+        cards = sorted(self.cards, key=lambda _: rand())
+        bit = BITS.__getitem__
+        hands = (sum(map(bit, cards[0:8])), sum(map(bit, cards[8:16])),
+                 sum(map(bit, cards[16:24])), sum(map(bit, cards[24:32])))
+        return hands, sum(map(bit, cards[32:]))
 
 
 def pair_deals(rules: Rules, seed: str, pair: int) -> tuple[int, ShuffledDeals]:
@@ -100,14 +97,14 @@ class DealLog:
         names = CARD_NAMES
         record: dict[str, Any] = {
             "dealer": self.dealer,
-            "hands": [[names[c] for c in mask_cards(h)] for h in self.hands],
-            "kitty": [names[c] for c in mask_cards(self.kitty)],
+            "hands": [mask_names(h) for h in self.hands],
+            "kitty": mask_names(self.kitty),
             "misdeal": None if self.misdeal is None else {"seat": self.misdeal},
             "bids": [{"seat": s, "bid": bid_str(b)} for s, b in self.bids],
             "contract": _contract_dict(self.contract),
             "discards": [names[c] for c in self.discards],
-            "tricks": [{"leader": ld, "cards": [names[c] for c in cs], "winner": w}
-                       for ld, cs, w in self.tricks],
+            "tricks": [{"leader": ld, "cards": [names[c0], names[c1], names[c2], names[c3]],
+                        "winner": w} for ld, (c0, c1, c2, c3), w in self.tricks],
         }
         if self.points is not None:
             record["points"] = list(self.points)
@@ -176,9 +173,23 @@ class GameState:
         return ()
 
     def apply(self, action: Action) -> None:
-        if self.phase == PLAY:
-            self._play(action)  # type: ignore[arg-type]
-        elif self.phase == BID:
+        if self.phase != PLAY:
+            self._apply_other(action)
+            return
+        # Playing a card: the hot path, inlined.
+        seat = self.seat
+        self.hands[seat] ^= 1 << action  # type: ignore[operator]
+        trick = self.trick
+        if not trick:
+            self.led = action // 10  # type: ignore[operator]
+        trick.append(action)  # type: ignore[arg-type]
+        if len(trick) < 4:
+            self.seat = (seat + 1) & 3
+        else:
+            self._finish_trick(trick)
+
+    def _apply_other(self, action: Action) -> None:
+        if self.phase == BID:
             self._bid(action)  # type: ignore[arg-type]
         elif self.phase == TRUMP:
             self._set_trump(action)  # type: ignore[arg-type]
@@ -208,7 +219,7 @@ class GameState:
         return {
             "game": self.game, "deal": len(self.log), "seat": seat, "dealer": self.dealer,
             "score": list(self.score),
-            "hand": [names[c] for c in mask_cards(self.hands[seat])],
+            "hand": mask_names(self.hands[seat]),
             "bids": [{"seat": s, "bid": bid_str(b)} for s, b in self.bids],
             "contract": _contract_dict(self.contract()),
             "tricks": [{"leader": ld, "cards": [names[c] for c in cs], "winner": w}
@@ -308,16 +319,7 @@ class GameState:
         self.phase = PLAY
 
     # --- play and scoring --------------------------------------------------------------------
-    def _play(self, card: int) -> None:
-        seat = self.seat
-        self.hands[seat] ^= 1 << card
-        trick = self.trick
-        if not trick:
-            self.led = card // 10
-        trick.append(card)
-        if len(trick) < 4:
-            self.seat = (seat + 1) & 3
-            return
+    def _finish_trick(self, trick: list[int]) -> None:
         keys = self.keys[self.led]
         c0, c1, c2, c3 = trick
         best, w = keys[c0], 0

@@ -12,6 +12,8 @@ from engine.players import Player, PlayerFactory, TimeControl
 from engine.rules import DEFAULT_RULES, Rules
 
 SIDES = ("A", "B")
+# Marks replays whose deals come from engine.game.pair_deals(seed): validate re-deals them.
+DEALING = "kaiser-arena/1"
 ProgressFn = Callable[[int, int], None]
 
 
@@ -151,6 +153,7 @@ class Match:
             "format": "kaiser-replay", "version": 1,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
+            "dealing": DEALING,
             "players": {side: {"name": f.name, "version": f.version}
                         for side, f in self.factories.items()},
             "games": self.games,

@@ -1,0 +1,264 @@
+"""python -m engine match | validate | show: the command line of bot authors and operators."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.builtin import resolve_player
+from engine.cards import SUIT_SYMBOLS
+from engine.faults import InfrastructureError
+from engine.match import replay_json, run_match
+from engine.players import TimeControl
+from engine.rules import PRESETS, get_rules
+from engine.validate import iter_replays, validate_replay
+
+
+class CommandError(Exception):
+    """A one-line message for the user; the command exits 1."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except InfrastructureError as error:
+        print(f"infrastructure error (not the bots' fault): {error}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    match = commands.add_parser("match", help="play a duplicate match between two players")
+    match.add_argument("a", help="player A: builtin:random, builtin:greedy, builtin:mc, or a "
+                                 "bot program (.py, .zip or folder)")
+    match.add_argument("b", help="player B, in the same forms")
+    match.add_argument("--games", type=int, default=2, help="an even number (default 2)")
+    match.add_argument("--seed", default="0", help="the deals and built-in players' seed")
+    match.add_argument("--rules", default="official", help=f"one of {', '.join(PRESETS)}")
+    match.add_argument("--replay", type=Path, help="write the replay (JSON) to this file")
+    match.add_argument("--move-ms", type=int, default=1000)
+    match.add_argument("--bank-ms", type=int, default=10000)
+    match.add_argument("--startup-ms", type=int, default=5000)
+    match.add_argument("--unsandboxed", action="store_true",
+                       help="run bot programs WITHOUT the sandbox (local development only)")
+    match.add_argument("--stderr", action="store_true", help="print the bots' standard error")
+    match.add_argument("--quiet", action="store_true", help="no progress")
+    match.set_defaults(run=cmd_match)
+    validate = commands.add_parser("validate", help="re-check replays against the rules")
+    validate.add_argument("files", nargs="+", type=Path)
+    validate.set_defaults(run=cmd_validate)
+    show = commands.add_parser("show", help="print a replay deal by deal")
+    show.add_argument("file", type=Path)
+    show.add_argument("--game", type=int, help="only this game")
+    show.set_defaults(run=cmd_show)
+    return parser
+
+
+# --- match -------------------------------------------------------------------------------------
+def cmd_match(args: argparse.Namespace) -> int:
+    try:
+        rules = get_rules(args.rules)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if args.games < 2 or args.games % 2:
+        raise CommandError(f"--games must be a positive even number (duplicate pairs), "
+                           f"not {args.games}")
+    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
+    players = [_player(spec, time_control, args.unsandboxed) for spec in (args.a, args.b)]
+    progress = None if args.quiet else Progress(args.games)
+    started = time.perf_counter()
+    replay = run_match(players[0], players[1], games=args.games, seed=args.seed, rules=rules,
+                       time=time_control, on_progress=progress)
+    if progress:
+        progress.done()
+    if args.replay:
+        try:
+            args.replay.write_text(replay_json(replay) + "\n", encoding="utf-8")
+        except OSError as error:
+            raise CommandError(f"cannot write {args.replay}: {error.strerror}") from None
+    print(summary(replay, time.perf_counter() - started))
+    if args.stderr:
+        for side, factory in zip("AB", players, strict=True):
+            for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
+                print(f"--- stderr of {side} (process {slot}) ---\n{text}")
+    return 0
+
+
+def _player(spec: str, time_control: TimeControl, unsandboxed: bool) -> Any:
+    if not spec.startswith("builtin:") and not Path(spec).exists():
+        raise CommandError(f"no such bot program: {spec}")
+    options = {"unsandboxed": True} if unsandboxed and not spec.startswith("builtin:") else {}
+    try:
+        return resolve_player(spec, time=time_control, **options)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
+class Progress:
+    """Games done, on one updating line on a terminal, or a line every 10% otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.started = time.perf_counter()
+        self.tty = sys.stderr.isatty()
+        self.step = max(1, total // 10)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.total < 10 and not self.tty:
+            return
+        rate = done / max(time.perf_counter() - self.started, 1e-9)
+        line = f"games {done}/{total} ({rate:.1f}/s)"
+        if self.tty:
+            print(f"\r{line}", end="", file=sys.stderr, flush=True)
+        elif done % self.step == 0 or done == total:
+            print(line, file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.tty:
+            print(file=sys.stderr)
+
+
+def summary(replay: dict[str, Any], seconds: float) -> str:
+    result = replay["result"]
+    names = {side: f"{p['name']} v{p['version']}" for side, p in replay["players"].items()}
+    total = len(replay["games"])
+    points = {"A": 0, "B": 0}
+    deals = 0
+    for game in replay["games"]:
+        for deal in game["deals"]:
+            if deal.get("points") is None:
+                continue
+            deals += 1
+            for team in (0, 1):
+                points[game["seats"][team]] += deal["points"][team]
+    draws = total - result["games"]["A"] - result["games"]["B"]
+    lines = [
+        f"A = {names['A']}, B = {names['B']}, rules {replay['rules']['preset']}, "
+        f"seed {replay['seed']}, {seconds:.2f} s",
+        f"games won: A {result['games']['A']}, B {result['games']['B']}"
+        + (f", drawn {draws}" if draws > 0 else "") + f"; A's score {result['score']:.3f}",
+        f"average points a deal: A {points['A'] / max(deals, 1):.2f}, "
+        f"B {points['B'] / max(deals, 1):.2f} ({deals} deals)",
+    ]
+    fault = result["forfeit"]
+    if fault:
+        lines.append(f"faults: {fault['player']} at seat {fault['seat']}: {fault['reason']} "
+                     f"(message {fault['message_id']}): {fault['detail']}; "
+                     f"{fault['player']} forfeits")
+    else:
+        lines.append("faults: none")
+    return "\n".join(lines)
+
+
+# --- validate and show ---------------------------------------------------------------------------
+def _read_replays(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text") from None
+    try:
+        return list(iter_replays(text))
+    except ValueError as error:
+        raise CommandError(f"{path}: {error}") from None
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    bad = 0
+    for path in args.files:
+        replays = _read_replays(path)
+        for number, replay in enumerate(replays):
+            label = str(path) if len(replays) == 1 else f"{path} (replay {number + 1})"
+            problems = validate_replay(replay)
+            if problems:
+                bad += 1
+                print(f"{label}: INVALID: {problems[0]}")
+            else:
+                print(f"{label}: valid")
+    return 1 if bad else 0
+
+
+def card_text(card: str) -> str:
+    rank = "10" if card[0] == "T" else card[0]
+    return rank + SUIT_SYMBOLS[card[1]]
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    for replay in _read_replays(args.file):
+        try:
+            print(render(replay, only_game=args.game))
+        except (KeyError, TypeError, IndexError, AttributeError) as error:
+            raise CommandError(f"{args.file}: not a readable replay ({type(error).__name__}: "
+                               f"{error})") from None
+    return 0
+
+
+def render(replay: dict[str, Any], only_game: int | None = None) -> str:
+    out: list[str] = []
+    players = replay["players"]
+    out.append(f"{players['A']['name']} v{players['A']['version']} (A) against "
+               f"{players['B']['name']} v{players['B']['version']} (B), rules "
+               f"{replay['rules']['preset']}, seed {replay['seed']}")
+    for number, game in enumerate(replay["games"]):
+        if only_game is not None and number != only_game:
+            continue
+        seats = game["seats"]
+        out.append(f"\n=== Game {number}: A at seats "
+                   f"{', '.join(str(s) for s in range(4) if seats[s] == 'A')} ===")
+        for index, deal in enumerate(game["deals"]):
+            out.extend(_render_deal(index, deal, seats))
+        result = game["result"]
+        winner = "draw" if result["winner"] is None else \
+            f"team {result['winner']} ({seats[result['winner']]}) wins"
+        out.append(f"Game {number}: {winner}, score {result['score'][0]} to "
+                   f"{result['score'][1]}")
+        if result["forfeit"]:
+            f = result["forfeit"]
+            out.append(f"  forfeit by seat {f['seat']} ({f['player']}): {f['reason']}, "
+                       f"message {f['message_id']}: {f['detail']}")
+    result = replay["result"]
+    out.append(f"\nMatch: A {result['games']['A']} games, B {result['games']['B']}; "
+               f"A's score {result['score']}")
+    return "\n".join(out)
+
+
+def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:
+    lines = [f"-- Deal {index}, dealer seat {deal['dealer']}"]
+    for seat, hand in enumerate(deal["hands"]):
+        lines.append(f"   seat {seat} ({seats[seat]}): {' '.join(card_text(c) for c in hand)}")
+    if deal["kitty"]:
+        lines.append(f"   kitty: {' '.join(card_text(c) for c in deal['kitty'])}")
+    if deal["misdeal"]:
+        lines.append(f"   seat {deal['misdeal']['seat']} throws the hand in")
+        return lines
+    lines.append("   bids: " + ", ".join(f"{b['seat']}: {b['bid']}" for b in deal["bids"]))
+    contract = deal["contract"]
+    if contract:
+        trump = SUIT_SYMBOLS[contract["trump"]] if contract["trump"] else "no trump"
+        lines.append(f"   contract {contract['bid']} by seat {contract['seat']}, {trump}")
+    if deal["discards"]:
+        lines.append(f"   discards: {' '.join(card_text(c) for c in deal['discards'])}")
+    for number, trick in enumerate(deal["tricks"]):
+        plays = [f"{(trick['leader'] + i) % 4}:{card_text(c)}"
+                 for i, c in enumerate(trick["cards"])]
+        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
+    if deal.get("points") is not None:
+        lines.append(f"   points {deal['points'][0]}/{deal['points'][1]}, change "
+                     f"{deal['delta'][0]:+d}/{deal['delta'][1]:+d}, score "
+                     f"{deal['score'][0]}/{deal['score'][1]}")
+    return lines
+

@@ -1,0 +1,390 @@
+"""Run one untrusted bot program in a bubblewrap sandbox, and make sure it is gone afterwards.
+
+Layout of a sandboxed seat (host view):
+
+    worker (root)  ->  bwrap (uid 65534, outer)  ->  bwrap (pid 1 of a new pid namespace)
+                                                       ->  /bin/sh (sets rlimits)  ->  the bot
+
+bwrap runs as the unprivileged host user `nobody` (65534) when the worker is root, so even a
+process that escaped every namespace would be nobody. Each seat gets fresh namespaces (user,
+pid, net, ipc, uts, cgroup), a read-only /usr, the bot's files read-only at /bot, a size-limited
+tmpfs at /tmp (TMPDIR) and nothing else of the host. Killing pid 1 of the pid namespace kills
+every process in it (forks, double forks, orphans), which is how close() cleans up.
+
+Memory and process limits use a per-seat cgroup (v1 memory + pids) when the worker may create
+one: an OOM kill or a refused fork is then known for certain and reported as `resource`.
+Otherwise they fall back to rlimits (address space, processes), set inside the user namespace so
+that one bot's processes never count against another's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.faults import InfrastructureError
+
+NOBODY = 65534
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+BOT_DIR = "/bot"
+# V8 reserves far more address space than it uses: with an address-space rlimit (the fallback
+# when no memory cgroup is available) node needs this much on top of the memory limit to start.
+NODE_ADDRESS_SPACE_EXTRA_MB = 4096
+_counter = itertools.count()
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxLimits:
+    """Per-seat limits. memory_mb and max_processes cover every process the bot starts."""
+
+    memory_mb: int = 512
+    cpu_seconds: int = 120  # per process; the move clock catches slow bots long before this
+    max_processes: int = 32
+    file_size_mb: int = 16
+    tmp_mb: int = 32
+
+
+def check_sandbox() -> None:
+    """Raise InfrastructureError (one clear line) unless a trivial sandbox starts and exits 0."""
+    bwrap = _bwrap_path()
+    command = [bwrap, *_namespace_args(), *_filesystem_args(None, SandboxLimits()), "--",
+               "/bin/sh", "-c", "command -v python3 >/dev/null"]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=20, env={},
+                              **_user_kwargs())  # type: ignore[call-overload]
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InfrastructureError(f"bubblewrap could not start: {exc}") from exc
+    if done.returncode != 0:
+        first = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[0]
+        raise InfrastructureError(
+            f"bubblewrap sandbox failed (exit {done.returncode}): {first}"
+        )
+
+
+def unsandboxed_requested() -> bool:
+    return os.environ.get("KAISER_UNSANDBOXED", "") == "1"
+
+
+def _bwrap_path() -> str:
+    found = shutil.which("bwrap")
+    if found is None:
+        raise InfrastructureError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    return found
+
+
+def _user_kwargs() -> dict[str, object]:
+    if os.geteuid() != 0:
+        return {}
+    return {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+
+
+def _namespace_args() -> list[str]:
+    return ["--unshare-all", "--die-with-parent", "--new-session", "--uid", str(NOBODY),
+            "--gid", str(NOBODY), "--hostname", "bot", "--clearenv"]
+
+
+def _filesystem_args(workdir: Path | None, limits: SandboxLimits) -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib64", "lib32", "sbin"):
+        host = Path("/") / name
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), f"/{name}"]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), f"/{name}"]
+    for etc in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"):
+        if os.path.exists(etc):
+            args += ["--ro-bind", etc, etc]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+    if workdir is not None:
+        args += ["--ro-bind", str(workdir), BOT_DIR, "--chdir", BOT_DIR]
+    # bwrap builds / and /dev as writable tmpfs; nothing outside /tmp may be written.
+    return args + ["--remount-ro", "/dev", "--remount-ro", "/"]
+
+
+def _environment() -> dict[str, str]:
+    return {"PATH": SANDBOX_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
+def _limit_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool, started_fd: int) -> str:
+    """The shell that runs inside the namespaces: rlimits, the 'started' byte, then exec."""
+    kib = limits.memory_mb << 10
+    if run and Path(run[0]).name == "node":
+        kib += NODE_ADDRESS_SPACE_EXTRA_MB << 10
+    parts = ["ulimit -c 0", f"ulimit -t {limits.cpu_seconds}",
+             f"ulimit -f {(limits.file_size_mb << 20) // 512}"]  # dash counts 512-byte blocks
+    if not cgroup:
+        parts += [f"ulimit -v {kib}", f"ulimit -p {limits.max_processes + 2}"]
+    parts.append(f"printf . >&{started_fd}; exec {started_fd}>&-")
+    return "; ".join(parts) + '; exec "$@"'
+
+
+class _Cgroup:
+    """A per-seat cgroup v1 pair (memory, pids) below the worker's own cgroups."""
+
+    def __init__(self, limits: SandboxLimits) -> None:
+        name = f"kaiser-{os.getpid()}-{next(_counter)}"
+        self.memory = _own_cgroup("memory") / name
+        self.pids = _own_cgroup("pids") / name
+        self.memory.mkdir()
+        try:
+            self.pids.mkdir()
+            bytes_ = str(limits.memory_mb << 20)
+            (self.memory / "memory.limit_in_bytes").write_text(bytes_)
+            with contextlib.suppress(OSError):  # no swap accounting on this kernel
+                (self.memory / "memory.memsw.limit_in_bytes").write_text(bytes_)
+            # +2: bwrap's own pid 1 and the limit shell that execs into the bot.
+            (self.pids / "pids.max").write_text(str(limits.max_processes + 2))
+            if os.geteuid() == 0:  # bwrap runs as nobody: let it move itself in
+                for group in (self.memory, self.pids):
+                    os.chown(group / "cgroup.procs", NOBODY, NOBODY)
+        except OSError:
+            self.remove()
+            raise
+
+    def join_command(self) -> list[str]:
+        """Moves the command into both cgroups before it execs (so before bwrap can fork)."""
+        script = (f'echo $$ > {shlex.quote(str(self.memory / "cgroup.procs"))} && '
+                  f'echo $$ > {shlex.quote(str(self.pids / "cgroup.procs"))} && exec "$@"')
+        return ["/bin/sh", "-c", script, "sh"]
+
+    def limit_hit(self) -> str | None:
+        try:
+            oom = (self.memory / "memory.oom_control").read_text()
+            if any(line.split() == ["oom_kill", n] and n != "0" for line in oom.splitlines()
+                   for n in line.split()[1:2]):
+                return "memory"
+            events = (self.pids / "pids.events").read_text().split()
+            if events[:1] == ["max"] and events[1] != "0":
+                return "processes"
+        except (OSError, IndexError):
+            return None
+        return None
+
+    def kill_all(self) -> None:
+        for _ in range(50):
+            pids = _read_pids(self.pids) | _read_pids(self.memory)
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        for path in (self.pids, self.memory):
+            with contextlib.suppress(FileNotFoundError):
+                for _ in range(100):
+                    try:
+                        path.rmdir()
+                        break
+                    except OSError:  # EBUSY while the last processes are being reaped
+                        time.sleep(0.01)
+
+
+def _read_pids(path: Path) -> set[int]:
+    try:
+        return {int(p) for p in (path / "cgroup.procs").read_text().split()}
+    except (OSError, ValueError):
+        return set()
+
+
+def _own_cgroup(controller: str) -> Path:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        if controller in names.split(","):
+            return Path("/sys/fs/cgroup") / controller / path.lstrip("/")
+    raise OSError(f"no {controller} cgroup")
+
+
+def _make_cgroup(limits: SandboxLimits) -> _Cgroup | None:
+    if os.environ.get("KAISER_SANDBOX_CGROUP", "1") == "0":
+        return None
+    try:
+        return _Cgroup(limits)
+    except OSError:
+        return None
+
+
+class SandboxProcess:
+    """One running bot program: its pipes, its death, and its complete removal."""
+
+    def __init__(self, *, workdir: Path, run: Sequence[str], limits: SandboxLimits,
+                 unsandboxed: bool = False) -> None:
+        self.limits = limits
+        self.unsandboxed = unsandboxed
+        self._inner_pidfd: int | None = None
+        self._dev_tmp: str | None = None
+        self._cgroup = None if unsandboxed else _make_cgroup(limits)
+        started_r, started_w = os.pipe()
+        info_r, info_w = os.pipe()
+        self._started_fd, self._info_fd = started_r, info_r
+        try:
+            self._proc = self._spawn(workdir, run, started_w, info_w)
+        except OSError as exc:
+            self._close_fds(started_r, info_r)
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            raise InfrastructureError(f"could not start the sandbox: {exc}") from exc
+        finally:
+            self._close_fds(started_w, info_w)
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        self.stdin_fd = self._proc.stdin.fileno()
+        self.stdout_fd = self._proc.stdout.fileno()
+        self.stderr_fd = self._proc.stderr.fileno()
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
+            os.set_blocking(fd, False)
+
+    def _spawn(self, workdir: Path, run: Sequence[str], started_w: int,
+               info_w: int) -> subprocess.Popen[bytes]:
+        script = _limit_script(self.limits, run, self._cgroup is not None, started_w)
+        inner = ["/bin/sh", "-c", script, "sh", *run]
+        if self.unsandboxed:
+            warn_unsandboxed()
+            self._dev_tmp = tempfile.mkdtemp(prefix="kaiser-bot-tmp-")
+            env = {**_environment(), "TMPDIR": self._dev_tmp, "HOME": self._dev_tmp}
+            return subprocess.Popen(inner, cwd=workdir, env=env, pass_fds=(started_w,),
+                                    start_new_session=True, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        command = [_bwrap_path(), *_namespace_args(), "--info-fd", str(info_w),
+                   *_filesystem_args(workdir, self.limits),
+                   *itertools.chain.from_iterable(("--setenv", k, v)
+                                                  for k, v in _environment().items()),
+                   "--", *inner]
+        if self._cgroup is not None:
+            command = self._cgroup.join_command() + command
+        return subprocess.Popen(command, env={}, pass_fds=(started_w, info_w),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, **_user_kwargs())  # type: ignore[call-overload]
+
+    @staticmethod
+    def _close_fds(*fds: int) -> None:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def wait_started(self, deadline: float) -> bool:
+        """True once the bot program is exec'd inside the sandbox; False if not yet by deadline.
+
+        Raises InfrastructureError if the sandbox itself failed to set up (bwrap exited before
+        the limit shell signalled): that is never the bot's fault.
+        """
+        if self._started_fd < 0:
+            return True
+        ready, _, _ = select.select([self._started_fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            return False
+        byte = os.read(self._started_fd, 1)
+        self._close_fds(self._started_fd)
+        self._started_fd = -1
+        if byte != b".":
+            self._proc.wait()
+            raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
+        self._open_inner_pidfd()
+        return True
+
+    def _setup_error(self) -> str:
+        with contextlib.suppress(OSError):
+            text = os.read(self.stderr_fd, 4096).decode(errors="replace").strip()
+            if text:
+                return text.splitlines()[0]
+        return f"bwrap exited with status {self._proc.returncode}"
+
+    def _open_inner_pidfd(self) -> None:
+        """Hold a pidfd on pid 1 of the bot's pid namespace: killing it kills the namespace."""
+        if self.unsandboxed:
+            return
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            os.set_blocking(self._info_fd, False)
+            info = json.loads(os.read(self._info_fd, 4096))
+            self._inner_pidfd = os.pidfd_open(int(info["child-pid"]))
+
+    def poll(self) -> int | None:
+        return self._proc.poll()
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def death(self) -> tuple[str, str]:
+        """Classify a dead (or output-closed) bot: ('resource' | 'crash', one-line detail)."""
+        code = self._proc.poll()
+        hit = self._cgroup.limit_hit() if self._cgroup is not None else None
+        if hit is not None:
+            return "resource", f"the sandbox's {hit} limit stopped the bot"
+        if code is None:
+            return "crash", "the bot closed its standard output"
+        signum = -code if code < 0 else code - 128 if code > 128 else 0
+        if signum in (signal.SIGXCPU, signal.SIGKILL):  # RLIMIT_CPU sends both; we send none
+            return "resource", f"killed by the sandbox's CPU time limit (signal {signum})"
+        if signum == signal.SIGXFSZ:
+            return "resource", "killed by the file size limit"
+        if signum:
+            return "crash", f"killed by signal {signum}"
+        return "crash", f"exited with status {code}"
+
+    def limit_hit(self) -> str | None:
+        return self._cgroup.limit_hit() if self._cgroup is not None else None
+
+    def kill(self) -> None:
+        """Kill every process of the bot and reap the sandbox. Idempotent; never raises."""
+        if self._inner_pidfd is not None:
+            # pid 1 of the namespace first: the kernel then kills every process in it, and the
+            # outer bwrap reaps it and exits by itself (no orphaned zombie for init to collect).
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._inner_pidfd, signal.SIGKILL)
+            self._close_fds(self._inner_pidfd)
+            self._inner_pidfd = None
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(1)
+        if self.unsandboxed:
+            with contextlib.suppress(OSError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(5)
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+            self._cgroup.remove()
+            self._cgroup = None
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+        self._close_fds(self._info_fd, self._started_fd)
+        self._info_fd = self._started_fd = -1
+        if self._dev_tmp is not None:
+            shutil.rmtree(self._dev_tmp, ignore_errors=True)
+
+
+_warned = False
+
+
+def warn_unsandboxed() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        print("\n" + "!" * 78 + "\nWARNING: running bot programs WITHOUT the sandbox "
+              "(unsandboxed=True or KAISER_UNSANDBOXED=1).\nA bot can read, write and delete "
+              "anything this user can. Local development only.\n" + "!" * 78,
+              file=sys.stderr, flush=True)

@@ -1,0 +1,302 @@
+"""Re-check a replay against the rules alone, reporting the first violation and where it is.
+
+Every deal is replayed through GameState from its recorded hands: each bid, trump, discard
+and card must be legal when made, and every winner, point, delta, score and result must be
+what the rules give. Replays made by this engine (marked with "dealing": DEALING) must also
+hold exactly the deals their seed produces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from engine.cards import CARD_OF, SUITS, bid_str, cards_mask, deck
+from engine.faults import FAULT_REASONS
+from engine.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
+from engine.match import DEALING, SIDES, seat_sides
+from engine.protocol import action_from_wire
+from engine.rules import Rules
+
+
+class Violation(Exception):
+    """The first thing in a replay that the rules do not allow, with where it happened."""
+
+    def __init__(self, message: str, *, game: int | None = None, deal: int | None = None,
+                 trick: int | None = None, seat: int | None = None) -> None:
+        where = [f"{k} {v}" for k, v in
+                 (("game", game), ("deal", deal), ("trick", trick), ("seat", seat))
+                 if v is not None]
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+def validate_replay(replay: Any) -> list[str]:
+    """[] when the replay is valid, else [the first violation]."""
+    try:
+        _check_replay(replay)
+    except Violation as violation:
+        return [str(violation)]
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        return [f"malformed replay: {type(error).__name__}: {error}"]
+    return []
+
+
+def iter_replays(text: str) -> Iterator[Any]:
+    """One replay (a JSON object) or a JSON Lines file of replays. ValueError if malformed."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("empty file: no replay in it")
+    try:
+        yield json.loads(stripped)
+        return
+    except json.JSONDecodeError:
+        pass
+    for number, line in enumerate(stripped.splitlines(), 1):
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"line {number}: not JSON ({error.msg})") from None
+
+
+def _check_replay(replay: Any) -> None:
+    if not isinstance(replay, dict):
+        raise Violation("a replay must be a JSON object")
+    if replay.get("format") != "kaiser-replay" or replay.get("version") != 1:
+        raise Violation("not a kaiser-replay of version 1")
+    try:
+        rules = Rules.from_dict(replay["rules"])
+    except (ValueError, TypeError) as error:
+        raise Violation(f"bad rules: {error}") from None
+    games = replay["games"]
+    if not isinstance(games, list) or not games:
+        raise Violation("a replay must hold at least one game")
+    if set(replay["players"]) != set(SIDES):
+        raise Violation("players must be A and B")
+    for number, game in enumerate(games):
+        forfeit = game["result"]["forfeit"]
+        if forfeit is not None and number != len(games) - 1:
+            raise Violation("only the last game listed may end in a forfeit", game=number)
+        _check_game(rules, number, game)
+    _check_duplicates(games)
+    if replay.get("dealing") == DEALING:
+        _check_seeded_deals(rules, str(replay["seed"]), games)
+    _check_result(replay)
+
+
+def _recorded_deals(rules: Rules, game: int, deals: list[dict[str, Any]]) -> Iterator[Deal]:
+    full = cards_mask(deck(rules))
+    for number, record in enumerate(deals):
+        hands = record["hands"]
+        if len(hands) != 4 or any(len(h) != 8 for h in hands):
+            raise Violation("every hand must hold 8 cards", game=game, deal=number)
+        if len(record["kitty"]) != rules.kitty:
+            raise Violation(f"the kitty must hold {rules.kitty} cards", game=game, deal=number)
+        masks = [_mask(h, game, number) for h in hands]
+        kitty = _mask(record["kitty"], game, number)
+        if sum(bin(m).count("1") for m in [*masks, kitty]) != rules.deck or \
+                (masks[0] | masks[1] | masks[2] | masks[3] | kitty) != full:
+            raise Violation("the hands and kitty are not exactly the pack (a card is missing "
+                            "or dealt twice)", game=game, deal=number)
+        yield (masks[0], masks[1], masks[2], masks[3]), kitty
+
+
+def _mask(names: list[str], game: int, deal: int) -> int:
+    mask = 0
+    for name in names:
+        if name not in CARD_OF:
+            raise Violation(f"not a card: {name!r}", game=game, deal=deal)
+        mask |= 1 << CARD_OF[name]
+    return mask
+
+
+def _check_game(rules: Rules, number: int, game: dict[str, Any]) -> None:
+    if game["seats"] != seat_sides(number):
+        raise Violation(f"seats must be {seat_sides(number)}", game=number)
+    deals = game["deals"]
+    result = game["result"]
+    forfeit = result["forfeit"]
+    if not deals:
+        if forfeit is None:
+            raise Violation("a game without deals must end in a forfeit", game=number)
+        _check_forfeit(number, game, [0, 0])
+        return
+    source = _recorded_deals(rules, number, deals)
+
+    def next_deal() -> Deal:
+        for deal in source:
+            return deal
+        raise Violation("the game ends before a team has won", game=number)
+
+    state = GameState(rules, dealer=deals[0]["dealer"], deals=next_deal, game=number)
+    for index, record in enumerate(deals):
+        last = index == len(deals) - 1
+        _check_deal(state, number, index, record, partial=last and forfeit is not None)
+    if forfeit is None:
+        if not state.is_terminal():
+            raise Violation("the game ends before a team has won", game=number)
+        if result["winner"] != state.winner or result["score"] != state.score:
+            raise Violation(f"result should be winner {state.winner}, score {state.score}",
+                            game=number)
+    else:
+        _check_forfeit(number, game, list(state.score))
+
+
+def _check_forfeit(number: int, game: dict[str, Any], score: list[int]) -> None:
+    forfeit, result = game["result"]["forfeit"], game["result"]
+    seat = forfeit["seat"]
+    if seat not in range(4) or forfeit["player"] != game["seats"][seat]:
+        raise Violation("the forfeit names a seat its player does not hold", game=number)
+    if forfeit["reason"] not in FAULT_REASONS:
+        raise Violation(f"unknown fault reason {forfeit['reason']!r}", game=number)
+    if result["winner"] != 1 - seat % 2 or result["score"] != score:
+        raise Violation(f"a forfeit by seat {seat} gives winner {1 - seat % 2} and the score "
+                        f"before the deal, {score}", game=number)
+
+
+def _check_deal(state: GameState, game: int, index: int, record: dict[str, Any],
+                partial: bool) -> None:
+    if state.is_terminal():
+        raise Violation("a deal after the game was over", game=game, deal=index)
+    if state.deal_index != index or record["dealer"] != state.dealer:
+        raise Violation(f"the dealer should be seat {state.dealer}", game=game, deal=index)
+    misdeal = record["misdeal"]
+    while state.phase == MISDEAL:
+        throw = misdeal is not None and misdeal["seat"] == state.seat
+        state.apply(throw)
+        if throw:
+            if record["bids"] or record["tricks"]:
+                raise Violation("a thrown-in deal has no bids or tricks", game=game, deal=index)
+            return
+    if misdeal is not None:
+        raise Violation(f"seat {misdeal['seat']} may not throw this hand in", game=game,
+                        deal=index, seat=misdeal["seat"])
+    _replay_bidding(state, game, index, record, partial)
+    if state.phase in (BID, TRUMP, DISCARD):
+        if partial:
+            return
+        raise Violation("the deal stops before play", game=game, deal=index)
+    _replay_tricks(state, game, index, record, partial)
+    if partial:
+        return
+    if state.deal_index != index + 1:
+        raise Violation("the deal does not reach its 8th trick", game=game, deal=index)
+    entry = state.log[index]
+    for key in ("points", "delta", "score"):
+        if list(record[key]) != list(getattr(entry, key)):
+            raise Violation(f"{key} should be {list(getattr(entry, key))}", game=game,
+                            deal=index)
+
+
+def _act(state: GameState, value: Any, game: int, deal: int, trick: int | None = None) -> None:
+    seat = state.seat
+    try:
+        state.apply(action_from_wire(state, value))
+    except ValueError as error:
+        raise Violation(str(error), game=game, deal=deal, trick=trick, seat=seat) from None
+
+
+def _replay_bidding(state: GameState, game: int, index: int, record: dict[str, Any],
+                    partial: bool) -> None:
+    for entry in record["bids"]:
+        if state.phase != BID or entry["seat"] != state.seat:
+            raise Violation(f"seat {state.seat} should bid now", game=game, deal=index,
+                            seat=entry["seat"])
+        _act(state, entry["bid"], game, index)
+    contract = record["contract"]
+    if state.contract_seat < 0:
+        if contract is not None or not partial:
+            raise Violation("the bidding is not finished", game=game, deal=index)
+        return
+    if contract is None or contract["seat"] != state.contract_seat or \
+            contract["bid"] != bid_str(state.high_bid):
+        raise Violation(f"the contract should be {bid_str(state.high_bid)} by seat "
+                        f"{state.contract_seat}", game=game, deal=index)
+    if state.phase == TRUMP:
+        if contract["trump"] is None:
+            if partial:
+                return
+            raise Violation("a suit contract needs a trump", game=game, deal=index)
+        _act(state, contract["trump"], game, index)
+    elif contract["trump"] is not None:
+        raise Violation("a no-trump contract has no trump", game=game, deal=index)
+    if state.phase == DISCARD and (record["discards"] or not partial):
+        _act(state, record["discards"], game, index)
+    elif record["discards"] and state.rules.kitty == 0:
+        raise Violation("there is no kitty to discard from", game=game, deal=index)
+
+
+def _replay_tricks(state: GameState, game: int, index: int, record: dict[str, Any],
+                   partial: bool) -> None:
+    tricks = record["tricks"]
+    if len(tricks) > 8 or (len(tricks) < 8 and not partial):
+        raise Violation("a deal has 8 tricks", game=game, deal=index)
+    for number, trick in enumerate(tricks):
+        if trick["leader"] != state.seat or state.phase != PLAY:
+            raise Violation(f"seat {state.seat} should lead", game=game, deal=index,
+                            trick=number, seat=trick["leader"])
+        if len(trick["cards"]) != 4:
+            raise Violation("a trick has 4 cards", game=game, deal=index, trick=number)
+        for card in trick["cards"]:
+            _act(state, card, game, index, number)
+        winner = state.log[index].tricks[number][2] if state.deal_index > index \
+            else state.tricks[number][2]
+        if trick["winner"] != winner:
+            raise Violation(f"the trick is won by seat {winner}", game=game, deal=index,
+                            trick=number, seat=trick["winner"])
+
+
+def _check_duplicates(games: list[dict[str, Any]]) -> None:
+    """Game 2j+1 replays the deals of game 2j, deal after deal."""
+    for first in range(0, len(games) - 1, 2):
+        a, b = games[first]["deals"], games[first + 1]["deals"]
+        if a and b and a[0]["dealer"] != b[0]["dealer"]:
+            raise Violation("a duplicate pair must share its first dealer", game=first + 1)
+        for number, (x, y) in enumerate(zip(a, b, strict=False)):
+            if x["hands"] != y["hands"] or x["kitty"] != y["kitty"]:
+                raise Violation(f"deal {number} differs from deal {number} of game {first}",
+                                game=first + 1, deal=number)
+
+
+def _check_seeded_deals(rules: Rules, seed: str, games: list[dict[str, Any]]) -> None:
+    """Replays from this engine: the deals are exactly those the seed produces."""
+    for number, game in enumerate(games):
+        dealer, source = pair_deals(rules, seed, number // 2)
+        deals = game["deals"]
+        if deals and deals[0]["dealer"] != dealer:
+            raise Violation(f"seed {seed!r} gives first dealer {dealer}", game=number)
+        for index, record in enumerate(deals):
+            hands, kitty = source()
+            got = tuple(_mask(h, number, index) for h in record["hands"])
+            if got != hands or _mask(record["kitty"], number, index) != kitty:
+                raise Violation(f"the hands are not those seed {seed!r} deals", game=number,
+                                deal=index)
+
+
+def _check_result(replay: dict[str, Any]) -> None:
+    games = replay["games"]
+    result = replay["result"]
+    won = {"A": 0, "B": 0}
+    draws = 0
+    for game in games:
+        winner = game["result"]["winner"]
+        if winner is None:
+            draws += 1
+        else:
+            won[game["seats"][winner]] += 1
+    forfeit = games[-1]["result"]["forfeit"]
+    if result["forfeit"] != forfeit:
+        raise Violation("the match's forfeit must repeat the last game's")
+    total = result["games"]["A"] + result["games"]["B"] + draws
+    if forfeit is not None:
+        other = "B" if forfeit["player"] == "A" else "A"
+        won[other] += total - len(games)
+    if total % 2 or total < len(games) or (forfeit is None and total != len(games)):
+        raise Violation(f"result.games counts {total} games for {len(games)} listed")
+    score = (won["A"] + draws / 2) / total
+    if result["games"] != won or abs(result["score"] - score) > 1e-9:
+        raise Violation(f"match result should be games {won}, score {score}")
+
+
+__all__ = ["validate_replay", "iter_replays", "Violation", "SUITS"]
