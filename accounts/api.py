@@ -1,0 +1,57 @@
+"""The account API: get a token with a password, regenerate it, and who am I."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.services import user_token, user_token_regenerate
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(read_only=True)
+
+
+class MeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "is_staff", "date_joined"]
+
+
+class TokenObtainView(APIView):
+    """Exchange a username and password for the personal API token."""
+
+    permission_classes = [AllowAny]
+    serializer_class = AuthTokenSerializer
+
+    @extend_schema(request=AuthTokenSerializer, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = AuthTokenSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        token = user_token(user=serializer.validated_data["user"])
+        return Response({"token": token.key})
+
+
+class TokenRegenerateView(APIView):
+    """Replace the caller's API token; the old one stops working at once."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        token = user_token_regenerate(user=request.user)
+        return Response({"token": token.key})
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: MeSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(MeSerializer(request.user).data)

@@ -1,0 +1,93 @@
+"""Bots and their versions. A version's program bytes live in the database (BotProgram), so a
+worker on another machine needs only PostgreSQL and Redis to run it."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models.functions import Lower
+
+BOT_NAME_VALIDATOR = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$",
+    "2 to 40 characters: letters, digits, '_', '.', '-', starting with a letter or digit.",
+)
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
+    )
+    name = models.CharField(max_length=40, unique=True, validators=[BOT_NAME_VALIDATOR])
+    description = models.TextField(blank=True, max_length=2000)
+    retired = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(Lower("name"), name="bot_name_unique_ci")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def is_owned_by(self, user: object) -> bool:
+        return getattr(user, "pk", None) == self.owner_id
+
+
+class BotProgram(models.Model):
+    """The uploaded bytes, stored once per content (keyed by SHA-256)."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    content = models.BinaryField()
+    size = models.PositiveIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.sha256[:12]
+
+
+class BotVersion(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        CHECKING = "checking"
+        ACTIVE = "active"
+        REJECTED = "rejected"
+
+    class Kind(models.TextChoices):
+        PYTHON = "py", "Python file"
+        ZIP = "zip", "zip archive"
+        BUILTIN = "builtin", "built-in player"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    # Null only for built-in house players (kind=builtin), which have `builtin` instead.
+    program = models.ForeignKey(BotProgram, on_delete=models.PROTECT, null=True, blank=True)
+    builtin = models.CharField(max_length=40, blank=True)
+    filename = models.CharField(max_length=200, blank=True)
+    size = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reason = models.TextField(blank=True)
+    check_stderr = models.TextField(blank=True)
+    check_summary = models.JSONField(null=True, blank=True)
+    check_replay = models.JSONField(null=True, blank=True)
+    check_attempts = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    checked = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["bot_id", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="bot_version_number_unique")
+        ]
+        indexes = [models.Index(fields=["bot", "status", "-number"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def sha256(self) -> str:
+        return self.program_id or ""
+
+    def is_owned_by(self, user: object) -> bool:
+        return self.bot.is_owned_by(user)

@@ -1,0 +1,74 @@
+"""From a BotVersion row to an engine PlayerFactory: the one place the site hands a bot to the
+engine (the upload check here, and the tournaments app's matches)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from bots.models import BotVersion
+from bots.programs import program_materialize
+from engine.players import Player, PlayerFactory, TimeControl
+
+
+def sandbox_options() -> dict[str, Any]:
+    """The sandbox limits from settings, as engine.builtin.resolve_player takes them."""
+    return {**settings.KAISER_SANDBOX, "unsandboxed": settings.KAISER_UNSANDBOXED}
+
+
+def bot_version_spec(*, version: BotVersion) -> str:
+    """What engine.builtin.resolve_player runs: `builtin:NAME` or the unpacked program folder."""
+    if version.kind == BotVersion.Kind.BUILTIN:
+        return version.builtin
+    program = version.program
+    if program is None:
+        raise ValueError(f"version {version.pk} has no program")
+    folder = program_materialize(
+        sha256=program.sha256, filename=version.filename, content=bytes(program.content)
+    )
+    return str(folder)
+
+
+def bot_version_player(*, version: BotVersion, time: TimeControl) -> RecordingFactory:
+    """The version's factory, named after the bot (the replay shows "name", "version")."""
+    from engine.builtin import resolve_player
+
+    spec = bot_version_spec(version=version)
+    if spec.startswith("builtin:"):
+        inner = resolve_player(spec, time=time)
+    else:
+        inner = resolve_player(spec, time=time, **sandbox_options())
+    return RecordingFactory(inner, name=version.bot.name, version=str(version.number))
+
+
+def check_time_control() -> TimeControl:
+    return TimeControl(
+        move_ms=settings.KAISER_CHECK_MOVE_MS,
+        bank_ms=settings.KAISER_CHECK_BANK_MS,
+        startup_ms=settings.KAISER_CHECK_STARTUP_MS,
+    )
+
+
+class RecordingFactory:
+    """Wraps a factory and keeps the players it makes, to read their stderr after the match."""
+
+    def __init__(self, inner: PlayerFactory, *, name: str, version: str) -> None:
+        self.inner = inner
+        self.name = name
+        self.version = version
+        self.players: list[Player] = []
+
+    def __call__(self, slot: int) -> Player:
+        player = self.inner(slot)
+        self.players.append(player)
+        return player
+
+    def stderr_text(self, *, limit: int) -> str:
+        parts = []
+        for slot, player in enumerate(self.players):
+            text = player.stderr_text()
+            if text:
+                parts.append(f"--- seat slot {slot} ---\n{text}")
+        joined = "\n".join(parts)
+        return joined if len(joined) <= limit else joined[:limit] + "\n[stderr truncated]"

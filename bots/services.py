@@ -1,0 +1,194 @@
+"""Writes for bots and versions. Every state change of a version goes through here."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from bots.models import Bot, BotProgram, BotVersion
+from bots.programs import ProgramError, program_inspect
+
+logger = logging.getLogger(__name__)
+CHECK_OPPONENT = "builtin:random"
+
+
+def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
+    taken = Bot.objects.filter(name__iexact=name).exclude(pk=exclude_pk).exists()
+    if taken:
+        raise ValidationError({"name": f"the name {name!r} is taken"})
+
+
+def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> Bot:
+    bot = Bot(owner=owner, name=name.strip(), description=description.strip())
+    bot.full_clean(exclude=["owner"], validate_unique=False, validate_constraints=False)
+    _check_name_free(bot.name)
+    bot.save()
+    return bot
+
+
+def bot_update(*, bot: Bot, name: str | None = None, description: str | None = None) -> Bot:
+    fields = []
+    if name is not None and name.strip() != bot.name:
+        bot.name = name.strip()
+        fields.append("name")
+    if description is not None:
+        bot.description = description.strip()
+        fields.append("description")
+    if not fields:
+        return bot
+    bot.full_clean(exclude=["owner"], validate_unique=False, validate_constraints=False)
+    if "name" in fields:
+        _check_name_free(bot.name, exclude_pk=bot.pk)
+    bot.save(update_fields=fields)
+    return bot
+
+
+def bot_retire(*, bot: Bot) -> Bot:
+    """A retired bot keeps its history but plays no more and takes no uploads."""
+    if not bot.retired:
+        bot.retired = True
+        bot.save(update_fields=["retired"])
+    return bot
+
+
+def bot_version_upload(*, bot: Bot, filename: str, content: bytes) -> BotVersion:
+    """Store an upload as the bot's next version and queue its check (after commit)."""
+    if bot.retired:
+        raise ValidationError({"file": "this bot is retired and takes no new versions"})
+    try:
+        info = program_inspect(filename=filename, content=content)
+    except ProgramError as error:
+        raise ValidationError({"file": str(error)}) from None
+    sha256 = hashlib.sha256(content).hexdigest()
+    with transaction.atomic():
+        # The bot's row lock serialises uploads to one bot, so version numbers never collide.
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        program, _ = BotProgram.objects.get_or_create(
+            sha256=sha256, defaults={"content": content, "size": len(content)}
+        )
+        last = bot.versions.aggregate(n=Max("number"))["n"] or 0
+        version = BotVersion.objects.create(
+            bot=bot, number=last + 1, kind=info.kind, program=program,
+            filename=filename[-200:], size=len(content),
+        )
+        transaction.on_commit(lambda: _enqueue_check(version.pk))
+    return version
+
+
+def _enqueue_check(version_id: int) -> None:
+    from bots.tasks import bot_version_check as check_task
+
+    check_task.delay(version_id)
+
+
+def bot_version_add_builtin(*, bot: Bot, spec: str) -> BotVersion:
+    """A house player (builtin:greedy...) as a version: trusted code, active at once."""
+    from engine.builtin import resolve_player
+
+    resolve_player(spec)  # ValueError for an unknown name
+    with transaction.atomic():
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        last = bot.versions.aggregate(n=Max("number"))["n"] or 0
+        return BotVersion.objects.create(
+            bot=bot, number=last + 1, kind=BotVersion.Kind.BUILTIN, builtin=spec,
+            status=BotVersion.Status.ACTIVE, reason="built-in player", checked=timezone.now(),
+        )
+
+
+def bot_version_check(*, version_id: int) -> BotVersion | None:
+    """Play the check match and record the verdict. Returns None if another run decided it.
+
+    Raises engine.faults.InfrastructureError when the sandbox itself failed: the caller retries,
+    and the version is never rejected for it.
+    """
+    started = BotVersion.objects.filter(
+        pk=version_id, status__in=[BotVersion.Status.PENDING, BotVersion.Status.CHECKING]
+    ).update(status=BotVersion.Status.CHECKING, check_attempts=F("check_attempts") + 1)
+    if not started:
+        return None
+    version = BotVersion.objects.select_related("bot", "program").get(pk=version_id)
+    began = time.monotonic()
+    replay, stderr = _play_check(version)
+    verdict = _verdict(replay, seconds=time.monotonic() - began)
+    return _record_verdict(version, verdict=verdict, replay=replay, stderr=stderr)
+
+
+def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
+    from bots.runner import bot_version_player, check_time_control
+    from engine.builtin import resolve_player
+    from engine.match import run_match
+
+    time_control = check_time_control()
+    bot = bot_version_player(version=version, time=time_control)
+    opponent = resolve_player(CHECK_OPPONENT, time=time_control)
+    replay = run_match(
+        bot, opponent, games=settings.KAISER_CHECK_GAMES, seed=f"check-{version.pk}",
+        time=time_control,
+    )
+    return replay, bot.stderr_text(limit=settings.KAISER_CHECK_STDERR_MAX)
+
+
+def _verdict(replay: dict[str, Any], *, seconds: float) -> dict[str, Any]:
+    result = replay["result"]
+    forfeit = result.get("forfeit")
+    summary = {
+        "opponent": CHECK_OPPONENT,
+        "games": result["games"],
+        "score": result["score"],
+        "forfeit": forfeit,
+        "seconds": round(seconds, 3),
+    }
+    if forfeit and forfeit.get("player") == "A":
+        reason = f"{forfeit['reason']} at seat {forfeit['seat']}: {forfeit.get('detail', '')}"
+        return {"status": BotVersion.Status.REJECTED, "reason": reason.strip(), "summary": summary}
+    played = sum(result["games"].values())
+    reason = f"played {played} games against {CHECK_OPPONENT} without a fault"
+    return {"status": BotVersion.Status.ACTIVE, "reason": reason, "summary": summary}
+
+
+def _record_verdict(
+    version: BotVersion, *, verdict: dict[str, Any], replay: dict[str, Any], stderr: str
+) -> BotVersion | None:
+    decided = BotVersion.objects.filter(
+        pk=version.pk, status=BotVersion.Status.CHECKING
+    ).update(
+        status=verdict["status"], reason=verdict["reason"][:2000], check_summary=verdict["summary"],
+        check_replay=replay, check_stderr=stderr, checked=timezone.now(),
+    )
+    if not decided:
+        return None
+    version.refresh_from_db()
+    logger.info("bot %s v%s: %s (%s)", version.bot.name, version.number, version.status,
+                version.reason)
+    return version
+
+
+def bot_version_check_postpone(*, version_id: int, reason: str) -> None:
+    """The check could not run (the server's fault): back to pending, to be tried again later."""
+    BotVersion.objects.filter(
+        pk=version_id, status__in=[BotVersion.Status.PENDING, BotVersion.Status.CHECKING]
+    ).update(status=BotVersion.Status.PENDING, reason=f"check postponed: {reason}"[:2000])
+
+
+def bot_versions_requeue_stale(*, older_than_seconds: int = 600) -> int:
+    """Queue again the checks that a lost task left pending or checking for too long."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    stale = list(
+        BotVersion.objects.filter(
+            status__in=[BotVersion.Status.PENDING, BotVersion.Status.CHECKING],
+            created__lt=cutoff, check_attempts__lt=10,
+        ).values_list("pk", flat=True)[:100]
+    )
+    for version_id in stale:
+        _enqueue_check(version_id)
+    return len(stale)

@@ -1,0 +1,101 @@
+"""Minimal bot pages: list, create, detail with version verdicts, edit, upload, retire."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from bots import selectors, services
+from bots.forms import BotForm, UploadForm
+from bots.models import Bot
+from bots.programs import program_size_error
+
+
+def _owned_bot(request: HttpRequest, pk: int) -> Bot:
+    bot = get_object_or_404(Bot, pk=pk)
+    if not (request.user.is_staff or bot.is_owned_by(request.user)):
+        raise PermissionDenied("Only the bot's owner may change it.")
+    return bot
+
+
+def bot_list(request: HttpRequest) -> HttpResponse:
+    bots = selectors.bot_list().filter(retired=False).order_by("name")
+    return render(request, "bots/bot_list.html", {"bots": bots})
+
+
+def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    context = {
+        "bot": bot,
+        "versions": selectors.bot_versions(bot=bot),
+        "active": selectors.bot_active_version(bot=bot),
+        "is_owner": request.user.is_staff or bot.is_owned_by(request.user),
+    }
+    return render(request, "bots/bot_detail.html", context)
+
+
+@login_required
+def bot_create(request: HttpRequest) -> HttpResponse:
+    form = BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot = services.bot_create(owner=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            _form_errors(form, error)
+        else:
+            messages.success(request, f"{bot.name} is yours. Upload its first version.")
+            return redirect("bot-upload", pk=bot.pk)
+    return render(request, "bots/bot_form.html", {"form": form, "title": "New bot"})
+
+
+@login_required
+def bot_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = _owned_bot(request, pk)
+    form = BotForm(request.POST or None, instance=Bot.objects.get(pk=bot.pk))
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.bot_update(bot=bot, **form.cleaned_data)
+        except ValidationError as error:
+            _form_errors(form, error)
+        else:
+            return redirect("bot-detail", pk=bot.pk)
+    return render(request, "bots/bot_form.html", {"form": form, "title": f"Edit {bot.name}"})
+
+
+@login_required
+def bot_upload(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = _owned_bot(request, pk)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        uploaded = form.cleaned_data["file"]
+        try:
+            if message := program_size_error(uploaded.size):
+                raise ValidationError({"file": message})
+            version = services.bot_version_upload(
+                bot=bot, filename=uploaded.name, content=uploaded.read()
+            )
+        except ValidationError as error:
+            _form_errors(form, error)
+        else:
+            messages.success(request, f"Version {version.number} uploaded; its check is queued.")
+            return redirect("bot-detail", pk=bot.pk)
+    return render(request, "bots/bot_upload.html", {"form": form, "bot": bot})
+
+
+@login_required
+@require_POST
+def bot_retire(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = services.bot_retire(bot=_owned_bot(request, pk))
+    messages.success(request, f"{bot.name} is retired: it keeps its history and plays no more.")
+    return redirect("bot-detail", pk=bot.pk)
+
+
+def _form_errors(form: object, error: ValidationError) -> None:
+    for field, errors in error.message_dict.items():
+        target = field if field in form.fields else None  # type: ignore[attr-defined]
+        for message in errors:
+            form.add_error(target, message)  # type: ignore[attr-defined]

@@ -1,0 +1,5 @@
+"""Kaiser Arena's Django project. Importing it loads the Celery app so @shared_task binds to it."""
+
+from kaiser_site.celery import app as celery_app
+
+__all__ = ("celery_app",)

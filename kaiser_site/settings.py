@@ -1,0 +1,301 @@
+"""Kaiser Arena's settings: one file, read from the environment.
+
+With no environment at all the site runs for development: DEBUG on, SQLite at var/db.sqlite3,
+Kombu's filesystem broker under var/broker/ (no server needed). Production sets DEBUG=0,
+SECRET_KEY, DATABASE_URL (PostgreSQL) and REDIS_URL (broker and cache).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false, yes/no)")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_path(name: str, default: Path) -> Path:
+    raw = os.environ.get(name)
+    return Path(raw).resolve() if raw else default
+
+
+# --- Core -----------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set: with DEBUG off it must come from the environment "
+            "(e.g. SECRET_KEY=$(python -c 'import secrets; print(secrets.token_urlsafe(50))'))"
+        )
+    SECRET_KEY = "insecure-development-key-only-used-while-DEBUG-is-on"  # noqa: S105
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+SITE_NAME = env_str("SITE_NAME", "Kaiser Arena")
+
+VAR_DIR = env_path("KAISER_VAR_DIR", BASE_DIR / "var")
+MEDIA_ROOT = env_path("MEDIA_ROOT", BASE_DIR / "media")
+MEDIA_URL = "/media/"
+STATIC_ROOT = env_path("STATIC_ROOT", BASE_DIR / "staticfiles")
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "accounts",
+    "bots",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "kaiser_site.middleware.UploadSizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "kaiser_site.urls"
+WSGI_APPLICATION = "kaiser_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.debug",
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "kaiser_site.context_processors.site",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+
+DEFAULT_SQLITE = VAR_DIR / "db.sqlite3"
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{DEFAULT_SQLITE}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web server, the worker and beat share one file: WAL lets readers run beside a
+    # writer, IMMEDIATE takes the write lock up front so two writers queue instead of failing.
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: broker and cache (or the embedded fallbacks) --------------------------------------
+
+REDIS_URL = env_str("REDIS_URL")
+BROKER_DIR = VAR_DIR / "broker"
+
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env_str("CACHE_URL", REDIS_URL),
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "kaiser"),
+        }
+    }
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        # A task not acknowledged within this time is delivered again (acks_late): it must
+        # exceed the hard time limit, and the match lease in the database decides anyway.
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "store_processed": False,
+    }
+    for sub in ("queue", "control"):
+        (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
+
+# --- Celery ---------------------------------------------------------------------------------
+
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    "ladder-schedule": {
+        "task": "tournaments.tasks.ladder_schedule",
+        "schedule": timedelta(seconds=10),
+    },
+    "matches-requeue-stale": {
+        "task": "tournaments.tasks.matches_requeue_stale",
+        "schedule": timedelta(seconds=60),
+    },
+}
+
+# --- Bots and the sandbox -------------------------------------------------------------------
+
+KAISER_UPLOAD_MAX_BYTES = env_int("KAISER_UPLOAD_MAX_MB", 10) * 1024 * 1024
+KAISER_PROGRAM_DIR = env_path("KAISER_PROGRAM_DIR", VAR_DIR / "programs")
+KAISER_UNSANDBOXED = env_bool("KAISER_UNSANDBOXED", False)
+# Per-seat limits of the bubblewrap sandbox (engine.sandbox.SandboxLimits).
+KAISER_SANDBOX = {
+    "memory_mb": env_int("KAISER_SANDBOX_MEMORY_MB", 512),
+    "cpu_seconds": env_int("KAISER_SANDBOX_CPU_SECONDS", 120),
+    "max_processes": env_int("KAISER_SANDBOX_PROCESSES", 32),
+    "file_size_mb": env_int("KAISER_SANDBOX_FILE_MB", 16),
+    "tmp_mb": env_int("KAISER_SANDBOX_TMP_MB", 32),
+}
+# The upload check: a short match against builtin:random.
+KAISER_CHECK_GAMES = env_int("KAISER_CHECK_GAMES", 2)
+KAISER_CHECK_MOVE_MS = env_int("KAISER_CHECK_MOVE_MS", 1000)
+KAISER_CHECK_BANK_MS = env_int("KAISER_CHECK_BANK_MS", 10000)
+KAISER_CHECK_STARTUP_MS = env_int("KAISER_CHECK_STARTUP_MS", 5000)
+KAISER_CHECK_STDERR_MAX = 64 * 1024
+
+# --- Auth -----------------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "account"
+LOGOUT_REDIRECT_URL = "/"
+
+# --- REST API -------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["kaiser_site.permissions.ReadOnlyOrOwnerOrStaff"],
+    "DEFAULT_PAGINATION_CLASS": "kaiser_site.permissions.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("KAISER_THROTTLE_ANON", "120/min"),
+        "user": env_str("KAISER_THROTTLE_USER", "600/min"),
+        "uploads": env_str("KAISER_THROTTLE_UPLOADS", "20/hour"),
+        "challenges": env_str("KAISER_THROTTLE_CHALLENGES", "30/hour"),
+    },
+    "EXCEPTION_HANDLER": "kaiser_site.exceptions.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Kaiser Arena API",
+    "DESCRIPTION": "Bots, versions, matches, replays, ladders and tournaments of Kaiser Arena.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Internationalisation, logging, security -------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if not DEBUG else None
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

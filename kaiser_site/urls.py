@@ -1,0 +1,45 @@
+"""URLs: pages at the root, the REST API under /api/v1/, its schema and docs under /api/."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from accounts import api as accounts_api
+from bots.api import BotVersionViewSet, BotViewSet
+from kaiser_site import health, views
+
+router = DefaultRouter()
+router.register("bots", BotViewSet, basename="bot")
+router.register("versions", BotVersionViewSet, basename="botversion")
+
+api_v1 = [
+    path("health/", health.HealthView.as_view(), name="api-health"),
+    path("auth/token/", accounts_api.TokenObtainView.as_view(), name="api-token"),
+    path(
+        "auth/token/regenerate/",
+        accounts_api.TokenRegenerateView.as_view(),
+        name="api-token-regenerate",
+    ),
+    path("auth/me/", accounts_api.MeView.as_view(), name="api-me"),
+    path("", include("tournaments.api_urls")),
+    path("", include(router.urls)),
+]
+
+urlpatterns = [
+    path("health/", health.health, name="health"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("accounts/", include("accounts.urls")),
+    path("bots/", include("bots.urls")),
+    path("", include("tournaments.urls")),
+    path("", views.home, name="home"),  # tournaments.urls may serve "/" first
+]
+
+if settings.DEBUG:
+    from django.conf.urls.static import static
+
+    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
