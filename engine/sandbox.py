@@ -20,6 +20,7 @@ that one bot's processes never count against another's.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
 import json
 import os
@@ -63,8 +64,9 @@ def check_sandbox() -> None:
     command = [bwrap, *_namespace_args(), *_filesystem_args(None, SandboxLimits()), "--",
                "/bin/sh", "-c", "command -v python3 >/dev/null"]
     try:
-        done = subprocess.run(command, capture_output=True, timeout=20, env={},
-                              **_user_kwargs())  # type: ignore[call-overload]
+        uid, groups = _run_as()
+        done = subprocess.run(command, capture_output=True, timeout=20, env={}, user=uid,
+                              group=uid, extra_groups=groups)
     except (OSError, subprocess.SubprocessError) as exc:
         raise InfrastructureError(f"bubblewrap could not start: {exc}") from exc
     if done.returncode != 0:
@@ -85,10 +87,9 @@ def _bwrap_path() -> str:
     return found
 
 
-def _user_kwargs() -> dict[str, object]:
-    if os.geteuid() != 0:
-        return {}
-    return {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+def _run_as() -> tuple[int | None, list[int] | None]:
+    """(uid/gid, supplementary groups) for bwrap: nobody when the worker is root."""
+    return (NOBODY, []) if os.geteuid() == 0 else (None, None)
 
 
 def _namespace_args() -> list[str]:
@@ -120,17 +121,35 @@ def _environment() -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
-def _limit_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool, started_fd: int) -> str:
-    """The shell that runs inside the namespaces: rlimits, the 'started' byte, then exec."""
+def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> str:
+    """Runs inside the namespaces: the bot's pipes onto 0 and 1, rlimits, 'started', exec.
+
+    The bot's stdin and stdout arrive as fds 3 and 4 (bwrap's own stdio is /dev/null), so the
+    bot's process tree is the only holder of its output pipe: when it closes it, we see it.
+    """
     kib = limits.memory_mb << 10
     if run and Path(run[0]).name == "node":
         kib += NODE_ADDRESS_SPACE_EXTRA_MB << 10
-    parts = ["ulimit -c 0", f"ulimit -t {limits.cpu_seconds}",
+    parts = ["exec 0<&3 1>&4 3<&- 4>&-", "ulimit -c 0", f"ulimit -t {limits.cpu_seconds}",
              f"ulimit -f {(limits.file_size_mb << 20) // 512}"]  # dash counts 512-byte blocks
     if not cgroup:
         parts += [f"ulimit -v {kib}", f"ulimit -p {limits.max_processes + 2}"]
-    parts.append(f"printf . >&{started_fd}; exec {started_fd}>&-")
-    return "; ".join(parts) + '; exec "$@"'
+    parts += ["printf . >&5", "exec 5>&-", 'exec "$@"']
+    return "; ".join(parts)
+
+
+def _outer_script(started_fd: int, cgroup_procs: Sequence[Path]) -> str:
+    """Runs on the host before bwrap: joins the seat's cgroups, moves the pipes to fds 3-5."""
+    parts = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup_procs]
+    parts.append(f"exec 3<&0 4>&1 5>&{started_fd} {started_fd}>&- 0</dev/null 1>/dev/null")
+    return " && ".join(parts) + '; exec "$@"'
+
+
+def _bash_path() -> str:
+    found = shutil.which("bash") or "/bin/bash"
+    if not os.path.exists(found):
+        raise InfrastructureError("bash is needed to start the sandbox and is not installed")
+    return found
 
 
 class _Cgroup:
@@ -156,11 +175,8 @@ class _Cgroup:
             self.remove()
             raise
 
-    def join_command(self) -> list[str]:
-        """Moves the command into both cgroups before it execs (so before bwrap can fork)."""
-        script = (f'echo $$ > {shlex.quote(str(self.memory / "cgroup.procs"))} && '
-                  f'echo $$ > {shlex.quote(str(self.pids / "cgroup.procs"))} && exec "$@"')
-        return ["/bin/sh", "-c", script, "sh"]
+    def procs_files(self) -> list[Path]:
+        return [self.memory / "cgroup.procs", self.pids / "cgroup.procs"]
 
     def limit_hit(self) -> str | None:
         try:
@@ -220,6 +236,15 @@ def _make_cgroup(limits: SandboxLimits) -> _Cgroup | None:
         return None
 
 
+def _high_pipe() -> tuple[int, int]:
+    """A pipe whose ends are fds >= 10, clear of the 3-5 the outer script moves pipes to."""
+    ends = []
+    for fd in os.pipe():
+        ends.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
+        os.close(fd)
+    return ends[0], ends[1]
+
+
 class SandboxProcess:
     """One running bot program: its pipes, its death, and its complete removal."""
 
@@ -230,8 +255,8 @@ class SandboxProcess:
         self._inner_pidfd: int | None = None
         self._dev_tmp: str | None = None
         self._cgroup = None if unsandboxed else _make_cgroup(limits)
-        started_r, started_w = os.pipe()
-        info_r, info_w = os.pipe()
+        started_r, started_w = _high_pipe()
+        info_r, info_w = _high_pipe()
         self._started_fd, self._info_fd = started_r, info_r
         try:
             self._proc = self._spawn(workdir, run, started_w, info_w)
@@ -251,25 +276,27 @@ class SandboxProcess:
 
     def _spawn(self, workdir: Path, run: Sequence[str], started_w: int,
                info_w: int) -> subprocess.Popen[bytes]:
-        script = _limit_script(self.limits, run, self._cgroup is not None, started_w)
-        inner = ["/bin/sh", "-c", script, "sh", *run]
+        inner = ["/bin/sh", "-c", _inner_script(self.limits, run, self._cgroup is not None),
+                 "sh", *run]
+        cgroup_files = self._cgroup.procs_files() if self._cgroup is not None else []
+        outer = [_bash_path(), "-c", _outer_script(started_w, cgroup_files), "bash"]
+        pipe = subprocess.PIPE
         if self.unsandboxed:
             warn_unsandboxed()
             self._dev_tmp = tempfile.mkdtemp(prefix="kaiser-bot-tmp-")
             env = {**_environment(), "TMPDIR": self._dev_tmp, "HOME": self._dev_tmp}
-            return subprocess.Popen(inner, cwd=workdir, env=env, pass_fds=(started_w,),
-                                    start_new_session=True, stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            return subprocess.Popen([*outer, *inner], cwd=workdir, env=env, stdin=pipe,
+                                    stdout=pipe, stderr=pipe, pass_fds=(started_w,),
+                                    start_new_session=True)
         command = [_bwrap_path(), *_namespace_args(), "--info-fd", str(info_w),
                    *_filesystem_args(workdir, self.limits),
                    *itertools.chain.from_iterable(("--setenv", k, v)
                                                   for k, v in _environment().items()),
                    "--", *inner]
-        if self._cgroup is not None:
-            command = self._cgroup.join_command() + command
-        return subprocess.Popen(command, env={}, pass_fds=(started_w, info_w),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, **_user_kwargs())  # type: ignore[call-overload]
+        uid, groups = _run_as()
+        return subprocess.Popen([*outer, *command], env={}, stdin=pipe, stdout=pipe,
+                                stderr=pipe, pass_fds=(started_w, info_w), user=uid, group=uid,
+                                extra_groups=groups)
 
     @staticmethod
     def _close_fds(*fds: int) -> None:
@@ -289,7 +316,8 @@ class SandboxProcess:
         """
         if self._started_fd < 0:
             return True
-        ready, _, _ = select.select([self._started_fd], [], [], max(0.0, deadline - time.monotonic()))
+        left = max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([self._started_fd], [], [], left)
         if not ready:
             return False
         byte = os.read(self._started_fd, 1)

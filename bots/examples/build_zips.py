@@ -1,0 +1,38 @@
+"""Builds the uploadable zips of the example bots: python bots/examples/build_zips.py
+
+Each zip holds the bot's folder plus, for Python bots, the helper kaiser_bot.py. The zips are
+committed; tests/engine/test_examples.py checks that they match these sources.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BOTS = {"random": True, "greedy": True, "node_random": False}  # name -> needs kaiser_bot.py
+STAMP = (2026, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same bytes
+
+
+def zip_members(name: str) -> dict[str, bytes]:
+    folder = HERE / name
+    members = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    if BOTS[name]:
+        members["kaiser_bot.py"] = (HERE / "kaiser_bot.py").read_bytes()
+    return members
+
+
+def build(name: str) -> Path:
+    target = HERE / f"{name}.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, data in sorted(zip_members(name).items()):
+            info = zipfile.ZipInfo(member, STAMP)
+            info.external_attr = 0o100644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return target
+
+
+if __name__ == "__main__":
+    for bot in BOTS:
+        print(build(bot))

@@ -1,0 +1,363 @@
+"""A seat played by a bot program over JSON lines (bot-protocol.md), in the sandbox.
+
+The process is started when the runner creates the player, so the four seats of a match start
+in parallel; the hello/ready exchange (and its start-up clock) happens in start().
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import select
+import shutil
+import tempfile
+import time
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.archive import BotProgram, program_unpack
+from engine.faults import BotFault, InfrastructureError
+from engine.players import Player, TimeControl
+from engine.protocol import PROTOCOL_VERSION, action_from_wire, legal_to_wire
+from engine.sandbox import SandboxLimits, SandboxProcess, unsandboxed_requested
+
+if TYPE_CHECKING:
+    from engine.game import Action, GameState
+    from engine.rules import Rules
+
+MAX_LINE = 64 * 1024
+STDERR_CAP = 64 * 1024  # a game
+EXIT_GRACE_S = 1.0  # match_end: the bot should exit within 1 s
+NOTIFY_WRITE_S = 1.0  # a bot that does not read its input for this long times out
+_READ = select.POLLIN | select.POLLHUP | select.POLLERR
+
+
+class StderrLog:
+    """The head of each game's standard error, capped, with a note of what was dropped."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.game_bytes = 0
+        self.dropped = 0
+        self.game = 0
+
+    def begin_game(self, game: int) -> None:
+        self._note_dropped()
+        self.game, self.game_bytes = game, 0
+
+    def add(self, data: bytes) -> None:
+        room = STDERR_CAP - self.game_bytes
+        if room > 0:
+            self.parts.append(data[:room])
+        self.game_bytes += len(data)
+        self.dropped += max(0, len(data) - max(room, 0))
+
+    def _note_dropped(self) -> None:
+        if self.dropped:
+            self.parts.append(f"\n[... {self.dropped} more bytes of standard error in game "
+                              f"{self.game} dropped: {STDERR_CAP >> 10} KiB a game]\n".encode())
+            self.dropped = 0
+
+    def text(self) -> str:
+        self._note_dropped()
+        return b"".join(self.parts).decode("utf-8", errors="replace")
+
+
+class ProgramPlayer(Player):
+    """One seat, one sandboxed process, for a whole match."""
+
+    wants_notifications = True
+
+    def __init__(self, program: BotProgram, *, limits: SandboxLimits, unsandboxed: bool,
+                 keep_alive: object = None) -> None:
+        self._keep_alive = keep_alive  # the staged files must outlive the process
+        self._stderr = StderrLog()
+        self._buffer = bytearray()
+        self._next_id = 0
+        self._fault: BotFault | None = None
+        self._time = TimeControl()
+        self._bank_ms = 0.0
+        self._stderr_open = True
+        self._proc: SandboxProcess | None = None
+        self._start_error: InfrastructureError | None = None
+        try:
+            self._proc = SandboxProcess(workdir=program.directory, run=program.run,
+                                        limits=limits, unsandboxed=unsandboxed)
+        except InfrastructureError as exc:  # raised from start(): the runner closes us then
+            self._start_error = exc
+        self._poll = select.poll()
+        if self._proc is not None:
+            self._poll.register(self._proc.stdout_fd, _READ)
+            self._poll.register(self._proc.stderr_fd, _READ)
+
+    # --- the Player interface ------------------------------------------------------------
+    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
+              seed: str) -> None:
+        proc = self._running()
+        self._time, self._bank_ms = time, float(time.bank_ms)
+        deadline = _now() + time.startup_ms / 1000
+        hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
+                 "team": seat % 2, "rules": rules.to_dict(), "match": {"games": games},
+                 "time": time.to_dict()}
+        if not proc.wait_started(deadline):
+            raise InfrastructureError(
+                f"the sandbox did not start within startup_ms ({time.startup_ms} ms)")
+        self._send(hello, deadline, 0)
+        reply = self._receive(deadline, 0)
+        if reply.get("type") != "ready":
+            raise BotFault("protocol", f'expected {{"type": "ready"}} in reply to hello, got '
+                           f"{_clip(reply)}", 0)
+
+    def begin_game(self, game: int) -> None:
+        self._bank_ms = float(self._time.bank_ms)
+        self._stderr.begin_game(game)
+
+    def act(self, state: GameState, legal: list[Action]) -> Action:
+        if self._fault is not None:
+            raise self._fault
+        self._running()
+        self._next_id += 1
+        mid = self._next_id
+        message = {"type": "act", "id": mid, "decision": state.decision,
+                   "legal": legal_to_wire(state, legal),
+                   "state": {**state.observation(state.seat), "bank_ms": int(self._bank_ms)}}
+        sent = _now()
+        deadline = sent + (self._time.move_ms + self._bank_ms) / 1000
+        self._send(message, deadline, mid)
+        reply = self._receive(deadline, mid)
+        self._charge(sent)
+        if "action" not in reply:
+            raise BotFault("protocol", f'reply has no "action": {_clip(reply)}', mid)
+        try:
+            return action_from_wire(state, reply["action"])
+        except ValueError as exc:
+            raise BotFault("illegal", str(exc), mid) from None
+
+    def notify(self, message: dict[str, Any]) -> None:
+        if self._fault is not None or self._proc is None:
+            return
+        try:
+            self._send(message, _now() + NOTIFY_WRITE_S, self._next_id)
+        except BotFault as fault:
+            self._fault = fault
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if self._fault is None and proc.poll() is None:
+                self._say_goodbye(proc)
+        except Exception:  # close() must not raise; the kill below is what matters
+            pass
+        finally:
+            proc.kill()
+
+    def stderr_text(self) -> str:
+        return self._stderr.text()
+
+    # --- the wire ------------------------------------------------------------------------
+    def _running(self) -> SandboxProcess:
+        if self._start_error is not None:
+            raise self._start_error
+        if self._proc is None:
+            raise RuntimeError("the player is closed")
+        return self._proc
+
+    def _charge(self, sent: float) -> None:
+        """Time beyond move_ms comes out of this game's bank."""
+        over_ms = (_now() - sent) * 1000 - self._time.move_ms
+        if over_ms > 0:
+            self._bank_ms = max(0.0, self._bank_ms - over_ms)
+
+    def _send(self, message: dict[str, Any], deadline: float, mid: int) -> None:
+        proc = self._running()
+        data = memoryview(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        while data:
+            try:
+                data = data[os.write(proc.stdin_fd, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                raise self._died(mid) from None
+            if not self._wait_writable(proc, deadline):
+                raise self._timeout(mid, "did not read its input in time")
+
+    def _wait_writable(self, proc: SandboxProcess, deadline: float) -> bool:
+        poll = select.poll()
+        poll.register(proc.stdin_fd, select.POLLOUT)
+        if self._stderr_open:
+            poll.register(proc.stderr_fd, _READ)
+        while (left := deadline - _now()) > 0:
+            for fd, _ in poll.poll(left * 1000):
+                if fd == proc.stdin_fd:
+                    return True
+                self._drain_stderr(proc)
+                if not self._stderr_open:
+                    poll.unregister(proc.stderr_fd)
+        return False
+
+    def _receive(self, deadline: float, mid: int) -> dict[str, Any]:
+        line = self._read_line(deadline, mid)
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            raise BotFault("protocol", f"not JSON: {_clip(line)}", mid) from None
+        if not isinstance(reply, dict):
+            raise BotFault("protocol", f"not a JSON object: {_clip(line)}", mid)
+        got = reply.get("id")
+        if type(got) is not int or got != mid:
+            what = "no id" if got is None else f"id {_clip(got)}"
+            raise BotFault("protocol", f"reply has {what}, expected id {mid}", mid)
+        return reply
+
+    def _read_line(self, deadline: float, mid: int) -> bytes:
+        proc = self._running()
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                if end > MAX_LINE:
+                    raise BotFault("protocol", "reply line longer than 64 KiB", mid)
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                return line
+            if len(self._buffer) > MAX_LINE:
+                raise BotFault("protocol", "reply line longer than 64 KiB", mid)
+            left = deadline - _now()
+            if left <= 0:
+                raise self._timeout(mid, "no reply in time")
+            for fd, _ in self._poll.poll(left * 1000):
+                if fd == proc.stderr_fd:
+                    self._drain_stderr(proc)
+                elif not self._read_stdout(proc):
+                    raise self._died(mid)
+
+    def _read_stdout(self, proc: SandboxProcess) -> bool:
+        """Read what is there; False at end of file."""
+        try:
+            chunk = os.read(proc.stdout_fd, MAX_LINE + 1)
+        except BlockingIOError:
+            return True
+        self._buffer += chunk
+        return bool(chunk)
+
+    def _drain_stderr(self, proc: SandboxProcess) -> None:
+        while self._stderr_open:
+            try:
+                chunk = os.read(proc.stderr_fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBADF:
+                    raise
+                chunk = b""
+            if not chunk:
+                self._stderr_open = False
+                with contextlib.suppress(KeyError):
+                    self._poll.unregister(proc.stderr_fd)
+                return
+            self._stderr.add(chunk)
+
+    # --- faults --------------------------------------------------------------------------
+    def _timeout(self, mid: int, detail: str) -> BotFault:
+        proc = self._running()
+        hit = proc.limit_hit()
+        if hit is not None:
+            return BotFault("resource", f"hit the sandbox's {hit} limit and {detail}", mid)
+        if proc.poll() is not None:
+            return self._died(mid)
+        limit = self._time.startup_ms if mid == 0 else self._time.move_ms
+        return BotFault("timeout", f"{detail} ({limit} ms"
+                        + ("" if mid == 0 else f" + {int(self._bank_ms)} ms bank") + ")", mid)
+
+    def _died(self, mid: int) -> BotFault:
+        """The bot closed its output: wait briefly for its exit, then say why it ended."""
+        proc = self._running()
+        end = _now() + 0.5
+        while proc.poll() is None and _now() < end:
+            self._drain_stderr(proc)
+            time.sleep(0.005)
+        self._drain_stderr(proc)
+        reason, detail = proc.death()
+        return BotFault(reason, detail, mid)
+
+    def _say_goodbye(self, proc: SandboxProcess) -> None:
+        """match_end, close the input, and give the bot EXIT_GRACE_S to exit by itself."""
+        with contextlib.suppress(BotFault):
+            self._send({"type": "match_end"}, _now() + 0.2, self._next_id)
+        with contextlib.suppress(OSError):
+            os.close(proc.stdin_fd)
+        end = _now() + EXIT_GRACE_S
+        while proc.poll() is None and _now() < end:
+            for fd, _ in self._poll.poll(max(0.0, end - _now()) * 1000):
+                if fd == proc.stderr_fd:
+                    self._drain_stderr(proc)
+                elif not self._read_stdout(proc):
+                    self._poll.unregister(proc.stdout_fd)
+                del self._buffer[:]
+            if not self._stderr_open and proc.wait(max(0.0, end - _now())) is not None:
+                break
+        self._drain_stderr(proc)
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def _clip(value: object, limit: int = 80) -> str:
+    text = value.decode(errors="replace") if isinstance(value, bytes) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class _Staging:
+    """A private copy of the program for one match; removed when nothing uses it any more."""
+
+    def __init__(self, source: Path) -> None:
+        base = os.environ.get("KAISER_BOT_STAGING") or None
+        self.root = Path(tempfile.mkdtemp(prefix="kaiser-bot-", dir=base))
+        os.chmod(self.root, 0o755)
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.root, True)
+        try:
+            self.program = program_unpack(source, self.root / "bot")
+        except BaseException:
+            self._finalizer()
+            raise
+
+
+class ProgramFactory:
+    """Makes the ProgramPlayer for each of a side's two seats (two separate sandboxes)."""
+
+    def __init__(self, source: Path, *, time: TimeControl, limits: SandboxLimits,
+                 unsandboxed: bool, name: str, version: str) -> None:
+        self.name = name
+        self.version = version
+        self.time = time
+        self.limits = limits
+        self.unsandboxed = unsandboxed
+        self._staging = _Staging(source)
+
+    @property
+    def program(self) -> BotProgram:
+        return self._staging.program
+
+    def __call__(self, slot: int) -> Player:
+        return ProgramPlayer(self._staging.program, limits=self.limits,
+                             unsandboxed=self.unsandboxed, keep_alive=self._staging)
+
+
+def program_player_factory(path: str | Path, *, time: TimeControl,
+                           limits: SandboxLimits | None = None, unsandboxed: bool = False,
+                           name: str | None = None, version: str = "1") -> ProgramFactory:
+    """A factory for the bot program at `path` (.py, .zip, or an unpacked folder).
+
+    Raises engine.archive.ProgramError (a ValueError) if the program is not acceptable.
+    `unsandboxed` (or KAISER_UNSANDBOXED=1) runs it without bubblewrap: local development only.
+    """
+    source = Path(path)
+    return ProgramFactory(source, time=time, limits=limits or SandboxLimits(),
+                          unsandboxed=unsandboxed or unsandboxed_requested(),
+                          name=name or source.stem, version=version)
