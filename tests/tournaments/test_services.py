@@ -1,0 +1,173 @@
+"""Matches, the ladder and challenges through the services, in-process (the real worker is in
+test_worker.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from engine.faults import InfrastructureError
+from engine.validate import validate_replay
+from tournaments import selectors, services
+from tournaments.models import LadderEntry, Match, MatchAttempt, RatingChange
+
+
+def _ladder_match(ladder, a, b):
+    for v in (a, b):
+        LadderEntry.objects.get_or_create(ladder=ladder, version=v)
+    return services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+                                 conditions=ladder, ladder=ladder, rated=True)
+
+
+def test_a_played_match_stores_a_valid_replay_and_moves_ratings_zero_sum(ladder, make_builtin):
+    greedy, rnd = make_builtin("greedy1"), make_builtin("random1", "builtin:random")
+    match = _ladder_match(ladder, greedy, rnd)
+    assert services.match_play(match_id=match.pk, worker="w1") == "finished"
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    replay = match.replay()
+    assert validate_replay(replay) == []
+    assert replay["seed"] == match.seed
+    assert match.score == replay["result"]["score"]
+    assert match.games_a + match.games_b <= 2
+    a, b = (LadderEntry.objects.get(ladder=ladder, version=v) for v in (greedy, rnd))
+    assert (a.games, b.games) == (1, 1)
+    assert a.elo + b.elo == pytest.approx(3000.0)
+    assert a.elo != 1500.0
+    assert RatingChange.objects.filter(match=match).count() == 2
+    attempt = MatchAttempt.objects.get(match=match)
+    assert (attempt.worker, attempt.outcome) == ("w1", MatchAttempt.Outcome.FINISHED)
+
+
+def test_a_finished_match_is_never_played_or_counted_again(ladder, make_builtin):
+    match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
+    services.match_play(match_id=match.pk, worker="w1")
+    before = list(LadderEntry.objects.values_list("elo", "games"))
+    assert services.match_play(match_id=match.pk, worker="w2") == "skipped"
+    assert list(LadderEntry.objects.values_list("elo", "games")) == before
+    assert MatchAttempt.objects.filter(match=match).count() == 1
+
+
+def test_a_late_result_from_a_worker_that_lost_its_lease_is_discarded(ladder, make_builtin):
+    match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
+    _, old_token = services.match_start(match_id=match.pk, worker="slow")
+    Match.objects.filter(pk=match.pk).update(lease_expires=match.created)  # lease ran out
+    assert services.match_play(match_id=match.pk, worker="fresh") == "finished"
+    replay = Match.objects.get(pk=match.pk).replay()
+    assert services.match_finish(match_id=match.pk, token=old_token, replay=replay) is False
+    outcomes = dict(MatchAttempt.objects.values_list("worker", "outcome"))
+    assert outcomes == {"slow": "superseded", "fresh": "finished"}
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_an_infrastructure_error_requeues_the_match_then_voids_it_unscored(
+    ladder, make_builtin, monkeypatch
+):
+    match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
+
+    def broken(*, match):
+        raise InfrastructureError("bwrap: no space left on device")
+
+    monkeypatch.setattr("tournaments.runner.match_play_engine", broken)
+    for attempt in range(1, services.max_attempts() + 1):
+        with pytest.raises(InfrastructureError):
+            services.match_play(match_id=match.pk, worker=f"w{attempt}")
+        match.refresh_from_db()
+        expected = Match.Status.QUEUED if attempt < services.max_attempts() else "void"
+        assert match.status == expected
+    assert "gave up after 3 attempts" in match.error
+    assert not RatingChange.objects.exists()
+    assert set(MatchAttempt.objects.values_list("outcome", flat=True)) == {"infrastructure"}
+
+
+def test_a_dead_workers_match_is_requeued_and_then_finishes_once(ladder, make_builtin):
+    match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
+    services.match_start(match_id=match.pk, worker="dead")
+    assert services.matches_requeue_stale()["requeued"] == 0  # its lease is still live
+    Match.objects.filter(pk=match.pk).update(lease_expires=match.created)
+    assert services.matches_requeue_stale()["requeued"] == 1
+    assert services.match_play(match_id=match.pk, worker="alive") == "finished"
+    assert dict(MatchAttempt.objects.values_list("worker", "outcome")) == {
+        "dead": "lost", "alive": "finished"}
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_the_ladder_keeps_its_queue_at_depth_and_never_pairs_a_bot_with_itself(
+    ladder, make_builtin, play_queued
+):
+    for i in range(5):
+        make_builtin(f"bot{i}", "builtin:random" if i % 2 else "builtin:greedy")
+    assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(1)) == 4
+    assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(2)) == 0
+    for _ in range(5):
+        play_queued()
+        services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3))
+    matches = Match.objects.filter(ladder=ladder)
+    assert matches.count() == 24
+    assert all(m.version_a.bot_id != m.version_b.bot_id for m in matches)
+    games = sorted(LadderEntry.objects.filter(ladder=ladder).values_list("games", flat=True))
+    assert sum(games) == 2 * 20 and games[-1] - games[0] <= 4
+    stored = {e.version_id: e.elo for e in LadderEntry.objects.filter(ladder=ladder)}
+    replayed = selectors.ratings_recomputed(ladder=ladder)
+    assert {k: round(v[0], 6) for k, v in replayed.items()} == {
+        k: round(v, 6) for k, v in stored.items()}
+    assert sum(stored.values()) == pytest.approx(1500.0 * 5)
+
+
+def test_a_new_version_replaces_the_old_one_on_the_ladder(ladder, make_builtin):
+    from bots.services import bot_version_add_builtin
+
+    old = make_builtin("evolving", "builtin:random")
+    make_builtin("rival")
+    services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(0))
+    new = bot_version_add_builtin(bot=old.bot, spec="builtin:greedy")
+    services.ladder_entries_sync(ladder=ladder)
+    entries = dict(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", "active"))
+    assert entries[old.pk] is False and entries[new.pk] is True
+
+
+def test_a_pinned_anchor_keeps_its_rating(ladder, make_builtin):
+    anchor, other = make_builtin("anchor"), make_builtin("other", "builtin:random")
+    services.ladder_anchor_set(ladder=ladder, version=anchor, rating=1200.0)
+    match = _ladder_match(ladder, anchor, other)
+    services.match_play(match_id=match.pk, worker="w")
+    entries = {e.version_id: e for e in LadderEntry.objects.filter(ladder=ladder)}
+    assert entries[anchor.pk].elo == 1200.0 and entries[anchor.pk].games == 1
+    assert entries[other.pk].elo != 1500.0
+
+
+def test_dispatch_is_fair_between_competitions_and_caps_each_bot(ladder, make_builtin,
+                                                                 settings):
+    settings.KAISER_DISPATCH_DEPTH = 3
+    bots = [make_builtin(f"b{i}") for i in range(6)]
+    slow = bots[0]
+    ladder_matches = [_ladder_match(ladder, slow, b) for b in bots[1:]]
+    t = services.tournament_create(name="cup", format="round_robin", versions=bots[2:5])
+    sent = services.matches_dispatch()
+    assert len(sent) == 3
+    sent_matches = Match.objects.filter(pk__in=sent)
+    assert {m.kind for m in sent_matches} == {"ladder", "tournament"}
+    assert sum(slow.pk in (m.version_a_id, m.version_b_id) for m in sent_matches) <= 2
+    assert services.matches_dispatch() == []  # the depth is full
+    assert t.matches.count() == 3 and len(ladder_matches) == 5
+
+
+def test_challenges_are_limited_per_user(ladder, make_builtin, make_program, owner, settings):
+    settings.KAISER_CHALLENGES_PER_HOUR = 2
+    mine = make_program("mine", b"print('hi')\n", owner=owner)
+    opponent = make_builtin("target")
+    for rated in (True, False):
+        match = services.challenge_create(user=owner, version=mine, opponent=opponent,
+                                          rated=rated, ladder=ladder)
+        assert (match.kind, match.rated, match.requested_by) == ("challenge", rated, owner)
+    with pytest.raises(services.RateLimited, match="at most 2 challenges an hour"):
+        services.challenge_create(user=owner, version=mine, opponent=opponent, rated=False,
+                                  ladder=ladder)
+
+
+def test_only_the_owner_can_challenge_with_a_bot(ladder, make_builtin, other):
+    with pytest.raises(ValidationError, match="your own bot"):
+        services.challenge_create(user=other, version=make_builtin("a"),
+                                  opponent=make_builtin("b"), rated=False, ladder=ladder)
