@@ -13,8 +13,13 @@ from engine.players import Player, PlayerFactory, TimeControl
 
 
 def sandbox_options() -> dict[str, Any]:
-    """The sandbox limits from settings, as engine.builtin.resolve_player takes them."""
-    return {**settings.KAISER_SANDBOX, "unsandboxed": settings.KAISER_UNSANDBOXED}
+    """The sandbox settings, as engine.builtin.resolve_player passes them to the sandbox."""
+    from engine.sandbox import SandboxLimits
+
+    return {
+        "limits": SandboxLimits(**settings.KAISER_SANDBOX),
+        "unsandboxed": settings.KAISER_UNSANDBOXED,
+    }
 
 
 def bot_version_spec(*, version: BotVersion) -> str:

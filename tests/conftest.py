@@ -1,0 +1,141 @@
+"""Shared fixtures: users, API clients, an isolated cache, eager Celery for the upload check.
+
+With KAISER_REQUIRE_SERVICES=1 (CI) the run stops at once, as a failure, if PostgreSQL or Redis
+is not reachable: a suite that silently fell back to SQLite would prove nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+def _require_services() -> None:
+    problems = []
+    database_url = os.environ.get("DATABASE_URL", "")
+    if not database_url.startswith(("postgres://", "postgresql://")):
+        problems.append(f"DATABASE_URL is not PostgreSQL ({database_url or 'unset'})")
+    else:
+        import psycopg
+
+        try:
+            psycopg.connect(database_url, connect_timeout=3).close()
+        except psycopg.Error as error:
+            problems.append(f"PostgreSQL unreachable at {database_url}: {error}")
+    redis_url = os.environ.get("REDIS_URL", "")
+    if not redis_url:
+        problems.append("REDIS_URL is unset")
+    else:
+        import redis
+
+        try:
+            redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
+        except redis.RedisError as error:
+            problems.append(f"Redis unreachable at {redis_url}: {error}")
+    if problems:
+        pytest.exit("KAISER_REQUIRE_SERVICES=1: " + "; ".join(problems), returncode=3)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if os.environ.get("KAISER_REQUIRE_SERVICES") == "1":
+        _require_services()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(settings: pytest.FixtureRequest) -> None:
+    """A fresh cache namespace per test, so throttle counts never leak between tests (and
+    the shared Redis is never flushed)."""
+    caches = {name: dict(conf) for name, conf in settings.CACHES.items()}
+    for conf in caches.values():
+        conf["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
+        if "LocMem" in conf["BACKEND"]:
+            conf["LOCATION"] = conf["KEY_PREFIX"]
+    settings.CACHES = caches
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _program_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from django.conf import settings
+
+    folder = tmp_path_factory.mktemp("programs")
+    folder.chmod(0o755)  # the sandboxed bot runs as another user
+    settings.KAISER_PROGRAM_DIR = folder
+
+
+def _user(username: str, *, staff: bool = False) -> User:
+    return User.objects.create_user(
+        username=username, password=PASSWORD, email=f"{username}@example.org", is_staff=staff
+    )
+
+
+@pytest.fixture
+def owner(db: None) -> User:
+    return _user("olivia")
+
+
+@pytest.fixture
+def other(db: None) -> User:
+    return _user("oscar")
+
+
+@pytest.fixture
+def staff(db: None) -> User:
+    return _user("stella", staff=True)
+
+
+def _client_for(user: User | None) -> APIClient:
+    from accounts.services import user_token
+
+    client = APIClient()
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def anon_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def owner_client(owner: User) -> APIClient:
+    return _client_for(owner)
+
+
+@pytest.fixture
+def other_client(other: User) -> APIClient:
+    return _client_for(other)
+
+
+@pytest.fixture
+def staff_client(staff: User) -> APIClient:
+    return _client_for(staff)
+
+
+@pytest.fixture
+def clients(
+    anon_client: APIClient, owner_client: APIClient, other_client: APIClient,
+    staff_client: APIClient,
+) -> dict[str, APIClient]:
+    return {"anon": anon_client, "owner": owner_client, "other": other_client,
+            "staff": staff_client}
+
+
+@pytest.fixture
+def celery_eager() -> Iterator[None]:
+    """Run tasks in-process when they are sent (unit tests; the real worker is tested in
+    tests/tournaments)."""
+    from kaiser_site.celery import app
+
+    before = (app.conf.task_always_eager, app.conf.task_eager_propagates)
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = before
