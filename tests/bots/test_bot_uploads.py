@@ -103,7 +103,9 @@ REFUSED = {
     "path traversal": (
         "bot.zip", lambda: _zip({"bot.py": "print(1)", "../../evil.py": "x"}), "'..'"
     ),
-    "absolute path": ("bot.zip", lambda: _zip({"bot.py": "x", "/etc/cron.d/evil": "x"}), "absolute"),
+    "absolute path": (
+        "bot.zip", lambda: _zip({"bot.py": "x", "/etc/cron.d/evil": "x"}), "absolute"
+    ),
     "symbolic link": (
         "bot.zip", lambda: _zip({"bot.py": "x"}, symlink="passwd"), "symbolic link"
     ),
