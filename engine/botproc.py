@@ -45,8 +45,9 @@ class StderrLog:
         self.game = 0
 
     def begin_game(self, game: int) -> None:
-        self._note_dropped()
-        self.game, self.game_bytes = game, 0
+        if game != self.game:  # the start-up (hello) counts as part of game 0
+            self._note_dropped()
+            self.game, self.game_bytes = game, 0
 
     def add(self, data: bytes) -> None:
         room = STDERR_CAP - self.game_bytes
@@ -82,6 +83,7 @@ class ProgramPlayer(Player):
         self._bank_ms = 0.0
         self._stderr_open = True
         self._proc: SandboxProcess | None = None
+        self.pid_namespace: str | None = None  # the sandbox's, for checking nothing survives
         self._start_error: InfrastructureError | None = None
         try:
             self._proc = SandboxProcess(workdir=program.directory, run=program.run,
@@ -105,6 +107,7 @@ class ProgramPlayer(Player):
         if not proc.wait_started(deadline):
             raise InfrastructureError(
                 f"the sandbox did not start within startup_ms ({time.startup_ms} ms)")
+        self.pid_namespace = proc.pid_namespace
         self._send(hello, deadline, 0)
         reply = self._receive(deadline, 0)
         if reply.get("type") != "ready":
@@ -155,6 +158,7 @@ class ProgramPlayer(Player):
             pass
         finally:
             proc.kill()
+            self.pid_namespace = proc.pid_namespace
 
     def stderr_text(self) -> str:
         return self._stderr.text()

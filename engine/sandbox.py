@@ -253,6 +253,7 @@ class SandboxProcess:
         self.limits = limits
         self.unsandboxed = unsandboxed
         self._inner_pidfd: int | None = None
+        self.pid_namespace: str | None = None  # e.g. "pid:[4026532301]", kept after kill()
         self._dev_tmp: str | None = None
         self._cgroup = None if unsandboxed else _make_cgroup(limits)
         started_r, started_w = _high_pipe()
@@ -336,14 +337,17 @@ class SandboxProcess:
                 return text.splitlines()[0]
         return f"bwrap exited with status {self._proc.returncode}"
 
-    def _open_inner_pidfd(self) -> None:
+    def _open_inner_pidfd(self, wait_s: float = 0.0) -> None:
         """Hold a pidfd on pid 1 of the bot's pid namespace: killing it kills the namespace."""
-        if self.unsandboxed:
+        if self.unsandboxed or self._inner_pidfd is not None or self._info_fd < 0:
             return
         with contextlib.suppress(OSError, ValueError, KeyError):
-            os.set_blocking(self._info_fd, False)
+            if not select.select([self._info_fd], [], [], wait_s)[0]:
+                return
             info = json.loads(os.read(self._info_fd, 4096))
-            self._inner_pidfd = os.pidfd_open(int(info["child-pid"]))
+            child = int(info["child-pid"])
+            self._inner_pidfd = os.pidfd_open(child)
+            self.pid_namespace = os.readlink(f"/proc/{child}/ns/pid")
 
     def poll(self) -> int | None:
         return self._proc.poll()
@@ -376,6 +380,7 @@ class SandboxProcess:
 
     def kill(self) -> None:
         """Kill every process of the bot and reap the sandbox. Idempotent; never raises."""
+        self._open_inner_pidfd(wait_s=1.0)  # if start() never ran: bwrap tells it at once
         if self._inner_pidfd is not None:
             # pid 1 of the namespace first: the kernel then kills every process in it, and the
             # outer bwrap reaps it and exits by itself (no orphaned zombie for init to collect).

@@ -1,0 +1,82 @@
+"""Running bot programs in tests: fast clocks, a factory that remembers its players, and a check
+that no process of a sandbox survives its match."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.botproc import ProgramPlayer, program_player_factory
+from engine.builtin import resolve_player
+from engine.match import run_match
+from engine.players import Player, PlayerFactory, TimeControl
+from engine.sandbox import SandboxLimits
+
+HOSTILE = Path(__file__).parent / "hostile"
+EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
+FAST = TimeControl(move_ms=200, bank_ms=300, startup_ms=2000)
+
+
+class Recording:
+    """Wraps a factory and keeps every player it made, to inspect them after the match."""
+
+    def __init__(self, factory: PlayerFactory) -> None:
+        self.factory = factory
+        self.name = factory.name
+        self.version = factory.version
+        self.players: list[Player] = []
+
+    def __call__(self, slot: int) -> Player:
+        player = self.factory(slot)
+        self.players.append(player)
+        return player
+
+    @property
+    def namespaces(self) -> list[str]:
+        found = [p.pid_namespace for p in self.players if isinstance(p, ProgramPlayer)]
+        assert all(found), "a sandboxed player never reported its pid namespace"
+        return [ns for ns in found if ns]
+
+
+def program(path: str | Path, *, time: TimeControl = FAST,
+            limits: SandboxLimits | None = None, unsandboxed: bool = False) -> Recording:
+    return Recording(program_player_factory(path, time=time, limits=limits,
+                                            unsandboxed=unsandboxed))
+
+
+def play(a: PlayerFactory, b: PlayerFactory | str = "builtin:random", *,
+         time: TimeControl = FAST, games: int = 2, seed: str = "7") -> dict[str, Any]:
+    opponent = resolve_player(b) if isinstance(b, str) else b
+    return run_match(a, opponent, games=games, seed=seed, time=time)
+
+
+def processes_in(namespaces: list[str]) -> list[str]:
+    """Live (not zombie) processes in any of these pid namespaces, as 'pid state cmdline'."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            namespace = os.readlink(f"/proc/{entry}/ns/pid")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue  # gone while we looked
+        if namespace in namespaces and state != "Z":
+            alive.append(f"{entry} {state} {command.decode(errors='replace')}")
+    return alive
+
+
+def leftover_cgroups() -> list[str]:
+    """This process's per-seat cgroups still on the host (every one is removed at close)."""
+    prefix = f"kaiser-{os.getpid()}-"
+    left = []
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        for controller in ("memory", "pids"):
+            if controller in names.split(","):
+                base = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
+                if base.is_dir():
+                    left += [str(p) for p in base.iterdir() if p.name.startswith(prefix)]
+    return left
