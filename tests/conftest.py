@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
+from pytest_django.fixtures import SettingsWrapper
 from rest_framework.test import APIClient
 
 PASSWORD = "correct-horse-battery-staple"
@@ -49,7 +50,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_cache(settings: pytest.FixtureRequest) -> None:
+def _isolated_cache(settings: SettingsWrapper) -> None:
     """A fresh cache namespace per test, so throttle counts never leak between tests (and
     the shared Redis is never flushed)."""
     caches = {name: dict(conf) for name, conf in settings.CACHES.items()}
@@ -58,6 +59,11 @@ def _isolated_cache(settings: pytest.FixtureRequest) -> None:
         if "LocMem" in conf["BACKEND"]:
             conf["LOCATION"] = conf["KEY_PREFIX"]
     settings.CACHES = caches
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: SettingsWrapper) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True, scope="session")
