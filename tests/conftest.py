@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from pytest_django.fixtures import SettingsWrapper
 from rest_framework.test import APIClient
 
 PASSWORD = "correct-horse-battery-staple"
@@ -50,7 +50,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_cache(settings: SettingsWrapper) -> None:
+def _isolated_cache(settings: Any) -> None:
     """A fresh cache namespace per test, so throttle counts never leak between tests (and
     the shared Redis is never flushed)."""
     caches = {name: dict(conf) for name, conf in settings.CACHES.items()}
@@ -62,7 +62,7 @@ def _isolated_cache(settings: SettingsWrapper) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings: SettingsWrapper) -> None:
+def _fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 

@@ -1,0 +1,73 @@
+"""settings.py reads the environment: each case runs a fresh interpreter with a chosen one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PRINT = (
+    "import json, django; from django.conf import settings; django.setup(); "
+    "print(json.dumps({'debug': settings.DEBUG, 'db': settings.DATABASES['default']['ENGINE'],"
+    " 'db_name': str(settings.DATABASES['default']['NAME']), "
+    "'broker': settings.CELERY_BROKER_URL, 'cache': settings.CACHES['default']['BACKEND'],"
+    " 'hosts': settings.ALLOWED_HOSTS, 'memory': settings.KAISER_SANDBOX['memory_mb'],"
+    " 'beat': sorted(e['task'] for e in settings.CELERY_BEAT_SCHEDULE.values())}))"
+)
+KEEP = ("PATH", "HOME", "LANG")
+
+
+def _run(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k in KEEP}
+    clean.update({"DJANGO_SETTINGS_MODULE": "kaiser_site.settings",
+                  "KAISER_VAR_DIR": str(tmp_path / "var")}, **env)
+    return subprocess.run([sys.executable, "-c", PRINT], cwd=ROOT, env=clean,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_no_environment_gives_the_embedded_development_defaults(tmp_path: Path) -> None:
+    done = _run({}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["debug"] is True
+    assert got["db"] == "django.db.backends.sqlite3"
+    assert got["db_name"] == str(tmp_path / "var" / "db.sqlite3")
+    assert got["broker"] == "filesystem://"
+    assert got["cache"].endswith("LocMemCache")
+    assert (tmp_path / "var" / "broker" / "queue").is_dir()
+    assert got["memory"] == 512
+    assert got["beat"] == ["tournaments.tasks.ladder_schedule",
+                           "tournaments.tasks.matches_requeue_stale"]
+
+
+def test_debug_off_without_secret_key_stops_with_a_clear_message(tmp_path: Path) -> None:
+    done = _run({"DEBUG": "0"}, tmp_path)
+    assert done.returncode != 0
+    assert "SECRET_KEY is not set: with DEBUG off it must come from the environment" in done.stderr
+
+
+def test_production_environment_selects_postgres_and_redis(tmp_path: Path) -> None:
+    done = _run({
+        "DEBUG": "false", "SECRET_KEY": "x" * 50,
+        "ALLOWED_HOSTS": "kaiser.example, www.kaiser.example",
+        "DATABASE_URL": "postgres://kaiser:pw@db:5432/kaiser", "REDIS_URL": "redis://redis:6379/0",
+        "KAISER_SANDBOX_MEMORY_MB": "256",
+    }, tmp_path)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["debug"] is False
+    assert got["db"] == "django.db.backends.postgresql"
+    assert got["broker"] == "redis://redis:6379/0"
+    assert got["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert got["hosts"] == ["kaiser.example", "www.kaiser.example"]
+    assert got["memory"] == 256
+
+
+def test_malformed_values_are_named_in_the_error(tmp_path: Path) -> None:
+    done = _run({"DEBUG": "maybe"}, tmp_path)
+    assert "DEBUG='maybe' is not a boolean" in done.stderr
+    done = _run({"KAISER_SANDBOX_MEMORY_MB": "lots"}, tmp_path)
+    assert "KAISER_SANDBOX_MEMORY_MB='lots' is not an integer" in done.stderr
