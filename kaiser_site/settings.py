@@ -141,6 +141,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # writer, IMMEDIATE takes the write lock up front so two writers queue instead of failing.
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # pytest-django's test database is a file (one per test run) so that the Celery worker
+    # the integration tests start can open the same database.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
@@ -203,6 +206,17 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=60),
     },
 }
+
+# --- Matches and the ladder (tournaments app) --------------------------------------------------
+
+# A worker holds a match by a lease in the database, renewed while it plays: a worker that dies
+# stops renewing, and matches_requeue_stale gives the match to another once the lease runs out.
+KAISER_MATCH_LEASE_SECONDS = env_int("KAISER_MATCH_LEASE_SECONDS", 120)
+KAISER_MATCH_MAX_ATTEMPTS = env_int("KAISER_MATCH_MAX_ATTEMPTS", 3)
+KAISER_MATCH_QUEUE = env_str("KAISER_MATCH_QUEUE") or None  # None: Celery's default queue
+KAISER_DISPATCH_DEPTH = env_int("KAISER_DISPATCH_DEPTH", 4)  # matches in the broker at once
+KAISER_BOT_IN_FLIGHT = env_int("KAISER_BOT_IN_FLIGHT", 2)  # of those, per bot version
+KAISER_CHALLENGES_PER_HOUR = env_int("KAISER_CHALLENGES_PER_HOUR", 10)
 
 # --- Bots and the sandbox -------------------------------------------------------------------
 

@@ -168,7 +168,7 @@ def matches_dispatch() -> list[int]:
 def _enqueue(match_id: int) -> None:
     from tournaments.tasks import run_match
 
-    run_match.delay(match_id)
+    run_match.apply_async((match_id,), queue=getattr(settings, "KAISER_MATCH_QUEUE", None))
 
 
 # --- Playing a match: claim, lease, finish ---------------------------------------------------

@@ -1,0 +1,240 @@
+"""Matches on a real Celery worker: a subprocess on the same broker (Redis when REDIS_URL is
+set, else Kombu's filesystem broker) and the same test database (PostgreSQL when DATABASE_URL
+is set, else the test run's SQLite file), consuming a queue of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection, transaction
+
+from engine.validate import validate_replay
+from tournaments import selectors, services
+from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
+from tournaments.tasks import run_match
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True),
+              pytest.mark.timeout(240)]
+
+ROOT = Path(__file__).resolve().parents[2]
+LEASE_SECONDS = 3
+# Plays the first legal action after a pause: a match long enough to kill a worker in it.
+SLOW_BOT = b"""import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"id": m["id"], "type": "ready"}), flush=True)
+    elif m["type"] == "act":
+        time.sleep(0.02)
+        legal = m["legal"]
+        action = legal[: len(m["state"]["hand"]) - 8] if m["decision"] == "discard" else legal[0]
+        print(json.dumps({"id": m["id"], "action": action}), flush=True)
+    elif m["type"] == "match_end":
+        break
+"""
+
+
+def _test_database_url() -> str:
+    """The URL of the database this test uses, for the worker's DATABASE_URL."""
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        name = str(s["NAME"])
+        assert "memory" not in name, "the worker cannot open an in-memory database"
+        return f"sqlite:///{name}"
+    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@dataclass
+class Worker:
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_for_log(self, pattern: str, count: int = 1, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while len(re.findall(pattern, self.text())) < count:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the worker exited:\n{self.text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {count} x {pattern!r} in the log:\n{self.text()[-3000:]}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(20)
+        with contextlib.suppress(ProcessLookupError):  # pool children, bot processes left
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
+    queue = f"kaiser-test-{uuid.uuid4().hex[:10]}"
+    overrides = {"KAISER_MATCH_QUEUE": queue, "KAISER_MATCH_LEASE_SECONDS": LEASE_SECONDS,
+                 "KAISER_DISPATCH_DEPTH": 8, "KAISER_BOT_IN_FLIGHT": 8}
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+    env = {**os.environ, **{k: str(v) for k, v in overrides.items()},
+           "DATABASE_URL": _test_database_url(),
+           "KAISER_PROGRAM_DIR": str(django_settings.KAISER_PROGRAM_DIR),
+           "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
+    workers: list[Worker] = []
+
+    def start(pool: str = "solo", concurrency: int = 1) -> Worker:
+        log = tmp_path / f"worker-{len(workers)}.log"
+        command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", pool,
+                   "-c", str(concurrency), "-Q", queue, "-n", f"{queue}-{len(workers)}@%h",
+                   "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"]
+        with log.open("wb") as sink:
+            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        worker = Worker(proc, log)
+        workers.append(worker)
+        worker.wait_for_log(r"ready\.")
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+def _wait_status(match_id: int, status: str, timeout: float = 90) -> Match:
+    deadline = time.monotonic() + timeout
+    while True:
+        match = Match.objects.get(pk=match_id)
+        if match.status == status:
+            return match
+        assert time.monotonic() < deadline, f"match {match_id} still {match.status}"
+        time.sleep(0.1)
+
+
+def _closed_ladder(**fields) -> Ladder:
+    """A ladder the scheduler leaves alone, so the test decides every match on it."""
+    return Ladder.objects.create(name="closed", slug=f"closed-{uuid.uuid4().hex[:6]}",
+                                 active=False, **fields)
+
+
+def _queue(ladder: Ladder, a, b) -> Match:
+    with transaction.atomic():  # dispatched to the worker's queue on commit
+        for v in (a, b):
+            LadderEntry.objects.get_or_create(ladder=ladder, version=v)
+        return services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+                                     conditions=ladder, ladder=ladder, rated=True)
+
+
+def _state(match: Match) -> tuple:
+    match.refresh_from_db()
+    entries = tuple(LadderEntry.objects.order_by("pk").values_list("elo", "games"))
+    return (match.status, match.attempts, bytes(match.replay_gz), entries,
+            RatingChange.objects.count(), MatchAttempt.objects.count())
+
+
+def test_the_ladder_schedules_a_match_that_a_worker_plays_to_a_valid_replay_and_new_ratings(
+    start_worker, make_builtin
+):
+    ladder = Ladder.objects.create(name="live", slug="live", queue_depth=1)
+    greedy, rnd = make_builtin("greedy-w"), make_builtin("random-w", "builtin:random")
+    start_worker()
+    assert services.ladder_schedule(ladder_id=ladder.pk) == 1
+    first = Match.objects.get(ladder=ladder)
+    match = _wait_status(first.pk, Match.Status.FINISHED)
+    assert validate_replay(match.replay()) == []
+    assert {match.version_a_id, match.version_b_id} == {greedy.pk, rnd.pk}
+    changes = RatingChange.objects.filter(match=match)
+    assert changes.count() == 2
+    assert sum(c.delta for c in changes) == pytest.approx(0.0)
+    assert all(c.delta != 0 for c in changes)
+    attempt = MatchAttempt.objects.get(match=match)
+    assert attempt.outcome == "finished" and "kaiser-test-" in attempt.worker
+
+
+def test_the_same_task_delivered_twice_changes_nothing_the_second_time(
+    start_worker, make_builtin
+):
+    ladder = _closed_ladder()
+    worker = start_worker()
+    match = _queue(ladder, make_builtin("twice-a"), make_builtin("twice-b", "builtin:random"))
+    run_match.apply_async((match.pk,), queue=django_settings.KAISER_MATCH_QUEUE)  # duplicate
+    _wait_status(match.pk, Match.Status.FINISHED)
+    worker.wait_for_log(r"run_match\[[^\]]+\] succeeded in [\d.]+s: 'skipped'")
+    assert len(re.findall(r"succeeded in [\d.]+s: 'finished'", worker.text())) == 1
+    before = _state(match)
+    run_match.apply_async((match.pk,), queue=django_settings.KAISER_MATCH_QUEUE)
+    worker.wait_for_log(r"succeeded in [\d.]+s: 'skipped'", count=2)
+    assert _state(match) == before
+    assert before[1] == 1 and before[4] == 2  # one attempt, two rating changes
+
+
+@pytest.mark.sandbox
+def test_a_worker_killed_in_the_middle_of_a_match_and_the_match_finishes_exactly_once(
+    start_worker, make_builtin, make_program
+):
+    ladder = _closed_ladder(games_per_match=4)
+    slow = make_program("slowpoke", SLOW_BOT)
+    greedy = make_builtin("greedy-k")
+    doomed = start_worker()
+    match = _queue(ladder, slow, greedy)
+    _wait_status(match.pk, Match.Status.RUNNING)
+    time.sleep(1.0)  # well inside the match (it takes several seconds)
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING
+    doomed.kill()
+    start_worker()
+    deadline = time.monotonic() + 60
+    while services.matches_requeue_stale()["requeued"] == 0:  # once the dead lease runs out
+        assert time.monotonic() < deadline, "the dead worker's match was never requeued"
+        time.sleep(0.5)
+    match = _wait_status(match.pk, Match.Status.FINISHED, timeout=120)
+    assert validate_replay(match.replay()) == []
+    assert match.attempts == 2
+    assert sorted(MatchAttempt.objects.filter(match=match).values_list("outcome", flat=True)
+                  ) == ["finished", "lost"]
+    assert RatingChange.objects.filter(match=match).count() == 2
+    assert sorted(LadderEntry.objects.values_list("games", flat=True)) == [1, 1]
+
+
+def test_matches_of_the_same_bot_finishing_together_lose_no_rating_update(
+    start_worker, make_builtin
+):
+    ladder = _closed_ladder()
+    hub = make_builtin("hub")
+    rivals = [make_builtin(f"rival{i}", "builtin:random" if i % 2 else "builtin:greedy")
+              for i in range(8)]
+    start_worker()
+    start_worker()  # two worker processes finishing the hub's matches side by side
+    with transaction.atomic():
+        matches = [_queue(ladder, hub, r) for r in rivals]
+    for m in matches:
+        _wait_status(m.pk, Match.Status.FINISHED)
+    entry = LadderEntry.objects.get(ladder=ladder, version=hub)
+    chain = list(RatingChange.objects.filter(entry=entry).order_by("id"))
+    assert entry.games == len(chain) == 8
+    # Each change starts where the previous one ended: a lost update would break the chain.
+    assert all(b.before == pytest.approx(a.after) for a, b in zip(chain, chain[1:], strict=False))
+    assert chain[0].before == 1500.0
+    assert entry.elo == pytest.approx(chain[-1].after)
+    recomputed = selectors.ratings_recomputed(ladder=ladder)
+    assert recomputed[hub.pk][0] == pytest.approx(entry.elo)
+    workers = {a.split(":")[0] for a in MatchAttempt.objects.values_list("worker", flat=True)}
+    assert len(workers) == 2
