@@ -148,15 +148,16 @@ class ProgramPlayer(Player):
             self._fault = fault
 
     def close(self) -> None:
-        proc, self._proc = self._proc, None
+        proc = self._proc
         if proc is None:
             return
         try:
-            if self._fault is None and proc.poll() is None:
+            if self._fault is None and self._start_error is None and proc.poll() is None:
                 self._say_goodbye(proc)
-        except Exception:  # close() must not raise; the kill below is what matters
-            pass
+        except (OSError, BotFault):
+            pass  # a bot that will not say goodbye is killed all the same, just below
         finally:
+            self._proc = None
             proc.kill()
             self.pid_namespace = proc.pid_namespace
 

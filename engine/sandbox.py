@@ -261,10 +261,12 @@ class SandboxProcess:
         self._started_fd, self._info_fd = started_r, info_r
         try:
             self._proc = self._spawn(workdir, run, started_w, info_w)
-        except OSError as exc:
+        except (OSError, InfrastructureError) as exc:
             self._close_fds(started_r, info_r)
             if self._cgroup is not None:
                 self._cgroup.remove()
+            if isinstance(exc, InfrastructureError):
+                raise
             raise InfrastructureError(f"could not start the sandbox: {exc}") from exc
         finally:
             self._close_fds(started_w, info_w)

@@ -1,0 +1,192 @@
+"""The protocol as a bot sees it (bot-protocol.md), through real sandboxed processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.botproc import program_player_factory
+from engine.builtin import resolve_player
+from engine.faults import InfrastructureError
+from engine.match import run_match
+from engine.players import TimeControl
+from engine.validate import validate_replay
+from tests.engine.sandbox_support import (
+    EXAMPLES,
+    FAST,
+    HOSTILE,
+    leftover_cgroups,
+    play,
+    processes_in,
+    program,
+)
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
+
+PROGRAMS = Path(__file__).parent / "programs"
+STATE_KEYS = ["bank_ms", "bids", "contract", "deal", "dealer", "game", "hand", "score", "seat",
+              "trick", "tricks"]
+
+
+def messages(stderr: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+
+
+@pytest.fixture(scope="module")
+def recorded() -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    """One match of the recorder (A) against builtin:random; what each of its seats received."""
+    bot = program(PROGRAMS / "recorder.py")
+    replay = play(bot, time=TimeControl(move_ms=1000, bank_ms=1000, startup_ms=5000))
+    return replay, [messages(p.stderr_text()) for p in bot.players]
+
+
+def test_a_well_behaved_bot_finishes_the_match_without_fault(recorded) -> None:
+    replay, _ = recorded
+    assert replay["result"]["forfeit"] is None
+    assert validate_replay(replay) == []
+
+
+def test_hello_gives_seat_team_rules_games_and_clock(recorded) -> None:
+    _, seats = recorded
+    hellos = [seat[0]["hello"] for seat in seats]
+    assert [(h["type"], h["id"], h["protocol"]) for h in hellos] == [("hello", 0, 1)] * 2
+    assert sorted((h["seat"], h["team"]) for h in hellos) == [(0, 0), (2, 0)]
+    assert hellos[0]["rules"]["preset"] == "official" and hellos[0]["rules"]["deck"] == 32
+    assert hellos[0]["match"] == {"games": 2}
+    assert hellos[0]["time"] == {"move_ms": 1000, "bank_ms": 1000, "startup_ms": 5000}
+
+
+def test_act_ids_count_up_and_states_hold_exactly_the_documented_fields(recorded) -> None:
+    _, seats = recorded
+    for seat in seats:
+        acts = [m for m in seat if m["type"] == "act"]
+        assert [a["id"] for a in acts] == list(range(1, len(acts) + 1))
+        assert all(a["keys"] == STATE_KEYS for a in acts)
+        assert {a["decision"] for a in acts} >= {"bid", "play"}
+        assert all(a["legal"] for a in acts)
+        seats_played = {a["seat"] for a in acts}
+        assert len(seats_played) == 2  # one seat in game 0, the next one in game 1
+
+
+def test_first_act_shows_only_the_seats_own_hand(recorded) -> None:
+    _, seats = recorded
+    full = next(m["full"] for m in seats[0] if "full" in m)
+    state = full["state"]
+    assert full["type"] == "act" and len(state["hand"]) == 8
+    assert set(full["legal"]) <= set(state["hand"]) or full["decision"] != "play"
+    assert "hands" not in state
+
+
+def test_notifications_arrive_in_order_and_match_end_comes_last(recorded) -> None:
+    replay, seats = recorded
+    for seat in seats:
+        kinds = [m["type"] for m in seat]
+        assert kinds[0] == "hello" and kinds[-2:] == ["match_end", "bye"]
+        deal_ends = [m for m in seat if m["type"] == "deal_end"]
+        game_ends = [m for m in seat if m["type"] == "game_end"]
+        assert [(m["game"], m["winner"]) for m in game_ends] == [
+            (g, game["result"]["winner"]) for g, game in enumerate(replay["games"])]
+        assert len(deal_ends) == sum(len(g["deals"]) for g in replay["games"])
+        assert all(m["hands"] == 4 for m in deal_ends)
+        assert all("id" not in m or m["id"] is None for m in deal_ends + game_ends)
+
+
+def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game() -> None:
+    bot = program(PROGRAMS / "slow_recorder.py",
+                  time=TimeControl(move_ms=100, bank_ms=1000, startup_ms=5000))
+    replay = play(bot, time=TimeControl(move_ms=100, bank_ms=1000, startup_ms=5000))
+
+    assert replay["result"]["forfeit"] is None
+    acts = [m for m in messages(bot.players[0].stderr_text()) if m["type"] == "act"]
+    for game in (0, 1):
+        banks = [a["bank_ms"] for a in acts if a["game"] == game]
+        assert banks[0] == 1000  # a full bank at the start of every game
+        assert banks[1] <= 950  # the first decision took move_ms + 50 ms at least
+        assert banks[2] <= banks[1] - 50
+        assert banks[-1] == banks[2]  # fast decisions cost the bank nothing
+
+
+@pytest.mark.parametrize("bot", ["minimal_bot.py", "random.zip", "greedy.zip", "node_random.zip"])
+def test_example_bots_play_valid_matches_as_uploaded(bot: str) -> None:
+    factory = program(EXAMPLES / bot)
+    replay = play(factory, "builtin:greedy", time=TimeControl(1000, 5000, 5000))
+
+    assert replay["result"]["forfeit"] is None
+    assert validate_replay(replay) == []
+    assert replay["players"]["A"]["name"] == Path(bot).stem
+    assert processes_in(factory.namespaces) == []
+
+
+def test_two_programs_play_each_other() -> None:
+    a, b = program(EXAMPLES / "greedy.zip"), program(EXAMPLES / "random.zip")
+    replay = play(a, b, time=TimeControl(1000, 5000, 5000))
+
+    assert replay["result"]["forfeit"] is None
+    assert sum(replay["result"]["games"].values()) + sum(
+        g["result"]["winner"] is None for g in replay["games"]) == 2
+    assert processes_in(a.namespaces + b.namespaces) == []
+
+
+def test_answering_a_notification_is_a_protocol_fault() -> None:
+    replay = play(program(HOSTILE / "notification_reply.py"))
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"]) == ("A", "protocol")
+    assert "expected id" in forfeit["detail"]
+
+
+def test_exiting_between_decisions_is_a_crash_at_the_next_decision() -> None:
+    replay = play(program(HOSTILE / "exit_on_deal_end.py"))
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"]) == ("A", "crash")
+    assert replay["result"]["games"] == {"A": 0, "B": 2}
+
+
+def test_a_program_path_resolves_like_a_builtin_player() -> None:
+    factory = resolve_player(str(EXAMPLES / "minimal_bot.py"), time=FAST)
+
+    replay = run_match(factory, resolve_player("builtin:random"), time=FAST)
+
+    assert replay["players"]["A"] == {"name": "minimal_bot", "version": "1"}
+    assert replay["result"]["forfeit"] is None
+
+
+def test_missing_bubblewrap_is_an_infrastructure_error_not_a_forfeit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    factory = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
+    monkeypatch.setenv("PATH", "/nonexistent")
+
+    with pytest.raises(InfrastructureError, match="bubblewrap"):
+        run_match(factory, resolve_player("builtin:random"), time=FAST)
+    assert leftover_cgroups() == []
+
+
+def test_unsandboxed_only_when_asked_and_with_a_loud_warning(
+        capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("engine.sandbox._warned", False)
+    sandboxed = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
+    assert sandboxed.unsandboxed is False
+    monkeypatch.setenv("KAISER_UNSANDBOXED", "1")
+    factory = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
+
+    replay = run_match(factory, resolve_player("builtin:random"), time=FAST)
+
+    assert factory.unsandboxed is True
+    assert replay["result"]["forfeit"] is None
+    assert "WITHOUT the sandbox" in capfd.readouterr().err
+
+
+def test_close_twice_is_harmless_and_kills_a_bot_that_ignores_match_end() -> None:
+    bot = program(HOSTILE / "daemon_survivor.py")
+    player = bot(0)
+    from engine.rules import DEFAULT_RULES
+
+    player.start(seat=0, rules=DEFAULT_RULES, games=2, time=FAST, seed="x")
+    player.close()
+    player.close()
+
+    assert processes_in(bot.namespaces) == []
