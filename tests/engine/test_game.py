@@ -1,0 +1,227 @@
+"""The game-state API (decision, seat, legal_actions, apply, terminal, observation) and the
+misdeal rule, on fixed and seeded deals."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+from helpers import PACK_32, PACK_34, ScriptedDeals, act, play_random_game, play_script, split
+
+from engine.cards import CARD_NAMES, parse_bid
+from engine.game import GameState, pair_deals
+from engine.rules import PRESETS, Rules
+
+PAGAT = PRESETS["pagat"]
+# No A, K, Q, J, 5H or 3S: the only kind of hand that may be thrown in.
+WEAK = ["TC", "9C", "8C", "7C", "TD", "9D", "8D", "7D"]
+
+
+def deal_with(seat: int, hand: list[str], pack: list[str] = PACK_32,
+              seed: int = 0) -> tuple[list[list[str]], list[str]]:
+    """`hand` at `seat`, the rest of the pack shuffled among the other seats (and the kitty)."""
+    rest = [c for c in pack if c not in hand]
+    random.Random(seed).shuffle(rest)
+    hands: list[list[str]] = []
+    for s in range(4):
+        if s == seat:
+            hands.append(list(hand))
+        else:
+            hands.append(rest[:8])
+            rest = rest[8:]
+    return hands, rest
+
+
+def misdeal_game(rules: Rules = PAGAT, dealer: int = 3, seat: int = 2,
+                 hand: list[str] = WEAK) -> GameState:
+    first = deal_with(seat, hand)
+    second = deal_with(seat, hand, seed=1)  # a weak hand again, so it can be thrown in again
+    return GameState(rules, dealer=dealer, deals=ScriptedDeals(rules, [first, second]))
+
+
+# --- the misdeal (pagat) ----------------------------------------------------------------------
+def test_qualifying_hand_is_asked_before_bidding() -> None:
+    state = misdeal_game()
+    assert state.decision == "misdeal" and state.seat == 2
+    assert list(state.legal_actions()) == [True, False]
+
+
+def test_declining_the_misdeal_starts_the_bidding_left_of_the_dealer() -> None:
+    state = misdeal_game()
+    act(state, False)
+    assert state.decision == "bid" and state.seat == 0
+    assert state.log == []
+
+
+def test_throwing_in_redeals_with_the_same_dealer() -> None:
+    state = misdeal_game(dealer=1, seat=3)
+    before = state.dealt
+    act(state, True)
+    assert state.dealer == 1
+    assert state.dealt != before  # the next deal of the source: a new shuffle
+    assert state.decision == "misdeal" and state.seat == 3  # the new hand is weak too
+    record = state.log[0].to_dict()
+    assert record["misdeal"] == {"seat": 3}
+    assert record["dealer"] == 1 and record["bids"] == [] and record["tricks"] == []
+    assert "points" not in record and "score" not in record
+    assert state.score == [0, 0] and state.deals_played == 0
+    assert state.observation(0)["deal"] == 1
+
+
+@pytest.mark.parametrize("extra", ["5H", "3S", "AC", "KD", "QH", "JS"])
+def test_hand_with_an_honour_5h_or_3s_is_not_asked(extra: str) -> None:
+    hand = [*WEAK[:7], extra]
+    state = misdeal_game(hand=hand)
+    assert state.decision == "bid" and state.seat == 0
+
+
+def test_presets_without_the_misdeal_never_ask() -> None:
+    for name in ("official", "bga"):
+        state = misdeal_game(rules=PRESETS[name])
+        assert state.decision == "bid"
+
+
+@pytest.mark.parametrize("dealer,order", [(2, [3, 1]), (0, [1, 3])])
+def test_qualifying_seats_are_asked_in_bidding_order(dealer: int, order: list[int]) -> None:
+    # 34 cards hold 16 cards below the jack (T 9 8 7 of each suit): two weak hands at once.
+    rules = Rules(preset="misdeal-34", deck=34, kitty=2, lockout=45, lose_at=None,
+                  low_no_trump=True, misdeal=True)
+    hands = [["AC", "KC", "QC", "JC", "AD", "KD", "QD", "JD"],
+             ["TC", "9C", "8C", "7C", "TD", "9D", "8D", "7D"],
+             ["AH", "KH", "QH", "JH", "AS", "KS", "QS", "JS"],
+             ["TH", "9H", "8H", "7H", "TS", "9S", "8S", "7S"]]
+    state = GameState(rules, dealer=dealer, deals=ScriptedDeals(rules, [(hands, ["5H", "3S"])]))
+    asked = []
+    while state.decision == "misdeal":
+        asked.append(state.seat)
+        act(state, False)
+    assert asked == order
+    assert state.decision == "bid" and state.seat == (dealer + 1) % 4
+
+
+def test_thrown_in_deals_do_not_count_towards_max_deals() -> None:
+    rules = replace(PAGAT, max_deals=1)
+    script = split(0, 6, True, True, bid="7")
+    state = GameState(rules, dealer=3, deals=ScriptedDeals(rules, [
+        deal_with(2, WEAK), (script.hands(), [])]))
+    act(state, True)
+    assert not state.is_terminal()
+    play_script(state, script)
+    assert state.is_terminal() and state.winner == 0
+    assert [r["misdeal"] for r in state.records()] == [{"seat": 2}, None]
+    assert state.deals_played == 1
+
+
+# --- the state API ----------------------------------------------------------------------------
+def test_decisions_follow_bid_trump_play() -> None:
+    _, source = pair_deals(PRESETS["official"], "api", 0)
+    state = GameState(PRESETS["official"], dealer=0, deals=source)
+    seen = []
+    while not state.log:
+        if not seen or seen[-1] != state.decision:
+            seen.append(state.decision)
+        legal = state.legal_actions()
+        state.apply(legal[1] if state.decision == "bid" and not state.bids else legal[0])
+    assert seen == ["bid", "trump", "play"]
+
+
+def test_saskatchewan_decisions_include_the_discard() -> None:
+    _, source = pair_deals(PRESETS["saskatchewan"], "api", 0)
+    state = GameState(PRESETS["saskatchewan"], dealer=0, deals=source)
+    seen = []
+    while not state.log:
+        if not seen or seen[-1] != state.decision:
+            seen.append(state.decision)
+        state.apply(state.legal_actions()[0])
+    assert seen[:2] == ["bid", "trump"] and seen[2:] == ["discard", "play"]
+
+
+def test_terminal_state_has_no_decision_and_refuses_actions() -> None:
+    state = GameState(PRESETS["official"], dealer=0, deals=pair_deals(
+        PRESETS["official"], "t", 0)[1])
+    play_random_game(state, random.Random(1))
+    assert state.is_terminal() and state.decision is None
+    assert list(state.legal_actions()) == []
+    assert state.winner in (0, 1, None)
+    with pytest.raises(ValueError):
+        state.apply(parse_bid("7"))
+
+
+def test_records_hold_every_finished_deal_in_replay_form() -> None:
+    state = GameState(PRESETS["bga"], dealer=2, deals=pair_deals(PRESETS["bga"], "r", 0)[1])
+    play_random_game(state, random.Random(2))
+    records = state.records()
+    assert len(records) == len(state.log) >= 1
+    assert records[-1]["score"] == state.score
+    json.dumps(records)  # plain JSON
+
+
+def test_pair_deals_repeat_for_the_same_seed_and_pair() -> None:
+    rules = PRESETS["saskatchewan"]
+    first = pair_deals(rules, "s", 2)
+    second = pair_deals(rules, "s", 2)
+    assert first[0] == second[0]
+    assert [first[1]() for _ in range(5)] == [second[1]() for _ in range(5)]
+    other = pair_deals(rules, "s", 3)[1]
+    assert [other() for _ in range(3)] != [pair_deals(rules, "s", 2)[1]() for _ in range(3)]
+
+
+# --- observation ----------------------------------------------------------------------------------
+def visible_cards(observation: dict[str, object]) -> set[str]:
+    text = json.dumps(observation)
+    return {name for name in CARD_NAMES if f'"{name}"' in text}
+
+
+def assert_hides_other_hands(state: GameState) -> None:
+    played = {CARD_NAMES[c] for _, cards, _ in state.tricks for c in cards}
+    played |= {CARD_NAMES[c] for c in state.trick}
+    for seat in range(4):
+        observation = state.observation(seat)
+        own = {CARD_NAMES[c] for c in range(40) if state.hands[seat] >> c & 1}
+        assert observation["seat"] == seat
+        assert set(observation["hand"]) == own
+        assert visible_cards(observation) <= own | played, (seat, observation)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_observation_never_shows_another_seats_hand(preset: str) -> None:
+    rules = PRESETS[preset]
+    rng = random.Random(preset)
+    state = GameState(rules, dealer=1, deals=pair_deals(rules, preset, 0)[1])
+    steps = 0
+    while not state.is_terminal() and steps < 400:
+        assert_hides_other_hands(state)
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+        steps += 1
+    assert steps > 40
+
+
+def test_observation_hides_the_kitty_from_everyone_but_the_contractor_after_pickup() -> None:
+    rules = PRESETS["saskatchewan"]
+    hands, kitty = deal_with(0, PACK_34[:8], pack=PACK_34, seed=4)
+    state = GameState(rules, dealer=3, deals=ScriptedDeals(rules, [(hands, kitty)]))
+    for seat in range(4):
+        assert not set(kitty) & visible_cards(state.observation(seat))
+    for text in ("8", "pass", "pass", "pass"):
+        act(state, parse_bid(text))
+    act(state, 1)
+    assert set(kitty) <= set(state.observation(0)["hand"])
+    for seat in (1, 2, 3):
+        assert not set(kitty) & visible_cards(state.observation(seat))
+
+
+def test_observation_shows_the_public_state() -> None:
+    state = GameState(PRESETS["official"], dealer=3, deals=pair_deals(
+        PRESETS["official"], "o", 0)[1], game=5)
+    for text in ("pass", "8", "pass", "pass"):
+        act(state, parse_bid(text))
+    act(state, 0)
+    observation = state.observation(2)
+    assert observation["game"] == 5 and observation["deal"] == 0 and observation["dealer"] == 3
+    assert observation["bids"][1] == {"seat": 1, "bid": "8"}
+    assert observation["contract"] == {"seat": 1, "bid": "8", "trump": "C"}
+    assert observation["trick"] == {"leader": 1, "cards": []}
+    assert observation["score"] == [0, 0] and observation["tricks"] == []
