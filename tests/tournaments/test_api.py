@@ -1,0 +1,161 @@
+"""The API of ladders, matches, replays, tournaments and challenges, and the replay export."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.services import user_token
+from engine.validate import validate_replay
+from tournaments import services
+from tournaments.models import Ladder, LadderEntry, Match
+
+
+@pytest.fixture
+def played(ladder, make_builtin, make_program, owner, play_queued):
+    """Three finished rated matches on the test ladder: mine vs g1, mine vs g2, g1 vs g2."""
+    mine = make_program("mine", b"print('unused')\n", owner=owner)
+    g1, g2 = make_builtin("g1"), make_builtin("g2", "builtin:random")
+    made = []
+    for a, b in ((g1, g2), (g1, g2), (g2, g1)):
+        for v in (a, b):
+            LadderEntry.objects.get_or_create(ladder=ladder, version=v)
+        made.append(services.match_create(version_a=a, version_b=b, kind="ladder",
+                                          conditions=ladder, ladder=ladder, rated=True))
+    play_queued()
+    Match.objects.filter(pk=made[0].pk).update(stderr_a="g1 thinking", stderr_b="g2 log")
+    return {"mine": mine, "g1": g1, "g2": g2, "matches": made}
+
+
+def test_a_ladder_shows_its_leaderboard_with_elo_and_fitted_intervals(anon_client, ladder,
+                                                                      played):
+    body = anon_client.get(f"/api/v1/ladders/{ladder.slug}/").json()
+    assert body["slug"] == "test" and body["time"]["move_ms"] == 1000
+    board = body["leaderboard"]
+    assert [row["name"] for row in board][:2] and len(board) == 2
+    assert board[0]["elo"] >= board[1]["elo"] and board[0]["rank"] == 1
+    for row in board:
+        assert row["games"] == 3 and row["provisional"] is True
+        assert row["fitted_low"] < row["fitted"] < row["fitted_high"]
+    assert board[0]["elo"] + board[1]["elo"] == pytest.approx(3000.0)
+
+
+def test_the_rating_history_of_an_entry_lists_each_change(anon_client, ladder, played):
+    g1 = played["g1"]
+    history = anon_client.get(f"/api/v1/ladders/test/history/?version={g1.pk}").json()
+    assert len(history) == 3
+    assert history[0]["before"] == 1500.0
+    assert history[1]["before"] == pytest.approx(history[0]["after"])
+    entry = LadderEntry.objects.get(ladder=ladder, version=g1)
+    assert history[-1]["after"] == pytest.approx(entry.elo)
+    assert anon_client.get("/api/v1/ladders/test/history/").status_code == 400
+
+
+def test_matches_filter_by_bot_opponent_and_status(anon_client, played):
+    g1, mine = played["g1"], played["mine"]
+    listed = anon_client.get(f"/api/v1/matches/?bot={g1.bot_id}&status=finished").json()
+    assert listed["count"] == 3
+    assert anon_client.get(f"/api/v1/matches/?bot={mine.bot_id}").json()["count"] == 0
+    both = anon_client.get(f"/api/v1/matches/?bot={g1.bot_id}&opponent={played['g2'].bot_id}")
+    assert both.json()["count"] == 3
+    assert anon_client.get("/api/v1/matches/?status=queued").json()["count"] == 0
+    assert anon_client.get("/api/v1/matches/?status=bogus").status_code == 400
+    assert anon_client.get("/api/v1/matches/?since=yesterday").status_code == 400
+
+
+def test_a_match_replay_is_served_decompressed_and_valid(anon_client, played):
+    match = played["matches"][0]
+    detail = anon_client.get(f"/api/v1/matches/{match.pk}/").json()
+    assert detail["status"] == "finished" and detail["a"]["name"] == "g1"
+    replay = anon_client.get(f"/api/v1/matches/{match.pk}/replay/").json()
+    assert validate_replay(replay) == []
+    assert replay["result"]["score"] == detail["score"]
+    assert replay["seed"] == detail["seed"]
+
+
+def test_an_unfinished_match_has_no_replay(anon_client, ladder, make_builtin):
+    match = services.match_create(version_a=make_builtin("x"), version_b=make_builtin("y"),
+                                  kind="ladder", conditions=ladder, ladder=ladder)
+    response = anon_client.get(f"/api/v1/matches/{match.pk}/replay/")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_a_bots_stderr_is_shown_only_to_its_owner_and_staff(clients, played, house):
+    match = played["matches"][0]
+    for who in ("anon", "other", "owner"):  # g1 and g2 belong to the house user
+        body = clients[who].get(f"/api/v1/matches/{match.pk}/").json()
+        assert body["stderr_a"] is None and body["stderr_b"] is None
+    staff = clients["staff"].get(f"/api/v1/matches/{match.pk}/").json()
+    assert (staff["stderr_a"], staff["stderr_b"]) == ("g1 thinking", "g2 log")
+    author = APIClient()
+    author.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=house).key}")
+    mine = author.get(f"/api/v1/matches/{match.pk}/").json()
+    assert (mine["stderr_a"], mine["stderr_b"]) == ("g1 thinking", "g2 log")
+
+
+def test_replays_export_as_json_lines_filtered_by_bot_and_date(anon_client, played):
+    g1 = played["g1"]
+    response = anon_client.get(f"/api/v1/replays/export/?bot={g1.bot_id}")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/x-ndjson"
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    assert len(lines) == 3
+    assert all(validate_replay(json.loads(line)) == [] for line in lines)
+    tomorrow = (timezone.now() + timedelta(days=1)).date().isoformat()
+    later = anon_client.get(f"/api/v1/replays/export/?since={tomorrow}")
+    assert b"".join(later.streaming_content) == b""
+
+
+def test_the_export_command_writes_the_same_lines(played, tmp_path):
+    out = tmp_path / "replays.jsonl"
+    call_command("export_replays", "--bot", "g1", "--opponent", "g2", "-o", str(out),
+                 stderr=io.StringIO())
+    lines = out.read_text().splitlines()
+    assert len(lines) == 3
+    assert {json.loads(line)["seed"] for line in lines} == {
+        m.seed for m in Match.objects.filter(pk__in=[m.pk for m in played["matches"]])}
+
+
+def test_staff_create_a_tournament_that_runs_to_a_final_ranking(clients, make_builtin,
+                                                                 play_queued):
+    bots = [make_builtin(f"t{i}", "builtin:random" if i % 2 else "builtin:greedy")
+            for i in range(3)]
+    request = {"name": "cup", "format": "round_robin", "bots": [v.bot_id for v in bots]}
+    assert clients["anon"].post("/api/v1/tournaments/", request).status_code in (401, 403)
+    assert clients["owner"].post("/api/v1/tournaments/", request).status_code == 403
+    created = clients["staff"].post("/api/v1/tournaments/", request)
+    assert created.status_code == 201
+    assert created.json()["progress"] == {"done": 0, "total": 3}
+    play_queued()
+    body = clients["anon"].get(f"/api/v1/tournaments/{created.json()['id']}/").json()
+    assert body["status"] == "finished" and body["progress"] == {"done": 3, "total": 3}
+    assert [row["final_rank"] for row in body["standings"]] == [1, 2, 3]
+
+
+def test_a_tournament_with_a_bot_without_active_version_is_refused(clients, make_builtin):
+    v = make_builtin("solo")
+    response = clients["staff"].post("/api/v1/tournaments/",
+                                     {"name": "x", "format": "swiss", "bots": [v.bot_id, 99999]})
+    assert response.status_code == 400 and "99999" in response.json()["detail"]
+
+
+def test_an_author_challenges_any_bot_until_the_hourly_limit(clients, make_builtin, make_program,
+                                                             owner, settings, db):
+    settings.KAISER_CHALLENGES_PER_HOUR = 1
+    Ladder.objects.get_or_create(slug="main", defaults={"name": "Main"})
+    mine = make_program("mine2", b"print('x')\n", owner=owner)
+    target = make_builtin("target")
+    request = {"bot": mine.bot_id, "opponent": target.bot_id, "rated": True}
+    created = clients["owner"].post("/api/v1/challenges/", request)
+    assert created.status_code == 201
+    assert created.json()["kind"] == "challenge" and created.json()["ladder"] == "main"
+    limited = clients["owner"].post("/api/v1/challenges/", request)
+    assert limited.status_code == 429 and "at most 1 challenges" in limited.json()["detail"]
+    assert clients["other"].post("/api/v1/challenges/", request).status_code == 400
+    assert clients["anon"].post("/api/v1/challenges/", request).status_code in (401, 403)

@@ -1,0 +1,411 @@
+"""REST API for ladders, matches, replays, tournaments and challenges (under /api/v1/)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.models import Bot, BotVersion
+from bots.selectors import bot_active_version
+from tournaments import selectors, services
+from tournaments.models import Ladder, LadderEntry, Match, Tournament
+
+# --- Serializers -----------------------------------------------------------------------------
+
+
+class SideSerializer(serializers.Serializer):
+    version = serializers.IntegerField(source="pk")
+    bot = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot.name")
+    number = serializers.IntegerField()
+
+
+class TimeSerializer(serializers.Serializer):
+    move_ms = serializers.IntegerField()
+    bank_ms = serializers.IntegerField()
+    startup_ms = serializers.IntegerField()
+
+
+class LadderSerializer(serializers.ModelSerializer):
+    time = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Ladder
+        fields = ["id", "slug", "name", "description", "rules", "games_per_match", "time",
+                  "active", "created"]
+
+    @extend_schema_field(TimeSerializer)
+    def get_time(self, ladder: Ladder) -> dict[str, int]:
+        return {"move_ms": ladder.move_ms, "bank_ms": ladder.bank_ms,
+                "startup_ms": ladder.startup_ms}
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    entry = serializers.IntegerField(source="entry.pk")
+    bot = serializers.IntegerField(source="entry.version.bot_id")
+    name = serializers.CharField(source="entry.version.bot.name")
+    owner = serializers.CharField(source="entry.version.bot.owner.username")
+    version = serializers.IntegerField(source="entry.version_id")
+    version_number = serializers.IntegerField(source="entry.version.number")
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    pinned = serializers.BooleanField(help_text="An anchor: its rating never moves.")
+    fitted = serializers.FloatField(
+        allow_null=True, help_text="Bradley-Terry rating fitted on every result of the ladder")
+    fitted_low = serializers.FloatField(allow_null=True, help_text="95% interval, low end")
+    fitted_high = serializers.FloatField(allow_null=True, help_text="95% interval, high end")
+
+
+class LadderDetailSerializer(LadderSerializer):
+    leaderboard = serializers.SerializerMethodField()
+
+    class Meta(LadderSerializer.Meta):
+        fields = [*LadderSerializer.Meta.fields, "leaderboard"]
+
+    @extend_schema_field(LeaderboardRowSerializer(many=True))
+    def get_leaderboard(self, ladder: Ladder) -> list[dict[str, Any]]:
+        rows = selectors.ladder_leaderboard(ladder=ladder)
+        return LeaderboardRowSerializer(rows, many=True).data  # type: ignore[return-value]
+
+
+class RatingChangeSerializer(serializers.Serializer):
+    match = serializers.IntegerField(source="match_id")
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+    delta = serializers.FloatField()
+    created = serializers.DateTimeField()
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    a = SideSerializer(source="version_a")
+    b = SideSerializer(source="version_b")
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    time = serializers.SerializerMethodField()
+    forfeit = serializers.JSONField(allow_null=True)
+    stderr_a = serializers.SerializerMethodField()
+    stderr_b = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Match
+        fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "a", "b",
+                  "seed", "rules", "games_per_match", "time", "score", "games_a", "games_b",
+                  "forfeit", "error", "created", "started", "finished", "play_ms", "attempts",
+                  "replay_size", "stderr_a", "stderr_b"]
+        read_only_fields = fields
+
+    @extend_schema_field(TimeSerializer)
+    def get_time(self, match: Match) -> dict[str, int]:
+        return {"move_ms": match.move_ms, "bank_ms": match.bank_ms,
+                "startup_ms": match.startup_ms}
+
+    def _stderr(self, match: Match, version: BotVersion, field: str) -> str | None:
+        """A bot's stderr is its owner's (and staff's) only; null for everyone else."""
+        user = self.context["request"].user
+        if not (user.is_staff or version.bot.is_owned_by(user)):
+            return None
+        text: str = Match.objects.filter(pk=match.pk).values_list(field, flat=True)[0]
+        return text
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stderr_a(self, match: Match) -> str | None:
+        return self._stderr(match, match.version_a, "stderr_a")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stderr_b(self, match: Match) -> str | None:
+        return self._stderr(match, match.version_b, "stderr_b")
+
+
+class StandingSerializer(serializers.Serializer):
+    version = serializers.IntegerField(source="version_id")
+    name = serializers.CharField()
+    seed = serializers.IntegerField()
+    played = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    points = serializers.FloatField()
+    buchholz = serializers.FloatField()
+    games_won = serializers.IntegerField()
+    eliminated_round = serializers.IntegerField(allow_null=True)
+    final_rank = serializers.IntegerField(allow_null=True)
+
+
+class ProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Tournament
+        fields = ["id", "name", "format", "rounds", "status", "current_round", "rules",
+                  "games_per_match", "move_ms", "bank_ms", "startup_ms", "created", "started",
+                  "finished", "progress"]
+        read_only_fields = fields
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, tournament: Tournament) -> dict[str, int]:
+        return selectors.tournament_progress(tournament=tournament)
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    standings = serializers.SerializerMethodField()
+
+    class Meta(TournamentSerializer.Meta):
+        fields = [*TournamentSerializer.Meta.fields, "standings"]
+        read_only_fields = fields
+
+    @extend_schema_field(StandingSerializer(many=True))
+    def get_standings(self, tournament: Tournament) -> list[dict[str, Any]]:
+        rows = selectors.tournament_table(tournament=tournament)
+        if tournament.status == Tournament.Status.FINISHED:
+            rows.sort(key=lambda r: r.final_rank or 10**6)
+        return StandingSerializer(rows, many=True).data  # type: ignore[return-value]
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=80)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    bots = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=256,
+                                 help_text="Bot ids; each plays its active version")
+    rounds = serializers.IntegerField(min_value=1, max_value=50, default=1,
+                                      help_text="Round robin: matches per pair. Swiss: rounds.")
+    ladder = serializers.SlugField(required=False, help_text="Seed by this ladder's Elo")
+    rules = serializers.CharField(max_length=20, default="official")
+    games_per_match = serializers.IntegerField(min_value=2, max_value=200, default=2)
+    move_ms = serializers.IntegerField(min_value=10, max_value=60000, default=1000)
+    bank_ms = serializers.IntegerField(min_value=0, max_value=600000, default=10000)
+    startup_ms = serializers.IntegerField(min_value=100, max_value=60000, default=5000)
+
+
+class ChallengeSerializer(serializers.Serializer):
+    bot = serializers.IntegerField(help_text="Your bot (its active version plays)")
+    opponent = serializers.IntegerField(help_text="Any bot with an active version")
+    rated = serializers.BooleanField(default=False)
+    ladder = serializers.SlugField(default="main", help_text="Rules, clock, and rating pool")
+
+
+# --- Views -----------------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List ladders"),
+    retrieve=extend_schema(summary="One ladder with its leaderboard (Elo and fitted rating)"),
+)
+class LadderViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Ladder.objects.order_by("name")
+    lookup_field = "slug"
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
+        return LadderDetailSerializer if self.action == "retrieve" else LadderSerializer
+
+    @extend_schema(summary="A ladder entry's rating history, oldest first",
+                   parameters=[OpenApiParameter("version", int, required=True,
+                                                description="The bot version")],
+                   responses={200: RatingChangeSerializer(many=True)})
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def history(self, request: Request, slug: str | None = None) -> Response:
+        ladder = self.get_object()
+        version = _int_param(request, "version", required=True)
+        entry = get_object_or_404(LadderEntry, ladder=ladder, version_id=version)
+        changes = selectors.rating_history(entry=entry)
+        return Response(RatingChangeSerializer(changes, many=True).data)
+
+
+def _int_param(request: Request, name: str, *, required: bool = False) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        if required:
+            raise ValidationError({name: "this parameter is required"})
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValidationError({name: f"{raw!r} is not a whole number"}) from None
+
+
+def _time_param(request: Request, name: str) -> datetime | None:
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    try:
+        value = parse_datetime(raw)
+        if value is None and (day := parse_date(raw)) is not None:
+            value = datetime(day.year, day.month, day.day)
+    except ValueError:
+        value = None
+    if value is None:
+        raise ValidationError({name: f"{raw!r} is not a date (YYYY-MM-DD) or an ISO date-time"})
+    if value.tzinfo is None:
+        from django.utils import timezone
+
+        value = timezone.make_aware(value)
+    return value
+
+
+MATCH_FILTERS = [
+    OpenApiParameter("bot", int, description="Matches of this bot (either side)"),
+    OpenApiParameter("opponent", int, description="With bot: only against this bot"),
+    OpenApiParameter("version", int, description="Matches of this bot version"),
+    OpenApiParameter("ladder", str, description="Ladder slug"),
+    OpenApiParameter("tournament", int),
+    OpenApiParameter("status", str, enum=Match.Status.values),
+    OpenApiParameter("since", str, description="Finished at or after (date or date-time)"),
+    OpenApiParameter("until", str, description="Finished before (date or date-time)"),
+]
+
+
+def _filtered_matches(request: Request) -> Any:
+    slug = request.query_params.get("ladder")
+    ladder = get_object_or_404(Ladder, slug=slug) if slug else None
+    status_value = request.query_params.get("status")
+    if status_value and status_value not in Match.Status.values:
+        raise ValidationError({"status": f"one of {', '.join(Match.Status.values)}"})
+    return selectors.match_list(
+        bot=_int_param(request, "bot"), opponent=_int_param(request, "opponent"),
+        version=_int_param(request, "version"), ladder=ladder,
+        tournament=_int_param(request, "tournament"), status=status_value,
+        since=_time_param(request, "since"), until=_time_param(request, "until"),
+    )
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List matches, newest first", parameters=MATCH_FILTERS),
+    retrieve=extend_schema(summary="One match (its bots' stderr only for their owners)"),
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = MatchSerializer
+
+    def get_queryset(self) -> Any:
+        if self.action == "list":
+            return _filtered_matches(self.request)
+        return Match.objects.select_related("version_a__bot", "version_b__bot", "ladder"
+                                            ).defer("replay_gz", "stderr_a", "stderr_b")
+
+    @extend_schema(summary="The match's replay (replay-format.md), decompressed",
+                   responses={200: OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="Not finished, no replay")})
+    @action(detail=True, methods=["get"])
+    def replay(self, request: Request, pk: str | None = None) -> Response:
+        match = get_object_or_404(Match.objects.only("pk", "replay_gz"), pk=self.get_object().pk)
+        replay = match.replay()
+        if replay is None:
+            raise Http404("this match has no replay")
+        return Response(replay)
+
+
+class StaffWritesOnly(permissions.BasePermission):
+    message = "Only staff may create tournaments."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user and request.user.is_staff)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List tournaments"),
+    retrieve=extend_schema(summary="One tournament with standings and progress"),
+    create=extend_schema(summary="Create and start a tournament (staff)",
+                         request=TournamentCreateSerializer,
+                         responses={201: TournamentDetailSerializer}),
+)
+class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Tournament.objects.order_by("-created")
+    permission_classes = [StaffWritesOnly]
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
+        if self.action == "create":
+            return TournamentCreateSerializer
+        return TournamentDetailSerializer if self.action == "retrieve" else TournamentSerializer
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        form = TournamentCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = dict(form.validated_data)
+        slug = data.pop("ladder", None)
+        ladder = get_object_or_404(Ladder, slug=slug) if slug else None
+        versions = [_active_version(bot_id, "bots") for bot_id in data.pop("bots")]
+        tournament = services.tournament_create(versions=versions, ladder=ladder,
+                                                created_by=request.user, **data)
+        body = TournamentDetailSerializer(tournament, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _active_version(bot_id: int, field: str) -> BotVersion:
+    bot = Bot.objects.filter(pk=bot_id).first()
+    version = bot_active_version(bot=bot) if bot else None
+    if version is None:
+        raise ValidationError({field: f"bot {bot_id} does not exist or has no active version"})
+    return version
+
+
+class ChallengeView(APIView):
+    throttle_scope = "challenges"
+
+    @extend_schema(summary="Challenge any active bot with your own (rate-limited)",
+                   request=ChallengeSerializer, responses={201: MatchSerializer})
+    def post(self, request: Request) -> Response:
+        form = ChallengeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        ladder = get_object_or_404(Ladder, slug=data["ladder"])
+        try:
+            match = services.challenge_create(
+                user=request.user, version=_active_version(data["bot"], "bot"),
+                opponent=_active_version(data["opponent"], "opponent"), rated=data["rated"],
+                ladder=ladder,
+            )
+        except services.RateLimited as limited:
+            raise Throttled(detail=str(limited)) from None
+        body = MatchSerializer(match, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class JSONLinesRenderer(BaseRenderer):
+    media_type = "application/x-ndjson"
+    format = "jsonl"
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: dict[str, Any] | None = None) -> bytes:
+        return (json.dumps(data) + "\n").encode()  # only error bodies come through here
+
+
+class ReplayExportView(APIView):
+    renderer_classes = [JSONRenderer, JSONLinesRenderer]
+
+    @extend_schema(
+        summary="Replays of finished matches as JSON Lines (one replay a line), oldest first",
+        parameters=MATCH_FILTERS,
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        lines = selectors.replays_export(matches=_filtered_matches(request))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="replays.jsonl"'
+        return response
