@@ -1,0 +1,218 @@
+"""Duplicate matches and their replays (replay-format.md), forfeits included."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+
+from engine.builtin import resolve_player
+from engine.faults import BotFault
+from engine.game import Action, GameState
+from engine.match import replay_json, run_match
+from engine.players import Player
+from engine.rules import PRESETS
+from engine.validate import validate_replay
+
+RANDOM = resolve_player("builtin:random")
+GREEDY = resolve_player("builtin:greedy")
+
+
+class FirstLegal(Player):
+    """An untrusted player (the runner re-checks it) that always takes the first legal action,
+    and raises `fault` instead of its act number `fault_at` (counting from 0)."""
+
+    def __init__(self, fault_at: int | None = None, fault: BotFault | None = None,
+                 reply: Callable[[Sequence[Action]], Action] | None = None) -> None:
+        self.acts = 0
+        self.fault_at = fault_at
+        self.fault = fault or BotFault("timeout", "no reply within 1000 ms", 57)
+        self.reply = reply or (lambda legal: legal[0])
+        self.messages: list[dict[str, Any]] = []
+
+    def act(self, state: GameState, legal: list[Action]) -> Action:
+        if self.acts == self.fault_at:
+            raise self.fault
+        self.acts += 1
+        return self.reply(legal)
+
+
+@dataclass
+class Factory:
+    name: str
+    version: str
+    make: Callable[[int], Player]
+
+    def __call__(self, slot: int) -> Player:
+        return self.make(slot)
+
+
+def faulty_b(fault_at: int, fault: BotFault | None = None) -> Factory:
+    """Side B whose slot-0 player faults at its act `fault_at`."""
+    return Factory("flaky", "2", lambda slot: FirstLegal(fault_at if slot == 0 else None, fault))
+
+
+# --- duplicate pairs and determinism ------------------------------------------------------------
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_duplicate_pairs_share_deals_with_players_moved_one_seat(preset: str) -> None:
+    replay = run_match(GREEDY, RANDOM, games=4, seed="dup", rules=PRESETS[preset])
+    games = replay["games"]
+    assert len(games) == 4
+    for pair in (0, 2):
+        first, second = games[pair], games[pair + 1]
+        assert first["seats"] == ["A", "B", "A", "B"]
+        assert second["seats"] == ["B", "A", "B", "A"]
+        assert first["deals"][0]["dealer"] == second["deals"][0]["dealer"]
+        shared = min(len(first["deals"]), len(second["deals"]))
+        assert shared >= 1
+        for a, b in zip(first["deals"][:shared], second["deals"][:shared], strict=True):
+            assert a["hands"] == b["hands"] and a["kitty"] == b["kitty"]
+    assert games[0]["deals"][0]["hands"] != games[2]["deals"][0]["hands"]
+
+
+def test_same_seed_gives_a_byte_identical_replay() -> None:
+    one = replay_json(run_match(GREEDY, RANDOM, games=6, seed="same"))
+    two = replay_json(run_match(GREEDY, RANDOM, games=6, seed="same"))
+    assert one == two
+    assert one != replay_json(run_match(GREEDY, RANDOM, games=6, seed="other"))
+
+
+def test_replay_has_the_fields_of_the_format() -> None:
+    replay = run_match(GREEDY, RANDOM, games=2, seed=7, rules=PRESETS["pagat"])
+    assert replay["format"] == "kaiser-replay" and replay["version"] == 1
+    assert replay["rules"] == PRESETS["pagat"].to_dict()
+    assert replay["seed"] == "7"
+    assert replay["players"] == {"A": {"name": "greedy", "version": "1"},
+                                 "B": {"name": "random", "version": "1"}}
+    deal = replay["games"][0]["deals"][0]
+    assert set(deal) >= {"dealer", "hands", "kitty", "misdeal", "bids", "contract", "discards",
+                         "tricks", "points", "delta", "score"}
+    assert json.loads(replay_json(replay)) == replay
+    game = replay["games"][0]
+    assert game["result"]["forfeit"] is None
+    assert game["result"]["score"] == game["deals"][-1]["score"]
+
+
+def test_match_result_counts_games_and_a_share() -> None:
+    rules = replace(PRESETS["bga"], preset="short", max_deals=2)
+    replay = run_match(RANDOM, RANDOM, games=40, seed="share", rules=rules)
+    won = {"A": 0, "B": 0}
+    draws = 0
+    for game in replay["games"]:
+        winner = game["result"]["winner"]
+        if winner is None:
+            draws += 1
+        else:
+            won[game["seats"][winner]] += 1
+    assert replay["result"]["games"] == won
+    assert replay["result"]["score"] == pytest.approx((won["A"] + draws / 2) / 40)
+    assert replay["result"]["forfeit"] is None
+    assert validate_replay(replay) == []
+
+
+def test_games_must_come_in_duplicate_pairs() -> None:
+    with pytest.raises(ValueError, match="even"):
+        run_match(RANDOM, RANDOM, games=3)
+
+
+def test_progress_is_reported_after_every_game() -> None:
+    calls: list[tuple[int, int]] = []
+    run_match(RANDOM, GREEDY, games=4, seed="p", on_progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_notified_players_get_deal_end_and_game_end() -> None:
+    class Listener(FirstLegal):
+        wants_notifications = True
+
+        def notify(self, message: dict[str, Any]) -> None:
+            self.messages.append(message)
+
+    players: list[Listener] = []
+
+    def make(slot: int) -> Player:
+        players.append(Listener())
+        return players[-1]
+
+    replay = run_match(RANDOM, Factory("listener", "1", make), games=2, seed="n")
+    messages = players[0].messages
+    deal_ends = [m for m in messages if m["type"] == "deal_end"]
+    game_ends = [m for m in messages if m["type"] == "game_end"]
+    assert len(game_ends) == 2
+    assert game_ends[0]["winner"] == replay["games"][0]["result"]["winner"]
+    assert len(deal_ends) == sum(len(g["deals"]) for g in replay["games"])
+    assert deal_ends[0]["deal_record"] == replay["games"][0]["deals"][0]
+
+
+# --- forfeits --------------------------------------------------------------------------------
+def test_forfeit_stops_the_match_with_the_replay_fields_of_the_format() -> None:
+    replay = run_match(RANDOM, faulty_b(150), games=6, seed="f")
+    games = replay["games"]
+    assert 1 <= len(games) < 6
+    last = games[-1]
+    index = len(games) - 1
+    seat = 1 if index % 2 == 0 else 0  # B's first player: seat 1 in even games, 0 in odd
+    forfeit = {"seat": seat, "player": "B", "reason": "timeout", "message_id": 57,
+               "detail": "no reply within 1000 ms"}
+    assert last["result"]["forfeit"] == forfeit
+    assert replay["result"]["forfeit"] == forfeit
+    assert last["result"]["winner"] == 1 - seat % 2 and last["seats"][1 - seat % 2] == "A"
+    partial = last["deals"][-1]
+    assert not {"points", "delta", "score"} & set(partial)
+    assert all("score" in d for d in last["deals"][:-1])
+    before = last["deals"][-2]["score"] if len(last["deals"]) > 1 else [0, 0]
+    assert last["result"]["score"] == before
+    won_listed = sum(1 for g in games if g["result"]["winner"] is not None
+                     and g["seats"][g["result"]["winner"]] == "A")
+    assert replay["result"]["games"]["A"] == won_listed + (6 - len(games))
+    b_won = sum(1 for g in games if g["result"]["winner"] is not None
+                and g["seats"][g["result"]["winner"]] == "B")
+    assert replay["result"]["games"]["B"] == b_won
+    assert validate_replay(replay) == []
+
+
+def test_forfeit_in_the_first_deal_keeps_the_score_at_zero() -> None:
+    replay = run_match(RANDOM, faulty_b(0, BotFault("crash", "exit code 1")), games=2, seed="z")
+    [game] = replay["games"]
+    assert len(game["deals"]) == 1 and "points" not in game["deals"][0]
+    assert game["result"]["score"] == [0, 0]
+    assert game["result"]["forfeit"]["reason"] == "crash"
+    assert game["result"]["forfeit"]["message_id"] is None
+    assert replay["result"]["games"] == {"A": 2, "B": 0} and replay["result"]["score"] == 1.0
+    assert validate_replay(replay) == []
+
+
+def test_illegal_action_from_an_untrusted_player_is_a_forfeit() -> None:
+    cheat = Factory("cheat", "1", lambda slot: FirstLegal(reply=lambda legal: "AS"))
+    replay = run_match(cheat, RANDOM, games=2, seed="c")
+    forfeit = replay["result"]["forfeit"]
+    assert forfeit["reason"] == "illegal" and forfeit["player"] == "A"
+    assert replay["result"]["games"] == {"A": 0, "B": 2} and replay["result"]["score"] == 0.0
+    assert validate_replay(replay) == []
+
+
+def test_fault_at_start_forfeits_every_game() -> None:
+    class Broken(FirstLegal):
+        def start(self, **kwargs: Any) -> None:
+            raise BotFault("protocol", "said goodbye instead of ready", 1)
+
+    replay = run_match(Factory("broken", "1", lambda slot: Broken()), GREEDY, games=4, seed="s")
+    assert replay["result"]["games"] == {"A": 0, "B": 4}
+    assert replay["result"]["forfeit"]["reason"] == "protocol"
+    assert replay["games"][0]["deals"] == []
+    assert validate_replay(replay) == []
+
+
+def test_players_are_closed_after_a_forfeit() -> None:
+    closed: list[int] = []
+
+    class Closing(FirstLegal):
+        def close(self) -> None:
+            closed.append(1)
+
+    run_match(Factory("c", "1", lambda slot: Closing(3 if slot == 0 else None)), RANDOM,
+              games=2, seed="x")
+    assert len(closed) == 2
