@@ -11,6 +11,7 @@ import os
 import stat
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -181,7 +182,8 @@ def _unpack_zip(source: Path, dest: Path) -> None:
             budget = _Budget()
             for info in members:
                 _extract_member(archive, info, dest, budget)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
+            zlib.error) as exc:
         raise ProgramError(f"the archive is damaged or unsupported: {exc}") from None
 
 

@@ -1,0 +1,135 @@
+"""The sandbox itself: what a bot process sees, what it may do, and that it is gone after kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.archive import program_unpack
+from engine.faults import InfrastructureError
+from engine.sandbox import SandboxLimits, SandboxProcess, check_sandbox
+from tests.engine.sandbox_support import leftover_cgroups, processes_in
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(30)]
+
+INSPECT = r'''
+import json, os, resource, sys
+limits = {name: resource.getrlimit(getattr(resource, name))[0]
+          for name in ("RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE")}
+status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines()
+              if ":\t" in line)
+report = {"uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(), "env": dict(os.environ),
+          "limits": limits, "pid": os.getpid(), "caps": status["CapEff"].strip(),
+          "hostname": os.uname().nodename, "interfaces": sorted(os.listdir("/sys/class/net"))
+          if os.path.exists("/sys/class/net") else [], "cwd_writable": os.access(".", os.W_OK),
+          "files": sorted(os.listdir("."))}
+print(json.dumps(report), flush=True)
+sys.stdin.readline()
+'''
+
+
+@pytest.fixture
+def staging() -> Iterator[Path]:
+    """A folder the sandbox's user may enter (pytest's tmp_path is private to root)."""
+    root = Path(tempfile.mkdtemp(prefix="kaiser-test-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root)
+
+
+def run_inspect(staging: Path, limits: SandboxLimits | None = None) -> tuple[dict, SandboxProcess]:
+    source = staging / f"inspect{len(list(staging.iterdir()))}.py"
+    source.write_text(INSPECT)
+    program = program_unpack(source, staging / source.stem)
+    proc = SandboxProcess(workdir=program.directory, run=program.run,
+                          limits=limits or SandboxLimits())
+    assert proc.wait_started(time.monotonic() + 5)
+    assert select.select([proc.stdout_fd], [], [], 10)[0]
+    os.set_blocking(proc.stdout_fd, True)
+    line = os.read(proc.stdout_fd, 1 << 16).split(b"\n")[0]
+    return json.loads(line), proc
+
+
+def test_check_sandbox_passes_on_this_machine() -> None:
+    check_sandbox()
+
+
+def test_check_sandbox_names_a_missing_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+
+    with pytest.raises(InfrastructureError, match="bubblewrap .* not installed"):
+        check_sandbox()
+
+
+def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(tmp_path: Path) -> None:
+    proc = SandboxProcess(workdir=tmp_path / "missing", run=["python3", "bot.py"],
+                          limits=SandboxLimits())
+    try:
+        with pytest.raises(InfrastructureError, match="sandbox failed to start"):
+            proc.wait_started(time.monotonic() + 5)
+    finally:
+        proc.kill()
+    assert leftover_cgroups() == []
+
+
+def test_the_bot_runs_as_nobody_in_its_read_only_folder_with_a_clean_environment(
+        staging: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DJANGO_SECRET_KEY", "do-not-leak")
+    report, proc = run_inspect(staging)
+    try:
+        host_status = Path(f"/proc/{proc.pid}/status").read_text()
+    finally:
+        proc.kill()
+
+    assert (report["uid"], report["gid"]) == (65534, 65534)
+    assert "Uid:\t65534" in host_status  # nobody on the host too, not only inside
+    assert report["cwd"] == "/bot" and report["files"] == ["bot.py"]
+    assert report["cwd_writable"] is False
+    assert report["caps"] == "0000000000000000"
+    assert report["hostname"] == "bot"
+    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD",
+                                  "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"}
+    assert report["env"]["TMPDIR"] == "/tmp"
+    assert report["pid"] <= 4  # its own pid namespace: bwrap is 1
+
+
+def test_limits_are_in_force_inside(staging: Path) -> None:
+    limits = SandboxLimits(cpu_seconds=7, file_size_mb=3)
+    report, proc = run_inspect(staging, limits)
+    proc.kill()
+
+    assert report["limits"]["RLIMIT_CPU"] == 7
+    assert report["limits"]["RLIMIT_FSIZE"] == 3 << 20
+    assert report["limits"]["RLIMIT_CORE"] == 0
+
+
+def test_every_seat_gets_its_own_namespaces(staging: Path) -> None:
+    first, proc_a = run_inspect(staging)
+    second, proc_b = run_inspect(staging)
+    namespaces = [proc_a.pid_namespace, proc_b.pid_namespace]
+    proc_a.kill()
+    proc_b.kill()
+
+    assert namespaces[0] != namespaces[1] and all(namespaces)
+    assert first["interfaces"] == second["interfaces"]  # /sys is not mounted: nothing to see
+
+
+def test_kill_leaves_no_process_and_no_cgroup(staging: Path) -> None:
+    _, proc = run_inspect(staging)
+    namespace = proc.pid_namespace
+    assert namespace and processes_in([namespace])
+
+    proc.kill()
+    proc.kill()  # idempotent
+
+    assert processes_in([namespace]) == []
+    assert leftover_cgroups() == []
+    assert proc.poll() is not None
