@@ -140,7 +140,18 @@ def _check_game(rules: Rules, number: int, game: dict[str, Any]) -> None:
             raise Violation(f"result should be winner {state.winner}, score {state.score}",
                             game=number)
     else:
+        _check_interrupted(number, len(deals) - 1, deals[-1])
         _check_forfeit(number, game, list(state.score))
+
+
+def _check_interrupted(number: int, index: int, record: dict[str, Any]) -> None:
+    """A forfeit stops its game in the middle of a deal: no points, delta or score there."""
+    if any(key in record for key in ("points", "delta", "score")):
+        raise Violation("the deal a forfeit interrupts has no points, delta or score",
+                        game=number, deal=index)
+    if len(record["tricks"]) == 8 and len(record["tricks"][-1]["cards"]) == 4:
+        raise Violation("the deal a forfeit interrupts cannot be complete", game=number,
+                        deal=index)
 
 
 def _check_forfeit(number: int, game: dict[str, Any], score: list[int]) -> None:
