@@ -8,12 +8,14 @@ so a test built with them can disagree with the engine.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import parse_bid, parse_card
-from engine.game import GameState
+from engine.faults import BotFault
+from engine.game import Action, GameState
+from engine.players import Player
 from engine.rules import Rules
 
 HIGH_ORDER = "AKQJT98753"  # high to low, every contract but low no trump
@@ -187,3 +189,37 @@ def split(contractor: int, tricks: int, five: bool, three: bool, **kwargs: Any) 
         winners.append(seats[counts[side] % 2])
         counts[side] += 1
     return scripted(contractor, winners, **kwargs)
+
+
+class FirstLegal(Player):
+    """An untrusted player (the runner re-checks it) that always takes the first legal action,
+    and raises `fault` instead of its act number `fault_at` (counting from 0)."""
+
+    def __init__(self, fault_at: int | None = None, fault: BotFault | None = None,
+                 reply: Callable[[Sequence[Action]], Action] | None = None) -> None:
+        self.acts = 0
+        self.fault_at = fault_at
+        self.fault = fault or BotFault("timeout", "no reply within 1000 ms", 57)
+        self.reply = reply or (lambda legal: legal[0])
+        self.messages: list[dict[str, Any]] = []
+
+    def act(self, state: GameState, legal: list[Action]) -> Action:
+        if self.acts == self.fault_at:
+            raise self.fault
+        self.acts += 1
+        return self.reply(legal)
+
+
+@dataclass
+class Factory:
+    name: str
+    version: str
+    make: Callable[[int], Player]
+
+    def __call__(self, slot: int) -> Player:
+        return self.make(slot)
+
+
+def faulty_b(fault_at: int, fault: BotFault | None = None) -> Factory:
+    """Side B whose slot-0 player faults at its act `fault_at`."""
+    return Factory("flaky", "2", lambda slot: FirstLegal(fault_at if slot == 0 else None, fault))

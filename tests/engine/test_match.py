@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from helpers import Factory, FirstLegal, faulty_b
 
 from engine.builtin import resolve_player
 from engine.faults import BotFault
-from engine.game import Action, GameState
 from engine.match import replay_json, run_match
 from engine.players import Player
 from engine.rules import PRESETS
@@ -19,40 +18,6 @@ from engine.validate import validate_replay
 
 RANDOM = resolve_player("builtin:random")
 GREEDY = resolve_player("builtin:greedy")
-
-
-class FirstLegal(Player):
-    """An untrusted player (the runner re-checks it) that always takes the first legal action,
-    and raises `fault` instead of its act number `fault_at` (counting from 0)."""
-
-    def __init__(self, fault_at: int | None = None, fault: BotFault | None = None,
-                 reply: Callable[[Sequence[Action]], Action] | None = None) -> None:
-        self.acts = 0
-        self.fault_at = fault_at
-        self.fault = fault or BotFault("timeout", "no reply within 1000 ms", 57)
-        self.reply = reply or (lambda legal: legal[0])
-        self.messages: list[dict[str, Any]] = []
-
-    def act(self, state: GameState, legal: list[Action]) -> Action:
-        if self.acts == self.fault_at:
-            raise self.fault
-        self.acts += 1
-        return self.reply(legal)
-
-
-@dataclass
-class Factory:
-    name: str
-    version: str
-    make: Callable[[int], Player]
-
-    def __call__(self, slot: int) -> Player:
-        return self.make(slot)
-
-
-def faulty_b(fault_at: int, fault: BotFault | None = None) -> Factory:
-    """Side B whose slot-0 player faults at its act `fault_at`."""
-    return Factory("flaky", "2", lambda slot: FirstLegal(fault_at if slot == 0 else None, fault))
 
 
 # --- duplicate pairs and determinism ------------------------------------------------------------
