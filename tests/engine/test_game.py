@@ -10,8 +10,9 @@ from dataclasses import replace
 import pytest
 from helpers import PACK_32, PACK_34, ScriptedDeals, act, play_random_game, play_script, split
 
-from engine.cards import CARD_NAMES, parse_bid
+from engine.cards import CARD_NAMES, parse_bid, parse_card
 from engine.game import GameState, pair_deals
+from engine.protocol import action_from_wire, action_to_wire, legal_to_wire
 from engine.rules import PRESETS, Rules
 
 PAGAT = PRESETS["pagat"]
@@ -225,3 +226,124 @@ def test_observation_shows_the_public_state() -> None:
     assert observation["contract"] == {"seat": 1, "bid": "8", "trump": "C"}
     assert observation["trick"] == {"leader": 1, "cards": []}
     assert observation["score"] == [0, 0] and observation["tricks"] == []
+
+
+# --- the protocol boundary ------------------------------------------------------------------------
+def trump_state() -> GameState:
+    """Official, seat 0 bid 7 in spades and leads; seats 1 and 3 hold no clubs."""
+    hands = [["AC", "QC", "JC", "TC", "9C", "8C", "7C", "AD"],
+             ["7D", "KD", "QD", "JD", "8S", "AH", "KH", "QH"],
+             ["KC", "TD", "9D", "8D", "JH", "TH", "9H", "8H"],
+             ["9S", "AS", "KS", "QS", "JS", "TS", "3S", "5H"]]
+    rules = PRESETS["official"]
+    state = GameState(rules, dealer=3, deals=ScriptedDeals(rules, [(hands, [])]))
+    return state
+
+
+def test_wire_bids_are_checked_against_the_bidding() -> None:
+    state = trump_state()
+    assert action_from_wire(state, "8N") == parse_bid("8N")
+    act(state, parse_bid("8N"))
+    for value, reason in (("8", "not allowed"), ("8N", "not allowed"), ("6", "not allowed"),
+                          ("13", "not allowed"), ("9L", "not allowed"), ("9X", "not a bid"),
+                          (9, "not a bid"), (None, "not a bid")):
+        with pytest.raises(ValueError, match=reason):
+            action_from_wire(state, value)
+    assert action_from_wire(state, "pass") == parse_bid("pass")
+    assert legal_to_wire(state, state.legal_actions())[:3] == ["pass", "9", "9N"]
+
+
+def test_wire_forced_dealer_may_not_pass() -> None:
+    state = trump_state()
+    for _ in range(3):
+        act(state, parse_bid("pass"))
+    with pytest.raises(ValueError, match="not allowed"):
+        action_from_wire(state, "pass")
+
+
+def test_wire_trump_must_be_a_suit_letter() -> None:
+    state = trump_state()
+    for text in ("7", "pass", "pass", "pass"):
+        act(state, parse_bid(text))
+    assert state.decision == "trump"
+    assert action_from_wire(state, "S") == 3
+    assert legal_to_wire(state, state.legal_actions()) == ["C", "D", "H", "S"]
+    for value in ("s", "N", "", "SS", 3, None, ["S"]):
+        with pytest.raises(ValueError, match="not a suit"):
+            action_from_wire(state, value)
+
+
+def test_wire_cards_must_be_in_hand_and_follow_suit() -> None:
+    state = trump_state()
+    for text in ("7", "pass", "pass", "pass"):
+        act(state, parse_bid(text))
+    act(state, 3)
+    assert legal_to_wire(state, state.legal_actions())[0] == "AC"
+    with pytest.raises(ValueError, match="may not be played"):
+        action_from_wire(state, "KC")  # seat 2's card
+    act(state, action_from_wire(state, "AC"))
+    act(state, action_from_wire(state, "8S"))
+    assert legal_to_wire(state, state.legal_actions()) == ["KC"]
+    with pytest.raises(ValueError, match="may not be played"):
+        action_from_wire(state, "JH")  # in hand, but seat 2 must follow clubs
+    for value in ("10C", "kc", "", 21, None):
+        with pytest.raises(ValueError, match="not a card"):
+            action_from_wire(state, value)
+    assert action_from_wire(state, "KC") == parse_card("KC")
+
+
+def kitty_state() -> GameState:
+    rules = PRESETS["saskatchewan"]
+    hands = [["5H", "AC", "KC", "QC", "JC", "TC", "9C", "8C"],
+             ["7C", "AD", "KD", "QD", "JD", "TD", "9D", "8D"],
+             ["7D", "AH", "KH", "QH", "JH", "TH", "9H", "8H"],
+             ["7H", "AS", "KS", "QS", "JS", "TS", "9S", "8S"]]
+    state = GameState(rules, dealer=3, deals=ScriptedDeals(rules, [(hands, ["3S", "7S"])]))
+    for text in ("7N", "pass", "pass", "pass"):
+        act(state, parse_bid(text))
+    assert state.decision == "discard" and state.seat == 0
+    return state
+
+
+def test_wire_discards_are_two_distinct_cards_of_the_hand_never_5h_or_3s() -> None:
+    state = kitty_state()
+    assert action_from_wire(state, ["7S", "AC"]) == tuple(sorted(map(parse_card, ["7S", "AC"])))
+    wire = legal_to_wire(state, state.legal_actions())
+    assert "5H" not in wire and "3S" not in wire and "7S" in wire and len(wire) == 8
+    for value, reason in ((["5H", "AC"], "never be discarded"),
+                          (["3S", "AC"], "never be discarded"),
+                          (["AD", "AC"], "not in the hand"),
+                          (["AC", "AC"], "twice"),
+                          (["AC"], "list of 2"), (["AC", "KC", "QC"], "list of 2"),
+                          ("AC KC", "list of 2"), (None, "list of 2"),
+                          (["AC", "XX"], "not a card")):
+        with pytest.raises(ValueError, match=reason):
+            action_from_wire(state, value)
+
+
+def test_wire_misdeal_answer_is_a_boolean() -> None:
+    state = misdeal_game()
+    assert action_from_wire(state, True) is True
+    assert action_from_wire(state, False) is False
+    assert legal_to_wire(state, state.legal_actions()) == [True, False]
+    for value in (1, 0, "true", None, "yes"):
+        with pytest.raises(ValueError, match="true or false"):
+            action_from_wire(state, value)
+
+
+def test_wire_actions_after_the_game_are_refused() -> None:
+    state = GameState(PRESETS["official"], dealer=0, deals=pair_deals(
+        PRESETS["official"], "end", 0)[1])
+    play_random_game(state, random.Random(3))
+    with pytest.raises(ValueError, match="no decision"):
+        action_from_wire(state, "pass")
+
+
+@pytest.mark.parametrize("decision,action,wire", [
+    ("play", "AS", "AS"), ("bid", "7N", "7N"), ("trump", 2, "H"), ("misdeal", True, True)])
+def test_actions_go_to_the_wire_in_protocol_form(decision: str, action: object,
+                                                 wire: object) -> None:
+    value = parse_card(action) if decision == "play" else parse_bid(action) \
+        if decision == "bid" else action
+    assert action_to_wire(decision, value) == wire  # type: ignore[arg-type]
+    assert action_to_wire("discard", (parse_card("7S"), parse_card("AC"))) == ["7S", "AC"]
