@@ -20,6 +20,12 @@ MAX_ARCHIVE_BYTES = 10 * 1024 * 1024
 MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 MAX_FILES = 1000
 MAX_MANIFEST_BYTES = 64 * 1024
+# Far above what a real program needs, far below the kernel's NAME_MAX (255) and PATH_MAX: a
+# hostile name fails here with a clear message, not as an OSError (or a RecursionError while
+# cleaning up thousands of nested folders) in the middle of unpacking.
+MAX_PATH_DEPTH = 32
+MAX_NAME_BYTES = 200
+MAX_PATH_BYTES = 1024
 INTERPRETERS = ("python3", "node")
 _CHUNK = 1 << 16
 
@@ -116,6 +122,9 @@ def _safe_relative(name: str) -> PurePosixPath:
         raise ProgramError(f"path with '..' in the archive: {name}")
     if not path.parts:
         raise ProgramError(f"unsafe file name {name!r}")
+    if (len(path.parts) > MAX_PATH_DEPTH or len(name.encode()) > MAX_PATH_BYTES
+            or any(len(part.encode()) > MAX_NAME_BYTES for part in path.parts)):
+        raise ProgramError(f"path too deep or too long in the archive: {name[:60]}...")
     return path
 
 
@@ -183,7 +192,7 @@ def _unpack_zip(source: Path, dest: Path) -> None:
             for info in members:
                 _extract_member(archive, info, dest, budget)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
-            zlib.error) as exc:
+            zlib.error, UnicodeDecodeError) as exc:  # a name flagged UTF-8 that is not
         raise ProgramError(f"the archive is damaged or unsupported: {exc}") from None
 
 
