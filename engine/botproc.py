@@ -344,14 +344,21 @@ class ProgramFactory:
         self.limits = limits
         self.unsandboxed = unsandboxed
         self._staging = _Staging(source)
+        self.players: list[ProgramPlayer] = []
+
+    def stderr_texts(self) -> list[str]:
+        """The captured standard error of each process this factory started, in order."""
+        return [player.stderr_text() for player in self.players]
 
     @property
     def program(self) -> BotProgram:
         return self._staging.program
 
     def __call__(self, slot: int) -> Player:
-        return ProgramPlayer(self._staging.program, limits=self.limits,
-                             unsandboxed=self.unsandboxed, keep_alive=self._staging)
+        player = ProgramPlayer(self._staging.program, limits=self.limits,
+                               unsandboxed=self.unsandboxed, keep_alive=self._staging)
+        self.players.append(player)
+        return player
 
 
 def program_player_factory(path: str | Path, *, time: TimeControl,

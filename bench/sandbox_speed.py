@@ -1,0 +1,114 @@
+"""How fast are sandboxed bots? Prints figures; asserts nothing.
+
+    .venv/bin/python bench/sandbox_speed.py [--matches N]
+
+- one decision's round trip (engine -> sandboxed trivial Python bot -> engine): median and p99,
+  timed around ProgramPlayer.act (message encoding, the pipes, the bot, decoding, checking);
+- start-up of the four sandboxed seats of a match (processes created until all four are ready);
+- sandboxed two-game matches per second between two trivial Python bots, next to the same
+  match between built-in in-process players, and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.botproc import program_player_factory  # noqa: E402
+from engine.builtin import resolve_player  # noqa: E402
+from engine.match import run_match  # noqa: E402
+from engine.players import Player, TimeControl  # noqa: E402
+from engine.rules import DEFAULT_RULES  # noqa: E402
+
+TRIVIAL = Path(__file__).resolve().parents[1] / "bots" / "examples" / "minimal_bot.py"
+CLOCK = TimeControl(move_ms=1000, bank_ms=10000, startup_ms=5000)
+
+
+class TimedFactory:
+    """Wraps a factory; every act() of its players is timed into `samples` (seconds)."""
+
+    def __init__(self, factory: Any, samples: list[float]) -> None:
+        self.factory, self.samples = factory, samples
+        self.name, self.version = factory.name, factory.version
+
+    def __call__(self, slot: int) -> Player:
+        player = self.factory(slot)
+        inner_act, samples = player.act, self.samples
+
+        def act(state: Any, legal: Any) -> Any:
+            started = time.perf_counter()
+            action = inner_act(state, legal)
+            samples.append(time.perf_counter() - started)
+            return action
+
+        player.act = act  # type: ignore[method-assign]
+        return player
+
+
+def round_trips(matches: int) -> list[float]:
+    samples: list[float] = []
+    bot = TimedFactory(program_player_factory(TRIVIAL, time=CLOCK), samples)
+    for seed in range(matches):
+        replay = run_match(bot, bot, seed=str(seed), time=CLOCK)
+        assert replay["result"]["forfeit"] is None, replay["result"]["forfeit"]
+    return samples
+
+
+def startups(times: int) -> list[float]:
+    factory = program_player_factory(TRIVIAL, time=CLOCK)
+    results = []
+    for _ in range(times):
+        started = time.perf_counter()
+        players = [factory(slot) for slot in (0, 1, 0, 1)]  # as the runner: create all, then
+        for seat, player in enumerate(players):  # hello each in turn
+            player.start(seat=seat, rules=DEFAULT_RULES, games=2, time=CLOCK, seed="0")
+        results.append(time.perf_counter() - started)
+        for player in players:
+            player.close()
+    return results
+
+
+def matches_per_second(a: Any, b: Any, matches: int) -> float:
+    started = time.perf_counter()
+    for seed in range(matches):
+        run_match(a, b, seed=str(seed), time=CLOCK)
+    return matches / (time.perf_counter() - started)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=20)
+    args = parser.parse_args()
+
+    samples = round_trips(args.matches)
+    print(f"decision round trip, trivial Python bot, {len(samples)} decisions: "
+          f"median {statistics.median(samples) * 1e6:.0f} µs, "
+          f"p99 {percentile(samples, 0.99) * 1e6:.0f} µs  (target: median < 150 µs)")
+
+    starts = startups(max(5, args.matches // 2))
+    print(f"start-up of the four sandboxed seats, {len(starts)} runs: "
+          f"median {statistics.median(starts) * 1e3:.1f} ms, "
+          f"max {max(starts) * 1e3:.1f} ms  (target < 150 ms)")
+
+    bot = program_player_factory(TRIVIAL, time=CLOCK)
+    sandboxed = matches_per_second(bot, bot, args.matches)
+    builtin = resolve_player("builtin:random")
+    in_process = matches_per_second(builtin, builtin, args.matches * 10)
+    print(f"two-game matches/s: sandboxed trivial Python bots {sandboxed:.2f}, "
+          f"built-in in-process random players {in_process:.1f}, "
+          f"ratio {in_process / sandboxed:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
