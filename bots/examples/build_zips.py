@@ -10,13 +10,15 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BOTS = {"random": True, "greedy": True, "node_random": False}  # name -> needs kaiser_bot.py
+BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}  # -> needs kaiser_bot.py
 STAMP = (2026, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same bytes
 
 
 def zip_members(name: str) -> dict[str, bytes]:
     folder = HERE / name
-    members = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    # Subfolders too (mc carries a copy of the engine package), never Python's caches.
+    members = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+               if p.is_file() and "__pycache__" not in p.parts}
     if BOTS[name]:
         members["kaiser_bot.py"] = (HERE / "kaiser_bot.py").read_bytes()
     return members

@@ -1,0 +1,1 @@
+"""The Kaiser engine: rules, games, matches, replays. Standard library only."""

@@ -1,0 +1,67 @@
+"""Players: what sits at a seat. Built-in players run in-process; bot programs run sandboxed."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from engine.game import Action, GameState
+    from engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Per-seat clock, as in the protocol's hello: wall clock, milliseconds."""
+
+    move_ms: int = 1000
+    bank_ms: int = 10000
+    startup_ms: int = 5000
+
+    def to_dict(self) -> dict[str, int]:
+        return {"move_ms": self.move_ms, "bank_ms": self.bank_ms, "startup_ms": self.startup_ms}
+
+
+class Player:
+    """One seat's decision maker for a whole match (one process per seat for bot programs).
+
+    The runner calls start() once, begin_game() before each game, act() for each decision,
+    notify() with deal_end/game_end messages (only if wants_notifications), close() at the end.
+    act() and start() may raise BotFault; notify() must not raise (a player remembers a fault
+    seen there and raises it from its next act()). close() must not raise and must leave no
+    process behind.
+    """
+
+    trusted = False  # True: the runner skips re-checking actions (built-in players only)
+    wants_notifications = False
+
+    def start(
+        self, *, seat: int, rules: Rules, games: int, time: TimeControl, seed: str
+    ) -> None:
+        """hello/ready. `seat` is the seat this player holds in game 0."""
+
+    def begin_game(self, game: int) -> None:
+        """A new game starts: a full time bank."""
+
+    def act(self, state: GameState, legal: list[Action]) -> Action:
+        raise NotImplementedError
+
+    def notify(self, message: dict[str, Any]) -> None:
+        """A protocol notification (deal_end, game_end)."""
+
+    def close(self) -> None:
+        """match_end: stop, leaving nothing running."""
+
+    def stderr_text(self) -> str:
+        """The seat's captured standard error (bot programs only)."""
+        return ""
+
+
+class PlayerFactory(Protocol):
+    """Makes the Player for one of a side's two seats; `name` and `version` go in the replay."""
+
+    name: str
+    version: str
+
+    def __call__(self, slot: int) -> Player: ...
