@@ -13,6 +13,7 @@ from bots import selectors, services
 from bots.forms import BotForm, UploadForm
 from bots.models import Bot
 from bots.programs import program_size_error
+from tournaments.page_selectors import bot_page
 
 
 def _owned_bot(request: HttpRequest, pk: int) -> Bot:
@@ -35,6 +36,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "active": selectors.bot_active_version(bot=bot),
         "is_owner": request.user.is_staff or bot.is_owned_by(request.user),
     }
+    context.update(bot_page(bot=bot, user=request.user))  # ratings, matches, challenges
     return render(request, "bots/bot_detail.html", context)
 
 

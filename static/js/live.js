@@ -1,0 +1,148 @@
+/* Live updates by polling the API: a running tournament's progress and standings, and an
+   uploaded version's check. Plain fetch, no dependencies; pages work without it. */
+(function () {
+  "use strict";
+
+  var POLL_MS = 3000;
+
+  function text(id, value) {
+    var node = document.getElementById(id);
+    if (node) { node.textContent = value; }
+  }
+
+  function getJSON(url) {
+    return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          if (!response.ok) { throw new Error(body.detail || "the server answered " + response.status); }
+          return body;
+        });
+      });
+  }
+
+  /* --- A tournament's progress bar and standings ------------------------------------------ */
+
+  function cell(row, value, cls) {
+    var td = document.createElement("td");
+    td.textContent = value === null || value === undefined ? "\u2014" : String(value);
+    if (cls) { td.className = cls; }
+    row.appendChild(td);
+  }
+
+  function drawStandings(rows) {
+    var body = document.querySelector("#standings tbody");
+    if (!body || !body.closest("table").hasAttribute("data-live")) { return; }
+    body.innerHTML = "";
+    rows.forEach(function (r, i) {
+      var tr = document.createElement("tr");
+      cell(tr, r.final_rank || i + 1);
+      cell(tr, r.name);
+      [r.seed, r.played, r.wins, r.draws, r.losses, r.byes, r.points].forEach(function (v) { cell(tr, v, "num"); });
+      cell(tr, r.buchholz, "num hide-sm");
+      cell(tr, r.games_won, "num hide-sm");
+      body.appendChild(tr);
+    });
+  }
+
+  function watchTournament(box) {
+    var url = box.getAttribute("data-url"), lastStatus = box.getAttribute("data-status");
+    if (lastStatus !== "running") { return; }
+    var timer = setInterval(function () {
+      getJSON(url).then(function (t) {
+        var bar = document.getElementById("t-progress");
+        bar.max = t.progress.total;
+        bar.value = t.progress.done;
+        text("t-count", t.progress.done + " of " + t.progress.total + " matches played");
+        text("t-status", t.status);
+        box.setAttribute("data-done", String(t.progress.done));
+        drawStandings(t.standings || []);
+        if (t.status !== "running") {
+          clearInterval(timer);
+          location.reload(); // the final ranking and bracket come from the server
+        }
+      }).catch(function (error) { text("t-live", "live updates paused: " + error.message); });
+    }, POLL_MS);
+  }
+
+  /* --- An upload and its check ------------------------------------------------------------- */
+
+  function showVerdict(panel, v) {
+    panel.hidden = false;
+    panel.setAttribute("data-status", v.status);
+    text("u-status", v.status);
+    document.getElementById("u-status").className = "status status-" + v.status;
+    text("u-version", "version " + v.number + " (" + v.filename + ")");
+    var steps = { pending: 1, checking: 2, active: 3, rejected: 3 };
+    document.getElementById("u-progress").value = steps[v.status] || 0;
+    var summary = v.check_summary, detail = "";
+    if (v.status === "pending") { detail = "Waiting for a worker to run the check match\u2026"; }
+    if (v.status === "checking") { detail = "Playing a short sandboxed match against builtin:random\u2026"; }
+    if (v.status === "active") {
+      detail = "Passed: it played without a fault" + (summary ? " (games won " + summary.games.A + "\u2013" +
+        summary.games.B + " in " + summary.seconds + " s)" : "") + ". It joins the ladder now.";
+    }
+    if (v.status === "rejected") { detail = "Rejected: " + v.reason; }
+    text("u-detail", detail);
+    if (v.check_stderr) {
+      document.getElementById("u-stderr").hidden = false;
+      text("u-stderr-text", v.check_stderr);
+    }
+    return v.status === "active" || v.status === "rejected";
+  }
+
+  function pollVersion(panel, id) {
+    getJSON("/api/v1/versions/" + id + "/").then(function (v) {
+      if (!showVerdict(panel, v)) { setTimeout(function () { pollVersion(panel, id); }, 1000); }
+    }).catch(function (error) {
+      text("u-detail", "Could not follow the check: " + error.message + " (reload the bot page)");
+    });
+  }
+
+  function watchUpload(form) {
+    var input = form.querySelector("input[type=file]"), zone = document.getElementById("drop-zone");
+    var panel = document.getElementById("upload-progress");
+    var chosen = function () { text("drop-name", input.files.length ? input.files[0].name : "no file chosen"); };
+    input.addEventListener("change", chosen);
+    ["dragenter", "dragover"].forEach(function (kind) {
+      zone.addEventListener(kind, function (e) { e.preventDefault(); zone.classList.add("dragging"); });
+    });
+    zone.addEventListener("dragleave", function () { zone.classList.remove("dragging"); });
+    zone.addEventListener("drop", function (e) {
+      e.preventDefault();
+      zone.classList.remove("dragging");
+      if (e.dataTransfer.files.length) { input.files = e.dataTransfer.files; chosen(); }
+    });
+    form.addEventListener("submit", function (e) {
+      if (!input.files.length || !window.fetch) { return; } // the plain form post still works
+      e.preventDefault();
+      var data = new FormData();
+      data.append("file", input.files[0]);
+      var token = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+      form.querySelector("button[type=submit]").disabled = true;
+      panel.hidden = false;
+      text("u-detail", "Uploading " + input.files[0].name + "\u2026");
+      fetch(form.getAttribute("data-api"), {
+        method: "POST", body: data, credentials: "same-origin",
+        headers: { "X-CSRFToken": token, Accept: "application/json" },
+      }).then(function (response) {
+        return response.json().then(function (body) {
+          if (!response.ok) { throw new Error(body.detail || "the server answered " + response.status); }
+          return body;
+        });
+      }).then(function (v) {
+        showVerdict(panel, v);
+        pollVersion(panel, v.id);
+      }).catch(function (error) {
+        form.querySelector("button[type=submit]").disabled = false;
+        text("u-status", "refused");
+        document.getElementById("u-status").className = "status status-rejected";
+        text("u-detail", error.message);
+      });
+    });
+  }
+
+  var box = document.getElementById("progress");
+  if (box) { watchTournament(box); }
+  var form = document.getElementById("upload-form");
+  if (form) { watchUpload(form); }
+})();

@@ -1,0 +1,426 @@
+/* The replay viewer: draws a replay (spec/replay-format.md) step by step.
+   Every step is drawn from scratch from the replay (hands as dealt minus the cards played so
+   far), so stepping back is as exact as stepping forward. No dependencies. */
+(function () {
+  "use strict";
+
+  var SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  var SUIT_ORDER = "SHCD"; // alternate black and red in a sorted hand
+  var RANKS = "3578" + "9TJQKA";
+  var SEAT_NAMES = ["South", "West", "North", "East"];
+  var PLAY_MS = 700;
+
+  var root = document.getElementById("viewer");
+  if (!root) { return; }
+  var $ = function (id) { return document.getElementById(id); };
+  var view = { replay: null, deals: [], dealIndex: 0, steps: [], step: 0, timer: null };
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) { node.className = cls; }
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+
+  function cardNode(code) {
+    var rank = code.slice(0, -1), suit = code.slice(-1);
+    var node = el("span", "card suit-" + suit, (rank === "T" ? "10" : rank) + (SUIT[suit] || suit));
+    node.setAttribute("data-card", code);
+    if (code === "5H") { node.title = "5\u2665: +5 points"; node.classList.add("special"); }
+    if (code === "3S") { node.title = "3\u2660: \u22123 points"; node.classList.add("special"); }
+    return node;
+  }
+
+  function cardOrder(a, b) {
+    var sa = SUIT_ORDER.indexOf(a.slice(-1)), sb = SUIT_ORDER.indexOf(b.slice(-1));
+    if (sa !== sb) { return sa - sb; }
+    return RANKS.indexOf(b.slice(0, -1)) - RANKS.indexOf(a.slice(0, -1));
+  }
+
+  function bidText(bid) {
+    if (bid === "pass") { return "pass"; }
+    return /N$/.test(bid) ? bid.slice(0, -1) + " no trump" : bid;
+  }
+
+  /* --- The steps of one deal ------------------------------------------------------------ */
+
+  function dealSteps(entry) {
+    var deal = entry.deal, steps = [{ kind: "deal" }];
+    if (deal.misdeal) { steps.push({ kind: "misdeal" }); }
+    (deal.bids || []).forEach(function (_, i) { steps.push({ kind: "bid", bids: i + 1 }); });
+    if (deal.contract) { steps.push({ kind: "contract" }); }
+    if ((deal.discards || []).length) { steps.push({ kind: "discard" }); }
+    (deal.tricks || []).forEach(function (trick, t) {
+      trick.cards.forEach(function (_, c) { steps.push({ kind: "card", trick: t, cards: c + 1 }); });
+      if (trick.cards.length === 4) { steps.push({ kind: "won", trick: t }); }
+    });
+    if (deal.points) { steps.push({ kind: "end" }); }
+    if (entry.last && entry.game.result && entry.game.result.forfeit) { steps.push({ kind: "fault" }); }
+    return steps;
+  }
+
+  function flattenDeals(replay) {
+    var out = [];
+    (replay.games || []).forEach(function (game, g) {
+      game.deals.forEach(function (deal, d) {
+        out.push({ game: game, g: g, d: d, deal: deal, last: d === game.deals.length - 1 });
+      });
+    });
+    return out;
+  }
+
+  /* --- What the table looks like at a step ------------------------------------------------ */
+
+  function stateAt(entry, steps, index) {
+    var deal = entry.deal, s = {
+      bids: 0, contract: false, discarded: false, played: [], trick: null, trickWinner: null,
+      taken: [0, 0], points: [0, 0], ended: false, fault: false, misdeal: false,
+    };
+    for (var i = 0; i <= index; i++) {
+      var step = steps[i];
+      if (step.kind === "bid") { s.bids = step.bids; }
+      if (step.kind === "misdeal") { s.misdeal = true; }
+      if (step.kind === "contract") { s.contract = true; }
+      if (step.kind === "discard") { s.discarded = true; }
+      if (step.kind === "card") {
+        var trick = deal.tricks[step.trick];
+        s.trick = { leader: trick.leader, cards: trick.cards.slice(0, step.cards), t: step.trick };
+        s.trickWinner = null;
+        s.played.push(trick.cards[step.cards - 1]);
+      }
+      if (step.kind === "won") {
+        var won = deal.tricks[step.trick], team = won.winner % 2;
+        s.trickWinner = won.winner;
+        s.taken[team] += 1;
+        s.points[team] += 1 + (won.cards.indexOf("5H") >= 0 ? 5 : 0) - (won.cards.indexOf("3S") >= 0 ? 3 : 0);
+      }
+      if (step.kind === "end") { s.ended = true; s.trick = null; }
+      if (step.kind === "fault") { s.fault = true; }
+    }
+    return s;
+  }
+
+  function handAt(entry, seat, s) {
+    var deal = entry.deal, hand = deal.hands[seat].slice();
+    var contract = deal.contract;
+    if (s.discarded && contract && contract.seat === seat) {
+      hand = hand.concat(deal.kitty || []).filter(function (c) { return deal.discards.indexOf(c) < 0; });
+    }
+    return hand.filter(function (c) { return s.played.indexOf(c) < 0; }).sort(cardOrder);
+  }
+
+  /* --- Drawing ------------------------------------------------------------------------------ */
+
+  function playerName(entry, seat) {
+    var who = entry.game.seats[seat], player = (view.replay.players || {})[who] || {};
+    return who + " \u00b7 " + (player.name || "?") + (player.version ? " v" + player.version : "");
+  }
+
+  function drawSeat(entry, seat, s) {
+    var box = root.querySelector('.seat[data-seat="' + seat + '"]');
+    var deal = entry.deal, forfeit = entry.game.result && entry.game.result.forfeit;
+    box.innerHTML = "";
+    box.className = "seat seat-" + seat + " team-" + entry.game.seats[seat];
+    var head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat] + " (" + seat + ")"));
+    head.appendChild(el("span", "seat-player", playerName(entry, seat)));
+    if (deal.dealer === seat) { head.appendChild(el("span", "badge dealer", "dealer")); }
+    if (s.contract && deal.contract && deal.contract.seat === seat) {
+      head.appendChild(el("span", "badge contract-badge", "bid " + bidText(deal.contract.bid)));
+    }
+    box.appendChild(head);
+    var bid = lastBidOf(deal, seat, s.bids);
+    if (bid && !s.trick && !s.ended) { box.appendChild(el("div", "bubble", bidText(bid))); }
+    var hand = el("div", "hand");
+    handAt(entry, seat, s).forEach(function (c) { hand.appendChild(cardNode(c)); });
+    if (!hand.childNodes.length) { hand.appendChild(el("span", "muted", "no cards")); }
+    box.appendChild(hand);
+    if (s.fault && forfeit && forfeit.seat === seat) {
+      box.classList.add("at-fault");
+      box.appendChild(el("div", "fault-note", "fault: " + forfeit.reason));
+    }
+    if (s.misdeal && deal.misdeal && deal.misdeal.seat === seat) {
+      box.appendChild(el("div", "bubble", "throws the hand in (misdeal)"));
+    }
+  }
+
+  function lastBidOf(deal, seat, count) {
+    var bid = null;
+    (deal.bids || []).slice(0, count).forEach(function (b) { if (b.seat === seat) { bid = b.bid; } });
+    return bid;
+  }
+
+  function drawTrick(entry, s) {
+    var box = $("v-trick");
+    box.innerHTML = "";
+    if (s.ended) {
+      var p = entry.deal.points;
+      box.appendChild(el("div", "trick-note", "Deal over: team 0 took " + p[0] + ", team 1 took " + p[1]));
+      return;
+    }
+    if (!s.trick) {
+      box.appendChild(el("div", "trick-note muted", s.contract ? "lead to the first trick" : "bidding"));
+      return;
+    }
+    s.trick.cards.forEach(function (c, i) {
+      var seat = (s.trick.leader + i) % 4, slot = el("div", "played played-" + seat);
+      var node = cardNode(c);
+      node.setAttribute("data-seat", String(seat));
+      if (s.trickWinner === seat) { slot.classList.add("winner"); }
+      slot.appendChild(node);
+      box.appendChild(slot);
+    });
+    box.appendChild(el("div", "trick-note", "trick " + (s.trick.t + 1) +
+      (s.trickWinner !== null ? ": " + SEAT_NAMES[s.trickWinner] + " wins" : "")));
+  }
+
+  function drawSide(entry, s) {
+    var deal = entry.deal, contract = $("v-contract"), bids = $("v-bids");
+    contract.innerHTML = "";
+    if (s.contract && deal.contract) {
+      var c = deal.contract;
+      contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[c.seat] + " (" + entry.game.seats[c.seat] +
+        ") bid " + bidText(c.bid)));
+      var trump = el("div", "trump", "Trump: ");
+      if (c.trump) { trump.appendChild(el("span", "suit-" + c.trump, SUIT[c.trump] + " " + c.trump)); }
+      else { trump.appendChild(document.createTextNode("none (no trump)")); }
+      contract.appendChild(trump);
+    } else {
+      contract.appendChild(el("div", "muted", deal.misdeal ? "Misdeal: thrown in, redealt" : "No contract yet"));
+    }
+    contract.appendChild(el("div", "taken", "Tricks taken: team 0: " + s.taken[0] + " (" + s.points[0] +
+      " pts) \u00b7 team 1: " + s.taken[1] + " (" + s.points[1] + " pts)"));
+    bids.innerHTML = "";
+    bids.appendChild(el("strong", null, "Bidding"));
+    var list = el("ol", "bid-list");
+    (deal.bids || []).slice(0, s.bids).forEach(function (b) {
+      list.appendChild(el("li", null, SEAT_NAMES[b.seat] + ": " + bidText(b.bid)));
+    });
+    if (!s.bids) { list.appendChild(el("li", "muted", "\u2014")); }
+    bids.appendChild(list);
+    drawScores(entry, s);
+  }
+
+  function drawScores(entry, s) {
+    var box = $("v-scores"), game = entry.game;
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Game " + (entry.g + 1) + " score (team 0 = seats 0 and 2: " +
+      game.seats[0] + ")"));
+    var table = el("table", "score-table"), head = el("tr");
+    ["deal", "contract", "points", "team 0", "team 1"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    game.deals.forEach(function (deal, d) {
+      if (d > entry.d || (d === entry.d && !s.ended) || !deal.score) { return; }
+      var row = el("tr");
+      row.appendChild(el("td", null, String(d + 1)));
+      row.appendChild(el("td", null, deal.contract ? bidText(deal.contract.bid) + " " + SEAT_NAMES[deal.contract.seat][0] : "misdeal"));
+      row.appendChild(el("td", null, deal.points[0] + "\u2013" + deal.points[1]));
+      row.appendChild(el("td", null, deal.score[0] + " (" + signed(deal.delta[0]) + ")"));
+      row.appendChild(el("td", null, deal.score[1] + " (" + signed(deal.delta[1]) + ")"));
+      if (d === entry.d) { row.className = "current"; }
+      table.appendChild(row);
+    });
+    box.appendChild(table);
+    if (entry.last && (s.ended || s.fault) && game.result) {
+      var r = game.result, text = r.winner === null ? "Game drawn" : "Team " + r.winner + " (" +
+        game.seats[r.winner] + ") wins the game";
+      box.appendChild(el("p", "game-result", text + ", " + r.score[0] + "\u2013" + r.score[1] + "."));
+    }
+    if (s.fault && game.result && game.result.forfeit) {
+      var f = game.result.forfeit;
+      box.appendChild(el("p", "fault-note", "Fault: seat " + f.seat + " (" + f.player + ") " + f.reason +
+        (f.message_id !== undefined ? " at message " + f.message_id : "") + (f.detail ? ": " + f.detail : "")));
+    }
+  }
+
+  function signed(n) { return (n > 0 ? "+" : "") + n; }
+
+  function stepLabel(step) {
+    return { deal: "the deal", misdeal: "misdeal", bid: "bidding", contract: "contract",
+      discard: "discards", card: "play", won: "trick won", end: "deal over", fault: "fault" }[step.kind];
+  }
+
+  function draw() {
+    var entry = view.deals[view.dealIndex];
+    if (!entry) { return; }
+    var s = stateAt(entry, view.steps, view.step);
+    for (var seat = 0; seat < 4; seat++) { drawSeat(entry, seat, s); }
+    drawTrick(entry, s);
+    drawSide(entry, s);
+    $("v-slider").max = String(view.steps.length - 1);
+    $("v-slider").value = String(view.step);
+    $("v-deal").value = String(view.dealIndex);
+    $("v-step").textContent = "step " + (view.step + 1) + " of " + view.steps.length + " \u00b7 " +
+      stepLabel(view.steps[view.step]);
+    root.setAttribute("data-deal", String(view.dealIndex));
+    root.setAttribute("data-step", String(view.step));
+    if (history.replaceState) {
+      history.replaceState(null, "", "#g" + (entry.g + 1) + "d" + (entry.d + 1) + "s" + view.step);
+    }
+  }
+
+  /* --- Moving ------------------------------------------------------------------------------- */
+
+  function goDeal(index, atEnd) {
+    if (index < 0 || index >= view.deals.length) { return false; }
+    view.dealIndex = index;
+    view.steps = dealSteps(view.deals[index]);
+    view.step = atEnd ? view.steps.length - 1 : 0;
+    draw();
+    return true;
+  }
+
+  function forward() {
+    if (view.step < view.steps.length - 1) { view.step += 1; draw(); return true; }
+    return goDeal(view.dealIndex + 1, false);
+  }
+
+  function back() {
+    if (view.step > 0) { view.step -= 1; draw(); return true; }
+    return goDeal(view.dealIndex - 1, true);
+  }
+
+  function togglePlay() {
+    if (view.timer) { stopPlay(); return; }
+    $("v-play").textContent = "\u23f8 pause";
+    view.timer = setInterval(function () { if (!forward()) { stopPlay(); } }, PLAY_MS);
+  }
+
+  function stopPlay() {
+    clearInterval(view.timer);
+    view.timer = null;
+    $("v-play").textContent = "\u25b6 play";
+  }
+
+  function onKey(event) {
+    var tag = (event.target.tagName || "").toLowerCase();
+    if (!view.replay || tag === "input" || tag === "select" || tag === "textarea") { return; }
+    var actions = {
+      ArrowRight: forward, ArrowLeft: back,
+      ArrowDown: function () { goDeal(view.dealIndex + 1, false); },
+      ArrowUp: function () { goDeal(view.dealIndex - 1, false); },
+      Home: function () { view.step = 0; draw(); },
+      End: function () { view.step = view.steps.length - 1; draw(); },
+      " ": togglePlay,
+    };
+    if (actions[event.key]) { event.preventDefault(); stopPlay(); actions[event.key](); }
+  }
+
+  /* --- Loading ------------------------------------------------------------------------------ */
+
+  function message(text, isError) {
+    var box = $("v-message");
+    box.textContent = text || "";
+    box.hidden = !text;
+    box.classList.toggle("errors", !!isError);
+  }
+
+  function show(replay) {
+    if (!replay || replay.format !== "kaiser-replay") {
+      message("This is not a Kaiser Arena replay (no \"format\": \"kaiser-replay\").", true);
+      return;
+    }
+    stopPlay();
+    view.replay = replay;
+    view.deals = flattenDeals(replay);
+    var select = $("v-deal");
+    select.innerHTML = "";
+    view.deals.forEach(function (entry, i) {
+      var option = el("option", null, "game " + (entry.g + 1) + " \u00b7 deal " + (entry.d + 1));
+      option.value = String(i);
+      select.appendChild(option);
+    });
+    root.classList.add("loaded");
+    if (!view.deals.length) {
+      var f = replay.result && replay.result.forfeit;
+      message("No deal was played" + (f ? ": " + f.player + " forfeited (" + f.reason + ")" : "") + ".", true);
+      return;
+    }
+    message(summary(replay));
+    if (!fromHash()) { goDeal(0, false); }
+  }
+
+  function summary(replay) {
+    var p = replay.players || {}, r = replay.result || {}, games = r.games || {};
+    var name = function (k) { return (p[k] && p[k].name) || k; };
+    return "A = " + name("A") + ", B = " + name("B") + " \u00b7 games won " + (games.A || 0) + "\u2013" +
+      (games.B || 0) + " \u00b7 rules " + ((replay.rules || {}).preset || "?") + " \u00b7 seed " + replay.seed +
+      (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
+  }
+
+  function fromHash() {
+    var m = /^#g(\d+)d(\d+)s(\d+)$/.exec(location.hash);
+    if (!m) { return false; }
+    for (var i = 0; i < view.deals.length; i++) {
+      if (view.deals[i].g === +m[1] - 1 && view.deals[i].d === +m[2] - 1) {
+        goDeal(i, false);
+        view.step = Math.min(+m[3], view.steps.length - 1);
+        draw();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function parseText(text) {
+    try { return [JSON.parse(text)]; } catch (e) { /* maybe JSON Lines */ }
+    return text.split("\n").filter(function (l) { return l.trim(); }).map(function (l) { return JSON.parse(l); });
+  }
+
+  function openText(text, name) {
+    var replays;
+    try { replays = parseText(text); } catch (e) {
+      message(name + " is not JSON: " + e.message, true);
+      return;
+    }
+    var choose = $("v-replay");
+    choose.hidden = replays.length < 2;
+    choose.innerHTML = "";
+    replays.forEach(function (r, i) {
+      var option = el("option", null, "replay " + (i + 1) + ": " + summary(r).slice(0, 60));
+      option.value = String(i);
+      choose.appendChild(option);
+    });
+    choose.onchange = function () { show(replays[+choose.value]); };
+    show(replays[0]);
+  }
+
+  function openFile(file) {
+    if (!file) { return; }
+    var reader = new FileReader();
+    reader.onload = function () { openText(String(reader.result), file.name); };
+    reader.onerror = function () { message("Could not read " + file.name, true); };
+    reader.readAsText(file);
+  }
+
+  function load(url) {
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("the server answered " + response.status); }
+        return response.json();
+      })
+      .then(show)
+      .catch(function (error) { message("Could not load the replay: " + error.message, true); });
+  }
+
+  $("v-next").addEventListener("click", function () { stopPlay(); forward(); });
+  $("v-prev").addEventListener("click", function () { stopPlay(); back(); });
+  $("v-first").addEventListener("click", function () { stopPlay(); view.step = 0; draw(); });
+  $("v-last").addEventListener("click", function () { stopPlay(); view.step = view.steps.length - 1; draw(); });
+  $("v-play").addEventListener("click", togglePlay);
+  $("v-slider").addEventListener("input", function () { stopPlay(); view.step = +this.value; draw(); });
+  $("v-deal").addEventListener("change", function () { stopPlay(); goDeal(+this.value, false); });
+  $("v-file").addEventListener("change", function () { openFile(this.files[0]); });
+  document.addEventListener("keydown", onKey);
+  root.addEventListener("dragover", function (e) { e.preventDefault(); root.classList.add("dragging"); });
+  root.addEventListener("dragleave", function () { root.classList.remove("dragging"); });
+  root.addEventListener("drop", function (e) {
+    e.preventDefault();
+    root.classList.remove("dragging");
+    openFile(e.dataTransfer.files[0]);
+  });
+
+  var url = root.getAttribute("data-replay-url");
+  if (url) { load(url); } else { message("Open or drop a replay file to watch it."); }
+  window.kaiserViewer = view; // for the curious (and the browser tests)
+})();

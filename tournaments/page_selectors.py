@@ -1,0 +1,271 @@
+"""Reads for the HTML pages: each page's rows in a fixed number of queries, whatever the number
+of rows shown (aggregates and window functions instead of a query per row)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, F, Max, Q, QuerySet, Sum, Window
+from django.db.models.functions import RowNumber
+
+from bots.models import Bot, BotVersion
+from tournaments import selectors
+from tournaments.models import Ladder, LadderEntry, Match, RatingChange, Tournament
+
+TREND_POINTS = 20
+HISTORY_POINTS = 300
+LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "forfeit", "error", "lease_token")
+
+
+def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
+    """Matches with both bots and the ladder joined, without the heavy columns."""
+    qs = Match.objects.all() if queryset is None else queryset
+    return qs.select_related("version_a__bot", "version_b__bot", "ladder").defer(*LIGHT_FIELDS)
+
+
+# --- Leaderboard ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    board: selectors.LeaderboardRow
+    matches: int
+    wins: int
+    last_played: datetime | None
+    trend: list[float]
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.wins / self.matches if self.matches else None
+
+
+def _side_stats(ladder: Ladder, side: str, ids: list[int]) -> QuerySet[Any]:
+    won = Q(score__gt=0.5) if side == "a" else Q(score__lt=0.5)
+    return (Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED,
+                                 **{f"version_{side}_id__in": ids})
+            .order_by().values(f"version_{side}_id")
+            .annotate(n=Count("id"), w=Count("id", filter=won), last=Max("finished")))
+
+
+def _match_stats(ladder: Ladder, ids: list[int]) -> dict[int, tuple[int, int, datetime | None]]:
+    """Per version: finished matches on the ladder, matches won, the last one's time."""
+    stats: dict[int, tuple[int, int, datetime | None]] = {}
+    for side in ("a", "b"):
+        for row in _side_stats(ladder, side, ids):
+            n, w, last = stats.get(row[f"version_{side}_id"], (0, 0, None))
+            newest = max(t for t in (last, row["last"]) if t is not None) if (
+                last or row["last"]) else None
+            stats[row[f"version_{side}_id"]] = (n + row["n"], w + row["w"], newest)
+    return stats
+
+
+def ratings_recent(*, entry_ids: list[int], points: int) -> dict[int, list[float]]:
+    """The last `points` ratings of each entry, oldest first (starting with the rating before
+    the first change shown), in one query."""
+    rows = (RatingChange.objects.filter(entry_id__in=entry_ids)
+            .annotate(n=Window(RowNumber(), partition_by=[F("entry_id")], order_by=F("id").desc()))
+            .filter(n__lte=points).order_by("id").values_list("entry_id", "before", "after"))
+    out: dict[int, list[float]] = defaultdict(list)
+    for entry_id, before, after in rows:
+        out[entry_id].extend((before, after) if entry_id not in out else (after,))
+    return out
+
+
+def leaderboard_page(*, ladder: Ladder, limit: int = 100) -> tuple[list[BoardRow], int]:
+    """The top `limit` rows of the ladder's leaderboard with match statistics and a trend,
+    and the number of rows there are."""
+    board = selectors.ladder_leaderboard(ladder=ladder)
+    shown = board[:limit]
+    stats = _match_stats(ladder, [r.entry.version_id for r in shown])
+    trends = ratings_recent(entry_ids=[r.entry.pk for r in shown], points=TREND_POINTS)
+    rows = []
+    for r in shown:
+        n, w, last = stats.get(r.entry.version_id, (0, 0, None))
+        trend = trends.get(r.entry.pk, [])
+        rows.append(BoardRow(board=r, matches=n, wins=w, last_played=last,
+                             trend=trend))
+    return rows, len(board)
+
+
+def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[Match]:
+    qs = Match.objects.filter(status=Match.Status.FINISHED)
+    if ladder is not None:
+        qs = qs.filter(ladder=ladder)
+    return list(matches_light(qs).order_by("-finished", "-id")[:limit])
+
+
+# --- Bot page ---------------------------------------------------------------------------------
+
+
+@dataclass
+class HeadToHead:
+    bot_id: int
+    name: str
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0  # this bot's share of the games, summed over matches
+
+    @property
+    def share(self) -> float | None:
+        return self.points / self.matches if self.matches else None
+
+
+def _h2h_side(version_ids: list[int], side: str) -> QuerySet[Any]:
+    other = "b" if side == "a" else "a"
+    return (Match.objects.filter(status=Match.Status.FINISHED,
+                                 **{f"version_{side}_id__in": version_ids})
+            .order_by().values(f"version_{other}__bot_id", f"version_{other}__bot__name")
+            .annotate(n=Count("id"), s=Sum("score"),
+                      w=Count("id", filter=Q(score__gt=0.5)),
+                      d=Count("id", filter=Q(score=0.5)),
+                      lo=Count("id", filter=Q(score__lt=0.5))))
+
+
+def head_to_head_all(*, bot: Bot) -> list[HeadToHead]:
+    """The bot's record against each opponent bot, most played first."""
+    version_ids = list(bot.versions.values_list("pk", flat=True))
+    records: dict[int, HeadToHead] = {}
+    for side in ("a", "b"):
+        other = "b" if side == "a" else "a"
+        for row in _h2h_side(version_ids, side):
+            opp = row[f"version_{other}__bot_id"]
+            rec = records.setdefault(opp, HeadToHead(opp, row[f"version_{other}__bot__name"]))
+            wins, losses = (row["w"], row["lo"]) if side == "a" else (row["lo"], row["w"])
+            rec.matches += row["n"]
+            rec.wins += wins
+            rec.losses += losses
+            rec.draws += row["d"]
+            rec.points += (row["s"] or 0.0) if side == "a" else row["n"] - (row["s"] or 0.0)
+    return sorted(records.values(), key=lambda r: (-r.matches, r.name.lower()))
+
+
+def bot_matches(*, bot: Bot, limit: int = 20) -> list[Match]:
+    version_ids = list(bot.versions.values_list("pk", flat=True))
+    qs = Match.objects.filter(Q(version_a_id__in=version_ids) | Q(version_b_id__in=version_ids))
+    return list(matches_light(qs).order_by("-created", "-id")[:limit])
+
+
+@dataclass(frozen=True)
+class LadderStanding:
+    entry: LadderEntry
+    history: list[tuple[float, int]]  # (rating after, version number), oldest first
+
+
+def bot_standings(*, bot: Bot) -> list[LadderStanding]:
+    """The bot's playing entry on each ladder, with the bot's rating history there (all its
+    versions, the last HISTORY_POINTS changes)."""
+    entries = list(LadderEntry.objects.filter(version__bot=bot).select_related("ladder", "version")
+                   .order_by("ladder__name", "-version__number"))
+    changes = (RatingChange.objects.filter(entry__version__bot=bot)
+               .annotate(n=Window(RowNumber(), partition_by=[F("entry__ladder_id")],
+                                  order_by=F("id").desc()))
+               .filter(n__lte=HISTORY_POINTS).order_by("id")
+               .values_list("entry__ladder_id", "after", "entry__version__number"))
+    history: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    for ladder_id, after, number in changes:
+        history[ladder_id].append((after, number))
+    seen: set[int] = set()
+    out = []
+    for entry in entries:  # the newest version's entry speaks for the bot on each ladder
+        if entry.ladder_id not in seen:
+            seen.add(entry.ladder_id)
+            out.append(LadderStanding(entry, history.get(entry.ladder_id, [])))
+    return out
+
+
+def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
+    """The user's bots that could challenge `opponent` now (their playing versions)."""
+    from bots.selectors import active_versions
+
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(active_versions().filter(bot__owner=user).exclude(bot=opponent)
+                .order_by("bot__name"))
+
+
+# --- Match list -------------------------------------------------------------------------------
+
+RESULTS = {"won": "won", "lost": "lost", "draw": "drawn", "decisive": "decisive"}
+
+
+def match_list_page(*, bot: Bot | None, ladder: Ladder | None, tournament: int | None,
+                    status: str | None, result: str | None, faults: bool) -> QuerySet[Match]:
+    """The match list's filters on top of selectors.match_list; `result` is from `bot`'s side
+    when a bot is given (won, lost), else draw or decisive."""
+    qs = selectors.match_list(bot=bot.pk if bot else None, ladder=ladder, tournament=tournament,
+                              status=status)
+    if faults:
+        qs = qs.exclude(forfeit_player="")
+    if result == "draw":
+        qs = qs.filter(score=0.5)
+    elif result == "decisive":
+        qs = qs.exclude(score=0.5).filter(score__isnull=False)
+    elif result in ("won", "lost") and bot is not None:
+        a_won, b_won = Q(score__gt=0.5), Q(score__lt=0.5)
+        if result == "lost":
+            a_won, b_won = b_won, a_won
+        qs = qs.filter(Q(version_a__bot=bot) & a_won | Q(version_b__bot=bot) & b_won)
+    return matches_light(qs).order_by("-created", "-id")
+
+
+# --- Tournaments ------------------------------------------------------------------------------
+
+
+def _progress_total(t: Tournament) -> int:
+    """The same totals as selectors.tournament_progress, from annotated counts."""
+    n, done, made = t.entrant_count, t.done_count, t.match_count  # type: ignore[attr-defined]
+    if t.status == Tournament.Status.FINISHED:
+        return max(made, done)
+    if t.format == Tournament.Format.ROUND_ROBIN:
+        total = t.rounds * n * (n - 1) // 2
+    elif t.format == Tournament.Format.SWISS:
+        total = t.rounds * (n // 2)
+    else:
+        total = max(n - 1, 0)
+    return int(max(total, done))
+
+
+def tournaments_page() -> list[tuple[Tournament, dict[str, int]]]:
+    open_ = [Match.Status.QUEUED, Match.Status.RUNNING]
+    qs = Tournament.objects.select_related("ladder").annotate(
+        entrant_count=Count("entrants", distinct=True),
+        match_count=Count("matches", distinct=True),
+        done_count=Count("matches", filter=~Q(matches__status__in=open_), distinct=True),
+    ).order_by("-created")
+    return [(t, {"done": t.done_count, "total": _progress_total(t)})  # type: ignore[attr-defined]
+            for t in qs]
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    matches: list[Match]
+    byes: list[str]
+
+
+def tournament_rounds(*, tournament: Tournament) -> list[Round]:
+    matches = matches_light(tournament.matches.all()).order_by("round", "position", "id")
+    byes: dict[int, list[str]] = defaultdict(list)
+    for number, name in tournament.byes.order_by("round", "position").values_list(
+            "round", "version__bot__name"):
+        byes[number].append(name)
+    by_round: dict[int, list[Match]] = defaultdict(list)
+    for match in matches:
+        by_round[match.round or 0].append(match)
+    numbers = sorted(set(by_round) | set(byes))
+    return [Round(n, by_round.get(n, []), byes.get(n, [])) for n in numbers]
+
+
+def bot_page(*, bot: Bot, user: Any) -> dict[str, Any]:
+    """What the bot page shows beyond the bot app's own rows."""
+    return {
+        "standings": bot_standings(bot=bot),
+        "matches": bot_matches(bot=bot),
+        "head_to_head": head_to_head_all(bot=bot),
+        "challengers": challenge_versions(user=user, opponent=bot),
+    }

@@ -1,0 +1,166 @@
+"""HTML pages: the ladders' leaderboards, matches and the replay viewer, tournaments, the docs
+for bot authors, and the challenge form. Reads come from page_selectors / selectors; the one
+write (a challenge) goes through services."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from bots.models import Bot, BotVersion
+from bots.selectors import bot_active_version
+from tournaments import page_selectors, selectors, services
+from tournaments.models import Ladder, Match, Tournament
+
+MAIN_LADDER = "main"
+LEADERBOARD_ROWS = 100
+MATCHES_PER_PAGE = 50
+EXAMPLES_DIR = Path(settings.BASE_DIR) / "bots" / "examples"
+STARTER_FILES = {
+    "minimal_bot.py": "The smallest complete bot: one file, plays the first legal action.",
+    "kaiser_bot.py": "The protocol loop in one file: import it and write decide().",
+    "random.zip": "A random player (Python, zip with bot.py).",
+    "greedy.zip": "A greedy player (Python, zip with bot.py).",
+    "node_random.zip": "A random player in JavaScript (zip with bot.json manifest).",
+    "mc.zip": "A Monte Carlo player (Python, zip): a strong starting point.",
+}
+
+
+def _ladder_or_main(slug: str | None) -> Ladder | None:
+    if slug is not None:
+        return get_object_or_404(Ladder, slug=slug)
+    return Ladder.objects.filter(slug=MAIN_LADDER).first() or Ladder.objects.first()
+
+
+def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
+    """A ladder's leaderboard (the main ladder at /), its latest matches, and the way in."""
+    ladder = _ladder_or_main(slug)
+    rows, total = ([], 0)
+    if ladder is not None:
+        rows, total = page_selectors.leaderboard_page(ladder=ladder, limit=LEADERBOARD_ROWS)
+    context = {
+        "ladder": ladder,
+        "ladders": list(Ladder.objects.filter(active=True).only("slug", "name")),
+        "rows": rows,
+        "total": total,
+        "latest": page_selectors.latest_matches(ladder=ladder) if ladder else [],
+    }
+    return render(request, "tournaments/home.html", context)
+
+
+def _int_or_none(raw: str | None) -> int | None:
+    return int(raw) if raw and raw.strip().isdigit() else None
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    params = request.GET
+    bot = Bot.objects.filter(name__iexact=params.get("bot", "").strip()).first() if params.get(
+        "bot") else None
+    ladder = Ladder.objects.filter(slug=params.get("ladder", "")).first()
+    status = params.get("status") if params.get("status") in Match.Status.values else None
+    result = params.get("result") if params.get("result") in page_selectors.RESULTS else None
+    tournament = _int_or_none(params.get("tournament"))
+    matches = page_selectors.match_list_page(
+        bot=bot, ladder=ladder, tournament=tournament, status=status, result=result,
+        faults=params.get("faults") == "1")
+    page = Paginator(matches, MATCHES_PER_PAGE).get_page(params.get("page"))
+    query = params.copy()
+    query.pop("page", None)
+    context = {
+        "page": page, "bot": bot, "bot_unknown": bool(params.get("bot")) and bot is None,
+        "ladders": Ladder.objects.only("slug", "name"),
+        "tournaments": Tournament.objects.only("name").order_by("-created")[:100],
+        "statuses": Match.Status.values, "results": page_selectors.RESULTS,
+        "filters": params, "tournament_id": tournament, "query": query.urlencode(),
+    }
+    return render(request, "tournaments/match_list.html", context)
+
+
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    match = get_object_or_404(
+        page_selectors.matches_light().select_related("tournament", "requested_by").defer(
+            "replay_gz", "stderr_a", "stderr_b"), pk=pk)
+    owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
+                for side, v in (("a", match.version_a), ("b", match.version_b))}
+    stderr = {}
+    if any(owner_of.values()):
+        texts = Match.objects.filter(pk=pk).values("stderr_a", "stderr_b")[0]
+        stderr = {side: texts[f"stderr_{side}"] for side, mine in owner_of.items() if mine}
+    context = {"match": match, "stderr": stderr,
+               "has_replay": match.status == Match.Status.FINISHED}
+    return render(request, "tournaments/match_detail.html", context)
+
+
+def replay_viewer(request: HttpRequest) -> HttpResponse:
+    """The viewer alone, for a replay file from the command line (opened or dropped)."""
+    return render(request, "tournaments/replay_viewer.html", {})
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "tournaments/tournament_list.html",
+                  {"tournaments": page_selectors.tournaments_page()})
+
+
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament.objects.select_related("ladder"), pk=pk)
+    table = selectors.tournament_table(tournament=tournament)
+    if tournament.status == Tournament.Status.FINISHED:
+        table.sort(key=lambda r: r.final_rank or 10**6)
+    context = {
+        "tournament": tournament, "table": table,
+        "progress": selectors.tournament_progress(tournament=tournament),
+        "rounds": page_selectors.tournament_rounds(tournament=tournament),
+        "knockout": tournament.format == Tournament.Format.KNOCKOUT,
+    }
+    return render(request, "tournaments/tournament_detail.html", context)
+
+
+def docs(request: HttpRequest) -> HttpResponse:
+    files = [(name, text) for name, text in STARTER_FILES.items()
+             if (EXAMPLES_DIR / name).is_file()]
+    return render(request, "tournaments/docs.html", {"files": files})
+
+
+def starter_file(request: HttpRequest, name: str) -> FileResponse:
+    if name not in STARTER_FILES or not (EXAMPLES_DIR / name).is_file():
+        raise Http404("no such starter file")
+    return FileResponse((EXAMPLES_DIR / name).open("rb"), as_attachment=True, filename=name)
+
+
+@login_required
+@require_POST
+def challenge(request: HttpRequest) -> HttpResponse:
+    """A challenge from the signed-in author's bot to another bot, through the service."""
+    opponent = get_object_or_404(Bot, pk=_int_or_none(request.POST.get("opponent")) or 0)
+    mine = get_object_or_404(Bot, pk=_int_or_none(request.POST.get("bot")) or 0,
+                             owner=request.user)
+    versions = bot_active_version(bot=mine), bot_active_version(bot=opponent)
+    ladder = _ladder_or_main(None)
+    if None in versions or ladder is None:
+        messages.error(request, "Both bots need an active version to play.")
+        return redirect("bot-detail", pk=opponent.pk)
+    try:
+        match = services.challenge_create(
+            user=request.user, version=_version(versions[0]), opponent=_version(versions[1]),
+            rated=False, ladder=ladder)
+    except services.RateLimited as limited:
+        messages.error(request, str(limited))
+        return redirect("bot-detail", pk=opponent.pk)
+    except ValidationError as error:
+        messages.error(request, "; ".join(error.messages))
+        return redirect("bot-detail", pk=opponent.pk)
+    messages.success(request, f"Challenge sent: {mine.name} against {opponent.name}.")
+    return redirect("match-detail", pk=match.pk)
+
+
+def _version(version: BotVersion | None) -> BotVersion:
+    assert version is not None
+    return version
