@@ -64,8 +64,8 @@ def check_sandbox() -> None:
     command = [bwrap, *_namespace_args(), *_filesystem_args(None, SandboxLimits()), "--",
                "/bin/sh", "-c", "command -v python3 >/dev/null"]
     try:
-        uid, groups = _run_as()
-        done = subprocess.run(command, capture_output=True, timeout=20, env={}, user=uid,
+        prefix, uid, groups = _run_as()
+        done = subprocess.run(prefix + command, capture_output=True, timeout=20, env={}, user=uid,
                               group=uid, extra_groups=groups)
     except (OSError, subprocess.SubprocessError) as exc:
         raise InfrastructureError(f"bubblewrap could not start: {exc}") from exc
@@ -87,9 +87,19 @@ def _bwrap_path() -> str:
     return found
 
 
-def _run_as() -> tuple[int | None, list[int] | None]:
-    """(uid/gid, supplementary groups) for bwrap: nobody when the worker is root."""
-    return (NOBODY, []) if os.geteuid() == 0 else (None, None)
+def _run_as() -> tuple[list[str], int | None, list[int] | None]:
+    """How bwrap becomes nobody when the worker is root: (command prefix, uid, groups).
+
+    setpriv is preferred: Popen(user=...) must fork the whole worker instead of vfork-ing it,
+    which for a worker with a 200 MB heap measured 95 ms against 0.4 ms (on a loaded 2-core
+    host).
+    """
+    if os.geteuid() != 0:
+        return [], None, None
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return [], NOBODY, []
+    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"], None, None
 
 
 def _namespace_args() -> list[str]:
@@ -296,8 +306,8 @@ class SandboxProcess:
                    *itertools.chain.from_iterable(("--setenv", k, v)
                                                   for k, v in _environment().items()),
                    "--", *inner]
-        uid, groups = _run_as()
-        return subprocess.Popen([*outer, *command], env={}, stdin=pipe, stdout=pipe,
+        prefix, uid, groups = _run_as()
+        return subprocess.Popen([*outer, *prefix, *command], env={}, stdin=pipe, stdout=pipe,
                                 stderr=pipe, pass_fds=(started_w, info_w), user=uid, group=uid,
                                 extra_groups=groups)
 
