@@ -31,8 +31,8 @@ def test_greedy_wins_at_least_80_percent_of_200_duplicate_games_against_random()
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("seed", ["s1", "s2"])
 def test_greedy_beats_random_under_every_preset_and_seed(preset: str, seed: str) -> None:
-    replay = run_match(RANDOM, GREEDY, games=20, seed=seed, rules=PRESETS[preset])
-    assert replay["result"]["games"]["B"] >= 16, replay["result"]
+    replay = run_match(RANDOM, GREEDY, games=16, seed=seed, rules=PRESETS[preset])
+    assert replay["result"]["games"]["B"] >= 13, replay["result"]
 
 
 def test_greedy_against_itself_is_even_over_duplicate_pairs() -> None:
