@@ -136,8 +136,9 @@ class ProgramPlayer(Player):
             raise BotFault("protocol", f'reply has no "action": {_clip(reply)}', mid)
         try:
             return action_from_wire(state, reply["action"])
-        except ValueError as exc:
-            raise BotFault("illegal", str(exc), mid) from None
+        except (ValueError, TypeError, KeyError) as exc:  # whatever odd JSON a bot sends
+            raise BotFault("illegal", str(exc) or f"not a legal action: {_clip(reply)}",
+                           mid) from None
 
     def notify(self, message: dict[str, Any]) -> None:
         if self._fault is not None or self._proc is None:
@@ -146,6 +147,9 @@ class ProgramPlayer(Player):
             self._send(message, _now() + NOTIFY_WRITE_S, self._next_id)
         except BotFault as fault:
             self._fault = fault
+        except OSError as exc:
+            self._fault = BotFault("crash", f"its input could not be written: {exc}",
+                                   self._next_id)
 
     def close(self) -> None:
         proc = self._proc

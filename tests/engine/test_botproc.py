@@ -190,3 +190,34 @@ def test_close_twice_is_harmless_and_kills_a_bot_that_ignores_match_end() -> Non
     player.close()
 
     assert processes_in(bot.namespaces) == []
+
+
+def test_a_manifest_can_run_an_executable_from_the_archive(tmp_path: Path) -> None:
+    import zipfile
+
+    source = tmp_path / "exe.zip"
+    with zipfile.ZipFile(source, "w") as archive:
+        archive.writestr("bot.json", '{"run": ["./bot", "play.py"]}')
+        archive.writestr("bot", "#!/bin/sh\nexec python3 \"$1\"\n")  # no x bit in the zip
+        archive.write(EXAMPLES / "minimal_bot.py", "play.py")
+
+    replay = play(program(source))
+
+    assert replay["result"]["forfeit"] is None
+    assert validate_replay(replay) == []
+
+
+@pytest.mark.parametrize("action", [{"card": "AS"}, ["AS", "AS"], None, 7, True])
+def test_odd_json_as_an_action_is_illegal_not_an_error(tmp_path: Path, action: object) -> None:
+    source = tmp_path / "odd.py"
+    source.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello': print(json.dumps({'id': 0, 'type': 'ready'}), flush=True)\n"
+        f"    elif m['type'] == 'act': print(json.dumps({{'id': m['id'], 'action': {action!r}}}),"
+        " flush=True)\n")
+
+    replay = play(program(source))
+
+    assert replay["result"]["forfeit"]["reason"] == "illegal"
