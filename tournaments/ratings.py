@@ -170,6 +170,8 @@ def _centred_variances(cov: list[list[float]]) -> list[float]:
     """Variance of each r_i - mean(r): with no anchor only differences are measured, and the
     common level is set by the prior alone, so it must not widen every interval."""
     n = len(cov)
+    if n == 0:  # nobody to rate yet (a new ladder without results or anchors)
+        return []
     row_means = [sum(row) / n for row in cov]
     grand = sum(row_means) / n
     return [cov[i][i] - 2.0 * row_means[i] + grand for i in range(n)]
