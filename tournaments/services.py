@@ -102,8 +102,15 @@ def match_create(
         move_ms=conditions.move_ms, bank_ms=conditions.bank_ms,
         startup_ms=conditions.startup_ms,
     )
-    transaction.on_commit(matches_dispatch)
+    _dispatch_on_commit()
     return match
+
+
+def _dispatch_on_commit() -> None:
+    """One dispatch after the transaction commits, however many matches it made."""
+    pending = getattr(connection, "run_on_commit", [])
+    if not any(entry[1] is matches_dispatch for entry in pending):
+        transaction.on_commit(matches_dispatch)
 
 
 def _source(match: dict[str, Any]) -> str:
@@ -179,8 +186,10 @@ def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:
     play (finished, voided, or running under another worker's live lease)."""
     now = timezone.now()
     token = secrets.token_hex(16)
-    claimable = Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING,
-                                                   lease_expires__lt=now)
+    # A running match whose lease ran out may be taken over directly (a redelivered task),
+    # within the attempt budget; past it, the stale sweep voids it.
+    claimable = Q(status=Match.Status.QUEUED) | Q(
+        status=Match.Status.RUNNING, lease_expires__lt=now, attempts__lt=max_attempts())
     with transaction.atomic():
         claimed = Match.objects.filter(claimable, pk=match_id).update(
             status=Match.Status.RUNNING, lease_token=token,
@@ -272,10 +281,12 @@ def match_finish(
 
 
 def _after_match(match: Match) -> None:
-    """Keep the pipeline fed: refill the match's ladder and send the next waiting matches."""
+    """Keep the pipeline fed: refill the match's ladder (new versions join it on the beat
+    tick) and send the next waiting matches."""
     if match.kind == Match.Kind.LADDER and match.ladder_id:
-        ladder_schedule(ladder_id=match.ladder_id)
-    matches_dispatch()
+        ladder_schedule(ladder_id=match.ladder_id, sync=False)
+    else:
+        matches_dispatch()
 
 
 def _entry_for(ladder_id: int, version_id: int) -> LadderEntry:
@@ -464,11 +475,12 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
             for e in entries]
 
 
-def _ladder_fill(ladder: Ladder, rng: random.Random) -> int:
+def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
     with transaction.atomic():
         # The ladder's row lock: the beat tick and a finishing match never both fill it.
         Ladder.objects.select_for_update().filter(pk=ladder.pk).first()
-        ladder_entries_sync(ladder=ladder)
+        if sync:
+            ladder_entries_sync(ladder=ladder)
         waiting = Match.objects.filter(ladder=ladder, kind=Match.Kind.LADDER,
                                        status__in=OPEN).count()
         slots = ladder.queue_depth - waiting
@@ -482,14 +494,18 @@ def _ladder_fill(ladder: Ladder, rng: random.Random) -> int:
         return len(pairs)
 
 
-def ladder_schedule(*, ladder_id: int | None = None, rng: random.Random | None = None) -> int:
-    """Top up every active ladder (or one) to its queue depth; returns matches created."""
+def ladder_schedule(
+    *, ladder_id: int | None = None, rng: random.Random | None = None, sync: bool = True
+) -> int:
+    """Top up every active ladder (or one) to its queue depth; returns matches created.
+    `sync` first brings the entries up to date with the bots' playing versions."""
     rng = rng or random.Random()
     ladders = Ladder.objects.filter(active=True)
     if ladder_id is not None:
         ladders = ladders.filter(pk=ladder_id)
-    created = sum(_ladder_fill(ladder, rng) for ladder in ladders)
-    matches_dispatch()
+    created = sum(_ladder_fill(ladder, rng, sync) for ladder in ladders)
+    if not created:  # (new matches were dispatched when their transaction committed)
+        matches_dispatch()
     return created
 
 

@@ -171,3 +171,45 @@ def test_only_the_owner_can_challenge_with_a_bot(ladder, make_builtin, other):
     with pytest.raises(ValidationError, match="your own bot"):
         services.challenge_create(user=other, version=make_builtin("a"),
                                   opponent=make_builtin("b"), rated=False, ladder=ladder)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lease_is_renewed_while_the_engine_plays(ladder, make_builtin, settings):
+    import time
+
+    settings.KAISER_MATCH_LEASE_SECONDS = 2  # renewed every 2/3 s
+    match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
+    _, token = services.match_start(match_id=match.pk, worker="w")
+    first = Match.objects.get(pk=match.pk).lease_expires
+    with services.lease_kept(match_id=match.pk, token=token):
+        time.sleep(2.5)  # longer than the lease itself
+        renewed = Match.objects.get(pk=match.pk).lease_expires
+    assert renewed > first
+    assert services.match_start(match_id=match.pk, worker="thief") is None
+
+
+def test_a_running_match_past_its_attempt_budget_is_voided_not_taken_over(ladder, make_builtin):
+    match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
+    Match.objects.filter(pk=match.pk).update(status="running", attempts=services.max_attempts(),
+                                             lease_expires=match.created)
+    assert services.match_start(match_id=match.pk, worker="late") is None
+    assert services.matches_requeue_stale()["voided"] == 1
+    match.refresh_from_db()
+    assert match.status == "void" and "worker lost 3 times" in match.error
+
+
+def test_arena_seed_puts_the_house_bots_on_the_main_ladder_with_greedy_anchored(db):
+    import io
+
+    from django.core.management import call_command
+
+    from tournaments.models import Ladder
+
+    for _ in range(2):  # idempotent
+        call_command("arena_seed", stdout=io.StringIO())
+    main = Ladder.objects.get(slug="main")
+    entries = {e.version.bot.name: e for e in LadderEntry.objects.filter(ladder=main)}
+    assert set(entries) == {"random", "greedy"}
+    assert entries["greedy"].pinned and entries["greedy"].elo == 1500.0
+    assert not entries["random"].pinned
+    assert services.ladder_schedule(ladder_id=main.pk, rng=random.Random(0)) >= 1
