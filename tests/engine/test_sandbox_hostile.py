@@ -153,3 +153,20 @@ def test_a_daemon_grandchild_of_a_finished_match_is_killed() -> None:
     assert len(bot.namespaces) == 2
     assert processes_in(bot.namespaces) == []
     assert leftover_cgroups() == []
+
+
+@pytest.mark.parametrize("bot", ["memory_hog", "fork_bomb"])
+def test_without_cgroups_rlimits_still_stop_the_bot_and_nothing_survives(
+        monkeypatch: pytest.MonkeyPatch, bot: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_CGROUP", "0")  # as on a host without a memory cgroup
+    clock = GENEROUS if bot == "memory_hog" else FAST
+    factory = program(HOSTILE / f"{bot}.py", time=clock)
+
+    replay = play(factory, time=clock)
+
+    forfeit = replay["result"]["forfeit"]
+    assert forfeit["player"] == "A" and replay["result"]["games"] == {"A": 0, "B": 2}
+    if bot == "memory_hog":  # the address-space limit makes allocation fail inside the bot
+        assert "MemoryError" in factory.players[0].stderr_text()
+    assert processes_in(factory.namespaces) == []
+    assert leftover_cgroups() == []
