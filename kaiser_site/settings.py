@@ -284,6 +284,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {  # three models have a `status`: name each set of choices
+        "BotVersionStatusEnum": "bots.models.BotVersion.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+    },
 }
 
 # --- Internationalisation, logging, security -------------------------------------------------

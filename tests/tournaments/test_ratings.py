@@ -118,3 +118,9 @@ def test_an_unbeaten_bot_gets_a_finite_rating_and_anchors_set_the_scale():
     assert (fitted["y"].low, fitted["y"].high) == (1000.0, 1000.0)
     assert 1000.0 < fitted["x"].rating < 2500.0
     assert fitted["x"].low < fitted["x"].rating < fitted["x"].high
+
+
+def test_a_ladder_without_results_fits_nobody_or_only_its_anchors():
+    assert ratings_fit(results=[]) == {}
+    fitted = ratings_fit(results=[], pinned={"anchor": 1500.0})
+    assert fitted["anchor"].rating == 1500.0 and fitted["anchor"].games == 0
