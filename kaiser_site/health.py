@@ -42,7 +42,8 @@ def _check_workers() -> dict[str, Any]:
     from kaiser_site.celery import app
 
     try:
-        replies = app.control.inspect(timeout=PING_TIMEOUT).ping() or {}
+        with app.connection_for_write() as conn:  # fresh, not the pool: reflects settings now
+            replies = app.control.inspect(timeout=PING_TIMEOUT, connection=conn).ping() or {}
     except Exception as error:  # noqa: BLE001
         return {"ok": False, "count": 0, "names": [], "error": str(error).splitlines()[0][:200]}
     names = sorted(replies)
