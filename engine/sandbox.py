@@ -189,16 +189,10 @@ class _Cgroup:
         return [self.memory / "cgroup.procs", self.pids / "cgroup.procs"]
 
     def limit_hit(self) -> str | None:
-        try:
-            oom = (self.memory / "memory.oom_control").read_text()
-            if any(line.split() == ["oom_kill", n] and n != "0" for line in oom.splitlines()
-                   for n in line.split()[1:2]):
-                return "memory"
-            events = (self.pids / "pids.events").read_text().split()
-            if events[:1] == ["max"] and events[1] != "0":
-                return "processes"
-        except (OSError, IndexError):
-            return None
+        if _counter_after(self.memory / "memory.oom_control", "oom_kill"):
+            return "memory"  # the kernel's OOM killer killed a process of this seat
+        if _counter_after(self.pids / "pids.events", "max"):
+            return "processes"  # a fork was refused at pids.max
         return None
 
     def kill_all(self) -> None:
@@ -220,6 +214,15 @@ class _Cgroup:
                         break
                     except OSError:  # EBUSY while the last processes are being reaped
                         time.sleep(0.01)
+
+
+def _counter_after(path: Path, key: str) -> int:
+    """N from a 'key N' line of a cgroup file; 0 if the file or the line is missing."""
+    try:
+        fields = path.read_text().split()
+        return int(fields[fields.index(key) + 1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _read_pids(path: Path) -> set[int]:
@@ -244,6 +247,13 @@ def _make_cgroup(limits: SandboxLimits) -> _Cgroup | None:
         return _Cgroup(limits)
     except OSError:
         return None
+
+
+def _readable(fd: int, timeout_s: float) -> bool:
+    """poll, not select: a busy worker may hold fds above select's limit of 1024."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(max(0.0, timeout_s) * 1000))
 
 
 def _high_pipe() -> tuple[int, int]:
@@ -329,9 +339,7 @@ class SandboxProcess:
         """
         if self._started_fd < 0:
             return True
-        left = max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([self._started_fd], [], [], left)
-        if not ready:
+        if not _readable(self._started_fd, deadline - time.monotonic()):
             return False
         byte = os.read(self._started_fd, 1)
         self._close_fds(self._started_fd)
@@ -354,7 +362,7 @@ class SandboxProcess:
         if self.unsandboxed or self._inner_pidfd is not None or self._info_fd < 0:
             return
         with contextlib.suppress(OSError, ValueError, KeyError):
-            if not select.select([self._info_fd], [], [], wait_s)[0]:
+            if not _readable(self._info_fd, wait_s):
                 return
             info = json.loads(os.read(self._info_fd, 4096))
             child = int(info["child-pid"])
