@@ -193,12 +193,14 @@ def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
 RESULTS = {"won": "won", "lost": "lost", "draw": "drawn", "decisive": "decisive"}
 
 
-def match_list_page(*, bot: Bot | None, ladder: Ladder | None, tournament: int | None,
-                    status: str | None, result: str | None, faults: bool) -> QuerySet[Match]:
+def match_list_page(*, bot: Bot | None, opponent: Bot | None, ladder: Ladder | None,
+                    tournament: int | None, status: str | None, result: str | None,
+                    faults: bool) -> QuerySet[Match]:
     """The match list's filters on top of selectors.match_list; `result` is from `bot`'s side
     when a bot is given (won, lost), else draw or decisive."""
-    qs = selectors.match_list(bot=bot.pk if bot else None, ladder=ladder, tournament=tournament,
-                              status=status)
+    qs = selectors.match_list(bot=bot.pk if bot else None,
+                              opponent=opponent.pk if opponent else None, ladder=ladder,
+                              tournament=tournament, status=status)
     if faults:
         qs = qs.exclude(forfeit_player="")
     if result == "draw":

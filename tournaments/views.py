@@ -5,9 +5,11 @@ write (a challenge) goes through services."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -56,26 +58,30 @@ def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     return render(request, "tournaments/home.html", context)
 
 
+def _bot_named(name: str | None) -> Bot | None:
+    return Bot.objects.filter(name__iexact=name.strip()).first() if name else None
+
+
 def _int_or_none(raw: str | None) -> int | None:
     return int(raw) if raw and raw.strip().isdigit() else None
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
     params = request.GET
-    bot = Bot.objects.filter(name__iexact=params.get("bot", "").strip()).first() if params.get(
-        "bot") else None
+    bot, opponent = _bot_named(params.get("bot")), _bot_named(params.get("opponent"))
     ladder = Ladder.objects.filter(slug=params.get("ladder", "")).first()
     status = params.get("status") if params.get("status") in Match.Status.values else None
     result = params.get("result") if params.get("result") in page_selectors.RESULTS else None
     tournament = _int_or_none(params.get("tournament"))
     matches = page_selectors.match_list_page(
-        bot=bot, ladder=ladder, tournament=tournament, status=status, result=result,
-        faults=params.get("faults") == "1")
+        bot=bot, opponent=opponent, ladder=ladder, tournament=tournament, status=status,
+        result=result, faults=params.get("faults") == "1")
     page = Paginator(matches, MATCHES_PER_PAGE).get_page(params.get("page"))
     query = params.copy()
     query.pop("page", None)
     context = {
-        "page": page, "bot": bot, "bot_unknown": bool(params.get("bot")) and bot is None,
+        "page": page, "bot": bot, "opponent": opponent,
+        "bot_unknown": bool(params.get("bot")) and bot is None,
         "ladders": Ladder.objects.only("slug", "name"),
         "tournaments": Tournament.objects.only("name").order_by("-created")[:100],
         "statuses": Match.Status.values, "results": page_selectors.RESULTS,
@@ -149,8 +155,8 @@ def challenge(request: HttpRequest) -> HttpResponse:
         return redirect("bot-detail", pk=opponent.pk)
     try:
         match = services.challenge_create(
-            user=request.user, version=_version(versions[0]), opponent=_version(versions[1]),
-            rated=False, ladder=ladder)
+            user=_concrete(request.user), version=_version(versions[0]),
+            opponent=_version(versions[1]), rated=False, ladder=ladder)
     except services.RateLimited as limited:
         messages.error(request, str(limited))
         return redirect("bot-detail", pk=opponent.pk)
@@ -159,6 +165,12 @@ def challenge(request: HttpRequest) -> HttpResponse:
         return redirect("bot-detail", pk=opponent.pk)
     messages.success(request, f"Challenge sent: {mine.name} against {opponent.name}.")
     return redirect("match-detail", pk=match.pk)
+
+
+def _concrete(user: Any) -> Any:
+    """The user row itself: the service locks it by its class, which must not be the lazy
+    wrapper Django puts on request.user."""
+    return get_user_model().objects.get(pk=user.pk)
 
 
 def _version(version: BotVersion | None) -> BotVersion:

@@ -1,0 +1,446 @@
+"""Every page through Django's test client, anonymous and signed in: what a visitor sees, who
+sees what, the empty states, and that no page's query count grows with the rows it shows."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from bots.models import BotVersion
+from tests.pages.conftest import Arena, play
+from tournaments import services
+from tournaments.models import Ladder, Match, Tournament
+
+pytestmark = pytest.mark.django_db
+
+NAV = ["Leaderboard", "Bots", "Matches", "Tournaments", "Write a bot"]
+
+
+def _text(response: object) -> str:
+    return html.unescape(response.content.decode())  # type: ignore[attr-defined]
+
+
+def _title(body: str) -> str:
+    found = re.search(r"<title>(.*?)</title>", body, re.S)
+    assert found, "the page has no <title>"
+    return found.group(1).strip()
+
+
+def _pages(arena: Arena, tournament: Tournament, *, signed_in: bool = False
+           ) -> list[tuple[str, str]]:
+    match = arena.matches[0]
+    if signed_in:
+        own = [(reverse("account"), "Your account"),
+               (reverse("bot-upload", args=[arena.mine.bot_id]), "Upload a version"),
+               (reverse("bot-create"), "New bot")]
+    else:
+        own = [(reverse("login"), "Log in"), (reverse("signup"), "Sign up")]
+    return own + [
+        (reverse("home"), "Main ladder"),
+        (reverse("ladder-detail", args=["main"]), "Main ladder"),
+        (reverse("bot-list"), "Bots"),
+        (reverse("bot-detail", args=[arena.mine.bot_id]), "olivias-bot"),
+        (reverse("match-list"), "Matches"),
+        (reverse("match-detail", args=[match.pk]), f"Match #{match.pk}"),
+        (reverse("tournament-list"), "Tournaments"),
+        (reverse("tournament-detail", args=[tournament.pk]), tournament.name),
+        (reverse("docs"), "Write a bot"),
+        (reverse("replay-viewer"), "Replay viewer"),
+    ]
+
+
+@pytest.fixture
+def tournament(arena: Arena) -> Tournament:
+    t = services.tournament_create(name="Autumn cup", format=Tournament.Format.ROUND_ROBIN,
+                                   versions=[arena.mine, arena.theirs, arena.greedy])
+    first = t.matches.order_by("id").first()
+    assert first is not None
+    assert services.match_play(match_id=first.pk, worker="page-tests") == "finished"
+    return t
+
+
+@pytest.mark.parametrize("who", ["anonymous", "signed in"])
+def test_every_page_answers_with_a_title_and_the_navigation(
+    who: str, arena: Arena, tournament: Tournament, logged_in: Client
+) -> None:
+    client = logged_in if who == "signed in" else Client()
+    for url, title in _pages(arena, tournament, signed_in=who == "signed in"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = _text(response)
+        assert _title(body).startswith(title), (url, _title(body))
+        for link in NAV:
+            assert f">{link}</a>" in body, (url, link)
+        assert ("Log out" in body) == (who == "signed in"), url
+
+
+def test_pages_for_signed_in_authors_only_send_visitors_to_log_in(arena: Arena) -> None:
+    for url in (reverse("account"), reverse("bot-upload", args=[arena.mine.bot_id])):
+        response = Client().get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))
+
+
+def test_home_shows_the_leaderboard_with_elo_fitted_interval_games_and_win_rate(
+    arena: Arena,
+) -> None:
+    body = _text(Client().get(reverse("home")))
+    rows = re.findall(r'<tr data-bot="([^"]+)">(.*?)</tr>', body, re.S)
+    names = [name for name, _ in rows]
+    assert set(names) == {"olivias-bot", "oscars-bot", "greedy", "random"}
+    entries = {e.version.bot.name: e for e in arena.ladder.entries.select_related("version__bot")}
+    assert names == sorted(names, key=lambda n: -entries[n].elo)  # ranked by Elo
+    mine = dict(rows)["olivias-bot"]
+    assert f"<strong>{entries['olivias-bot'].elo:.0f}</strong>" in mine
+    assert re.search(r"\d+ <small class=\"muted\">\d+–\d+</small>", mine)  # fitted (low–high)
+    played = Match.objects.filter(ladder=arena.ladder, status="finished").filter(
+        version_a=arena.mine).count() + Match.objects.filter(
+        ladder=arena.ladder, status="finished", version_b=arena.mine).count()
+    assert f"<td class=\"num\">{entries['olivias-bot'].games}</td>" in mine
+    assert played == entries["olivias-bot"].games
+    assert re.search(r"\d+%", mine)
+    assert "<svg class=\"spark" in mine
+    assert "anchor" in dict(rows)["greedy"]
+
+
+def test_home_lists_the_latest_matches_and_the_call_to_action(arena: Arena) -> None:
+    body = _text(Client().get(reverse("home")))
+    newest = Match.objects.filter(status="finished").order_by("-finished", "-id").first()
+    assert newest is not None
+    assert f'href="{reverse("match-detail", args=[newest.pk])}"' in body
+    assert "Write your first bot" in body
+    assert f'href="{reverse("docs")}"' in body
+
+
+def test_other_ladders_are_one_click_away_from_home(arena: Arena) -> None:
+    Ladder.objects.create(name="No trump league", slug="nt", rules="official")
+    body = _text(Client().get(reverse("home")))
+    assert f'href="{reverse("ladder-detail", args=["nt"])}"' in body
+    other = _text(Client().get(reverse("ladder-detail", args=["nt"])))
+    assert "<h1>No trump league</h1>" in other
+    assert "No bots on this ladder yet" in other
+    assert "No matches yet." in other
+
+
+def test_unknown_ladder_is_not_found(db: None) -> None:
+    assert Client().get(reverse("ladder-detail", args=["nope"])).status_code == 404
+
+
+def test_empty_site_says_so_on_every_list(db: None) -> None:
+    Ladder.objects.filter(slug="main").exists()  # the migration's main ladder, no entries
+    assert "No bots on this ladder yet" in _text(Client().get(reverse("home")))
+    assert "No matches match these filters." in _text(Client().get(reverse("match-list")))
+    assert "No tournaments yet." in _text(Client().get(reverse("tournament-list")))
+    assert "No bots yet." in _text(Client().get(reverse("bot-list")))
+
+
+# --- Bot page ---------------------------------------------------------------------------------
+
+
+def test_bot_page_shows_owner_versions_rating_chart_head_to_head_and_matches(
+    arena: Arena,
+) -> None:
+    body = _text(Client().get(reverse("bot-detail", args=[arena.mine.bot_id])))
+    assert "by olivia" in body
+    assert "olivias-bot plays builtin:greedy." in body
+    assert '<span class="status status-active">active</span>' in body
+    assert '<svg class="chart"' in body
+    h2h = body.split("<h2>Head to head</h2>")[1].split("<h2>")[0]
+    opponents = re.findall(r'<tr><td><a href="/bots/\d+/">([^<]+)</a></td><td class="num">'
+                           r'<a [^>]+>(\d+)</a>', h2h)
+    # olivias-bot met oscars-bot three times (once with the fault), greedy and random once.
+    assert dict(opponents) == {"oscars-bot": "3", "greedy": "1", "random": "1"}
+    recent = body.split("<h2>Recent matches</h2>")[1]
+    for match in arena.matches:
+        if arena.mine.pk in (match.version_a_id, match.version_b_id):
+            assert f'href="{reverse("match-detail", args=[match.pk])}"' in recent
+
+
+def test_head_to_head_counts_wins_draws_and_losses_from_the_bots_side(arena: Arena) -> None:
+    body = _text(Client().get(reverse("bot-detail", args=[arena.theirs.bot_id])))
+    h2h = body.split("<h2>Head to head</h2>")[1].split("<h2>")[0]
+    row = re.search(r'olivias-bot</a></td><td class="num"><a [^>]+>3</a></td>\s*'
+                    r'<td class="num">(\d+)</td><td class="num">(\d+)</td>'
+                    r'<td class="num">(\d+)</td>', h2h)
+    assert row, h2h
+    wins, draws, losses = map(int, row.groups())
+    expected = [0, 0, 0]
+    for m in Match.objects.filter(status="finished", version_a__in=[arena.mine, arena.theirs],
+                                  version_b__in=[arena.mine, arena.theirs]):
+        share = m.score if m.version_a_id == arena.theirs.pk else 1 - m.score
+        expected[0 if share > 0.5 else 1 if share == 0.5 else 2] += 1
+    assert [wins, draws, losses] == expected
+    assert losses >= 1  # the fault was a loss for oscars-bot
+
+
+def test_check_stderr_is_shown_to_the_bots_owner_only(arena: Arena, logged_in: Client,
+                                                      other: User) -> None:
+    BotVersion.objects.filter(pk=arena.mine.pk).update(check_stderr="my private debug line")
+    url = reverse("bot-detail", args=[arena.mine.bot_id])
+    assert "my private debug line" in _text(logged_in.get(url))
+    assert "my private debug line" not in _text(Client().get(url))
+    stranger = Client()
+    stranger.force_login(other)
+    assert "my private debug line" not in _text(stranger.get(url))
+
+
+def test_challenge_button_is_for_signed_in_authors_with_an_active_bot(
+    arena: Arena, logged_in: Client
+) -> None:
+    theirs = reverse("bot-detail", args=[arena.theirs.bot_id])
+    assert 'action="/challenge/"' not in _text(Client().get(theirs))
+    assert 'action="/challenge/"' in _text(logged_in.get(theirs))
+    own = reverse("bot-detail", args=[arena.mine.bot_id])
+    assert 'action="/challenge/"' not in _text(logged_in.get(own))  # no bot of hers to send
+    nobody = Client()
+    nobody.force_login(User.objects.create_user(username="newcomer"))
+    assert 'action="/challenge/"' not in _text(nobody.get(theirs))
+
+
+def test_a_challenge_creates_an_unrated_match_and_opens_its_page(
+    arena: Arena, logged_in: Client
+) -> None:
+    before = Match.objects.count()
+    response = logged_in.post(reverse("challenge"),
+                              {"bot": arena.mine.bot_id, "opponent": arena.theirs.bot_id})
+    match = Match.objects.order_by("-id").first()
+    assert match is not None and Match.objects.count() == before + 1
+    assert response.status_code == 302
+    assert response["Location"] == reverse("match-detail", args=[match.pk])
+    assert (match.kind, match.rated, match.version_a_id, match.version_b_id) == (
+        Match.Kind.CHALLENGE, False, arena.mine.pk, arena.theirs.pk)
+    page = _text(logged_in.get(response["Location"]))
+    assert "Challenge sent: olivias-bot against oscars-bot." in page
+    assert "No replay yet: the match is queued." in page
+
+
+def test_a_challenge_with_someone_elses_bot_is_refused(arena: Arena, logged_in: Client) -> None:
+    response = logged_in.post(reverse("challenge"),
+                              {"bot": arena.theirs.bot_id, "opponent": arena.mine.bot_id})
+    assert response.status_code == 404
+    assert not Match.objects.filter(kind=Match.Kind.CHALLENGE).exists()
+
+
+def test_a_challenge_over_the_hourly_limit_says_why(arena: Arena, logged_in: Client,
+                                                    settings: object) -> None:
+    settings.KAISER_CHALLENGES_PER_HOUR = 1  # type: ignore[attr-defined]
+    data = {"bot": arena.mine.bot_id, "opponent": arena.theirs.bot_id}
+    logged_in.post(reverse("challenge"), data)
+    response = logged_in.post(reverse("challenge"), data, follow=True)
+    assert "at most 1 challenges an hour" in _text(response)
+    assert Match.objects.filter(kind=Match.Kind.CHALLENGE).count() == 1
+
+
+def test_challenge_needs_a_login_and_a_post(arena: Arena, logged_in: Client) -> None:
+    anonymous = Client().post(reverse("challenge"), {"bot": 1, "opponent": 2})
+    assert anonymous.status_code == 302
+    assert logged_in.get(reverse("challenge")).status_code == 405
+
+
+# --- Matches ----------------------------------------------------------------------------------
+
+
+def _listed(client: Client, query: str) -> list[int]:
+    body = _text(client.get(reverse("match-list") + query))
+    return [int(n) for n in re.findall(r'<a href="/matches/(\d+)/">#\d+</a>', body)]
+
+
+def test_match_list_filters_by_bot_result_faults_ladder_and_tournament(
+    arena: Arena, tournament: Tournament
+) -> None:
+    client = Client()
+    everything = _listed(client, "")
+    assert everything == sorted(everything, reverse=True)
+    assert set(everything) == set(Match.objects.values_list("pk", flat=True))
+    mine = arena.mine
+    of_mine = {m.pk for m in Match.objects.filter(version_a=mine) | Match.objects.filter(
+        version_b=mine)}
+    assert set(_listed(client, "?bot=OLIVIAS-BOT")) == of_mine
+    won = {m.pk for m in Match.objects.filter(status="finished") if
+           (m.version_a_id == mine.pk and m.score > 0.5)
+           or (m.version_b_id == mine.pk and m.score < 0.5)}
+    assert set(_listed(client, "?bot=olivias-bot&result=won")) == won
+    assert set(_listed(client, "?result=draw")) == set(
+        Match.objects.filter(score=0.5).values_list("pk", flat=True))
+    assert _listed(client, "?faults=1") == [arena.matches[-1].pk]
+    assert set(_listed(client, f"?tournament={tournament.pk}")) == set(
+        tournament.matches.values_list("pk", flat=True))
+    assert set(_listed(client, "?ladder=main&status=finished")) == set(
+        Match.objects.filter(ladder=arena.ladder, status="finished").values_list("pk", flat=True))
+    assert "No bot is called “nobody”" in _text(client.get(reverse("match-list") + "?bot=nobody"))
+
+
+def test_match_list_pages_keep_the_filters(arena: Arena, bulk_rows: Callable[..., None]) -> None:
+    bulk_rows(2, 120)
+    client = Client()
+    first = _text(client.get(reverse("match-list") + "?ladder=main"))
+    assert "page 1 of 3" in first
+    assert 'href="?ladder=main&page=2"' in first
+    second = _listed(client, "?ladder=main&page=2")
+    assert len(second) == 50
+    assert set(second).isdisjoint(_listed(client, "?ladder=main&page=1"))
+
+
+def test_match_page_loads_its_replay_in_the_viewer_and_shows_the_fault(arena: Arena) -> None:
+    faulty = arena.matches[-1]
+    body = _text(Client().get(reverse("match-detail", args=[faulty.pk])))
+    assert f'data-replay-url="/api/v1/matches/{faulty.pk}/replay/"' in body
+    assert "Fault: player B (oscars-bot) forfeited: <strong>timeout</strong>" in body
+    replay = Client().get(f"/api/v1/matches/{faulty.pk}/replay/")
+    assert replay.status_code == 200
+    assert replay.json()["result"]["forfeit"]["reason"] == "timeout"
+
+
+def test_match_page_shows_a_bots_stderr_to_its_owner_only(arena: Arena, other: User,
+                                                          logged_in: Client) -> None:
+    url = reverse("match-detail", args=[arena.matches[-1].pk])
+    oscar = Client()
+    oscar.force_login(other)
+    assert "B's secret log line" in _text(oscar.get(url))
+    assert "B's secret log line" not in _text(logged_in.get(url))  # olivia owns A, not B
+    assert "B's secret log line" not in _text(Client().get(url))
+
+
+def test_match_page_of_a_queued_match_has_no_viewer(arena: Arena) -> None:
+    match = services.match_create(version_a=arena.mine, version_b=arena.greedy,
+                                  kind=Match.Kind.LADDER, conditions=arena.ladder,
+                                  ladder=arena.ladder)
+    body = _text(Client().get(reverse("match-detail", args=[match.pk])))
+    assert 'id="viewer"' not in body
+    assert "No replay yet: the match is queued." in body
+
+
+def test_unknown_match_is_not_found(db: None) -> None:
+    assert Client().get(reverse("match-detail", args=[999999])).status_code == 404
+
+
+# --- Tournaments ------------------------------------------------------------------------------
+
+
+def test_tournament_list_shows_format_entrants_status_and_progress(
+    tournament: Tournament,
+) -> None:
+    body = _text(Client().get(reverse("tournament-list")))
+    row = body.split(f'href="/tournaments/{tournament.pk}/">Autumn cup</a>')[1].split("</tr>")[0]
+    assert "round robin" in row
+    assert '<td class="num">3</td>' in row
+    assert "running" in row
+    assert '<progress max="3" value="1"></progress>' in row
+
+
+def test_tournament_page_shows_standings_rounds_and_a_live_progress_bar(
+    tournament: Tournament,
+) -> None:
+    body = _text(Client().get(reverse("tournament-detail", args=[tournament.pk])))
+    assert f'data-url="/api/v1/tournaments/{tournament.pk}/"' in body
+    assert '<progress id="t-progress" max="3" value="1"></progress>' in body
+    assert "1 of 3 matches played" in body
+    standings = body.split('<table id="standings"')[1].split("</table>")[0]
+    assert [n for n in ("olivias-bot", "oscars-bot", "greedy") if n in standings]
+    assert body.count('class="round"') == 3  # a round robin of three: three rounds
+    assert "js/live.js" in body
+
+
+def test_finished_knockout_shows_the_bracket_and_the_champion(arena: Arena) -> None:
+    t = services.tournament_create(name="Cup", format=Tournament.Format.KNOCKOUT,
+                                   versions=[arena.mine, arena.theirs, arena.greedy])
+    while (queued := t.matches.filter(status="queued").first()) is not None:
+        services.match_play(match_id=queued.pk, worker="page-tests")
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.FINISHED
+    body = _text(Client().get(reverse("tournament-detail", args=[t.pk])))
+    assert "<h2>Bracket</h2>" in body
+    assert "<strong>champion</strong>" in body
+    assert "bye" in body  # three entrants: the top seed waits in round one
+
+
+# --- Upload, account, docs --------------------------------------------------------------------
+
+
+def test_upload_page_offers_drag_and_drop_and_follows_the_check_through_the_api(
+    arena: Arena, logged_in: Client
+) -> None:
+    body = _text(logged_in.get(reverse("bot-upload", args=[arena.mine.bot_id])))
+    assert 'id="drop-zone"' in body
+    assert f'data-api="/api/v1/bots/{arena.mine.bot_id}/versions/"' in body
+    assert 'type="file"' in body
+    assert "js/live.js" in body
+
+
+def test_upload_page_is_the_owners_only(arena: Arena, logged_in: Client) -> None:
+    assert logged_in.get(reverse("bot-upload", args=[arena.theirs.bot_id])).status_code == 403
+
+
+def test_account_page_shows_the_api_token(owner: User, logged_in: Client) -> None:
+    from accounts.services import user_token
+
+    body = _text(logged_in.get(reverse("account")))
+    assert f'<code class="token" id="api-token">{user_token(user=owner).key}</code>' in body
+
+
+def test_docs_page_links_the_starter_kit_and_explains_local_testing(db: None) -> None:
+    body = _text(Client().get(reverse("docs")))
+    assert 'href="/docs/starter/minimal_bot.py"' in body
+    assert 'href="/docs/starter/random.zip"' in body
+    assert "python -m engine match my_bot.py builtin:random" in body
+    assert '"type": "hello"' in body
+
+
+def test_starter_files_download_as_they_are_in_the_examples(db: None) -> None:
+    from tournaments.views import EXAMPLES_DIR
+
+    response = Client().get(reverse("starter-file", args=["minimal_bot.py"]))
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == (EXAMPLES_DIR / "minimal_bot.py").read_bytes()
+    assert "attachment" in response["Content-Disposition"]
+    for name in ("build_zips.py", "..%2Fmanage.py", "nope.zip"):
+        assert Client().get(f"/docs/starter/{name}").status_code == 404
+
+
+# --- Query counts -----------------------------------------------------------------------------
+
+
+def _queries(client: Client, url: str) -> int:
+    client.get(url)  # warm the fitted-rating cache, as on a live site
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+@pytest.mark.parametrize("who", ["anonymous", "signed in"])
+def test_no_page_makes_more_queries_for_more_rows(
+    who: str, arena: Arena, tournament: Tournament, logged_in: Client,
+    bulk_rows: Callable[..., None], django_assert_max_num_queries: Callable[..., object],
+) -> None:
+    client = logged_in if who == "signed in" else Client()
+    urls = [u for u, _ in _pages(arena, tournament, signed_in=who == "signed in")]
+    few = {url: _queries(client, url) for url in urls}
+    bulk_rows(40, 400)  # forty more bots on the leaderboard, hundreds of matches
+    services.tournament_create(name="Second", format=Tournament.Format.SWISS, rounds=2,
+                               versions=list(BotVersion.objects.filter(bot__name__startswith="bulk")))
+    for url in urls:
+        client.get(url)
+        with django_assert_max_num_queries(few[url]):  # type: ignore[operator]
+            assert client.get(url).status_code == 200
+
+
+def test_rows_really_grow_in_the_query_count_test(arena: Arena, bulk_rows: Callable[..., None]
+                                                  ) -> None:
+    bulk_rows(40, 400)
+    body = _text(Client().get(reverse("home")))
+    assert body.count("<tr data-bot=") == 44
+    assert _text(Client().get(reverse("match-list"))).count('<tr class="match-row') == 50
+
+
+def test_a_played_match_appears_on_the_bots_page(arena: Arena) -> None:
+    match = play(arena.greedy, arena.theirs, ladder=arena.ladder)
+    body = _text(Client().get(reverse("bot-detail", args=[arena.theirs.bot_id])))
+    assert f'href="/matches/{match.pk}/"' in body
