@@ -22,7 +22,12 @@ from engine.archive import BotProgram, program_unpack
 from engine.faults import BotFault, InfrastructureError
 from engine.players import Player, TimeControl
 from engine.protocol import PROTOCOL_VERSION, action_from_wire, legal_to_wire
-from engine.sandbox import SandboxLimits, SandboxProcess, unsandboxed_requested
+from engine.sandbox import (
+    SandboxLimits,
+    SandboxProcess,
+    unsandboxed_requested,
+    warn_unsandboxed,
+)
 
 if TYPE_CHECKING:
     from engine.game import Action, GameState
@@ -374,6 +379,9 @@ def program_player_factory(path: str | Path, *, time: TimeControl,
     `unsandboxed` (or KAISER_UNSANDBOXED=1) runs it without bubblewrap: local development only.
     """
     source = Path(path)
+    unsandboxed = unsandboxed or unsandboxed_requested()
+    if unsandboxed:
+        warn_unsandboxed()
     return ProgramFactory(source, time=time, limits=limits or SandboxLimits(),
-                          unsandboxed=unsandboxed or unsandboxed_requested(),
+                          unsandboxed=unsandboxed,
                           name=name or source.stem, version=version)

@@ -305,7 +305,6 @@ class SandboxProcess:
         outer = [_bash_path(), "-c", _outer_script(started_w, cgroup_files), "bash"]
         pipe = subprocess.PIPE
         if self.unsandboxed:
-            warn_unsandboxed()
             self._dev_tmp = tempfile.mkdtemp(prefix="kaiser-bot-tmp-")
             env = {**_environment(), "TMPDIR": self._dev_tmp, "HOME": self._dev_tmp}
             return subprocess.Popen([*outer, *inner], cwd=workdir, env=env, stdin=pipe,
@@ -430,14 +429,9 @@ class SandboxProcess:
             shutil.rmtree(self._dev_tmp, ignore_errors=True)
 
 
-_warned = False
-
-
 def warn_unsandboxed() -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        print("\n" + "!" * 78 + "\nWARNING: running bot programs WITHOUT the sandbox "
-              "(unsandboxed=True or KAISER_UNSANDBOXED=1).\nA bot can read, write and delete "
-              "anything this user can. Local development only.\n" + "!" * 78,
-              file=sys.stderr, flush=True)
+    """Said for every bot program set up without the sandbox, so no log can miss it."""
+    print("\n" + "!" * 78 + "\nWARNING: running bot programs WITHOUT the sandbox "
+          "(unsandboxed=True or KAISER_UNSANDBOXED=1).\nA bot can read, write and delete "
+          "anything this user can. Local development only.\n" + "!" * 78,
+          file=sys.stderr, flush=True)

@@ -167,9 +167,9 @@ def test_missing_bubblewrap_is_an_infrastructure_error_not_a_forfeit(
 
 def test_unsandboxed_only_when_asked_and_with_a_loud_warning(
         capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("engine.sandbox._warned", False)
     sandboxed = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
     assert sandboxed.unsandboxed is False
+    assert "WITHOUT the sandbox" not in capfd.readouterr().err
     monkeypatch.setenv("KAISER_UNSANDBOXED", "1")
     factory = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
 
