@@ -1,18 +1,16 @@
 from django import forms
 from django.conf import settings
 
-from bots.models import Bot
+from bots.models import BOT_NAME_VALIDATOR
 
 
-class BotForm(forms.ModelForm):
-    class Meta:
-        model = Bot
-        fields = ["name", "description"]
-        widgets = {"description": forms.Textarea(attrs={"rows": 4})}
+class BotForm(forms.Form):
+    """Name and description; the service validates them (rules, uniqueness in any case)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["name"].validators = []  # the service checks the name (any case)
+    name = forms.CharField(max_length=40, help_text=BOT_NAME_VALIDATOR.message)
+    description = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 4})
+    )
 
 
 class UploadForm(forms.Form):

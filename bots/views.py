@@ -57,7 +57,8 @@ def bot_create(request: HttpRequest) -> HttpResponse:
 @login_required
 def bot_edit(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _owned_bot(request, pk)
-    form = BotForm(request.POST or None, instance=Bot.objects.get(pk=bot.pk))
+    initial = {"name": bot.name, "description": bot.description}
+    form = BotForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             services.bot_update(bot=bot, **form.cleaned_data)

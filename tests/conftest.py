@@ -75,6 +75,12 @@ def _program_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     settings.KAISER_PROGRAM_DIR = folder
 
 
+@pytest.fixture
+def password() -> str:
+    """The password of the owner, other and staff users."""
+    return PASSWORD
+
+
 def _user(username: str, *, staff: bool = False) -> User:
     return User.objects.create_user(
         username=username, password=PASSWORD, email=f"{username}@example.org", is_staff=staff

@@ -1,0 +1,79 @@
+"""API-wide behaviour: the schema, the docs, throttling and the shape of errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
+
+pytestmark = pytest.mark.django_db
+
+
+def test_schema_builds_with_no_warnings(tmp_path: Path) -> None:
+    out = tmp_path / "schema.yml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    text = out.read_text()
+    assert "/api/v1/bots/{id}/versions/" in text
+    assert "/api/v1/auth/token/regenerate/" in text
+
+
+def test_schema_and_docs_are_served(anon_client: APIClient) -> None:
+    schema = anon_client.get("/api/schema/?format=json")
+    assert schema.status_code == 200
+    assert schema.json()["info"]["title"] == "Kaiser Arena API"
+    docs = anon_client.get("/api/docs/")
+    assert docs.status_code == 200
+    assert b"swagger" in docs.content.lower()
+
+
+def test_anonymous_callers_are_throttled_with_a_clear_body(
+    anon_client: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "anon", "3/min")
+    statuses = [anon_client.get("/api/v1/bots/").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    response = anon_client.get("/api/v1/bots/")
+    assert response.json()["code"] == "throttled"
+    assert response.json()["detail"].startswith("Request was throttled. Expected available in")
+    assert int(response["Retry-After"]) > 0
+
+
+def test_signed_in_users_have_their_own_budget(
+    owner_client: APIClient, other_client: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "user", "2/min")
+    assert [owner_client.get("/api/v1/bots/").status_code for _ in range(3)] == [200, 200, 429]
+    assert other_client.get("/api/v1/bots/").status_code == 200
+
+
+def test_uploads_have_a_stricter_rate_of_their_own(
+    owner_client: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "uploads", "2/hour")
+    bot = owner_client.post("/api/v1/bots/", {"name": "busy"}).json()
+
+    def upload(i: int) -> int:
+        file = SimpleUploadedFile(f"v{i}.py", f"# version {i}\n".encode())
+        return owner_client.post(f"/api/v1/bots/{bot['id']}/versions/", {"file": file},
+                                 format="multipart").status_code
+
+    assert [upload(i) for i in range(3)] == [201, 201, 429]
+    # Reading is not an upload: the upload budget does not touch it.
+    assert owner_client.get(f"/api/v1/bots/{bot['id']}/versions/").status_code == 200
+
+
+def test_unknown_api_path_is_404(anon_client: APIClient) -> None:
+    assert anon_client.get("/api/v1/no-such-thing/").status_code == 404
+
+
+def test_malformed_json_is_a_clear_400(owner_client: APIClient) -> None:
+    response = owner_client.generic("POST", "/api/v1/bots/", "{not json",
+                                    content_type="application/json")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "parse_error"
+    assert body["detail"].startswith("JSON parse error")
