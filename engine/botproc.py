@@ -105,14 +105,14 @@ class ProgramPlayer(Player):
               seed: str) -> None:
         proc = self._running()
         self._time, self._bank_ms = time, float(time.bank_ms)
-        deadline = _now() + time.startup_ms / 1000
         hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
                  "team": seat % 2, "rules": rules.to_dict(), "match": {"games": games},
                  "time": time.to_dict()}
-        if not proc.wait_started(deadline):
+        if not proc.wait_started(_now() + time.startup_ms / 1000):  # a slow host, not the bot
             raise InfrastructureError(
                 f"the sandbox did not start within startup_ms ({time.startup_ms} ms)")
         self.pid_namespace = proc.pid_namespace
+        deadline = _now() + time.startup_ms / 1000  # the bot's own clock starts at hello
         self._send(hello, deadline, 0)
         reply = self._receive(deadline, 0)
         if reply.get("type") != "ready":
