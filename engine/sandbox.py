@@ -103,7 +103,9 @@ def _run_as() -> tuple[list[str], int | None, list[int] | None]:
 
 
 def _namespace_args() -> list[str]:
-    return ["--unshare-all", "--die-with-parent", "--new-session", "--uid", str(NOBODY),
+    # --disable-userns: no nested user namespaces, a favourite door into kernel bugs.
+    return ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--new-session", "--uid", str(NOBODY),
             "--gid", str(NOBODY), "--hostname", "bot", "--clearenv"]
 
 
@@ -140,7 +142,8 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
     kib = limits.memory_mb << 10
     if run and Path(run[0]).name == "node":
         kib += NODE_ADDRESS_SPACE_EXTRA_MB << 10
-    parts = ["exec 0<&3 1>&4 3<&- 4>&-", "ulimit -c 0", f"ulimit -t {limits.cpu_seconds}",
+    parts = ["exec 0<&3 1>&4 3<&- 4>&-", "ulimit -c 0", "ulimit -n 256",
+             f"ulimit -t {limits.cpu_seconds}",
              f"ulimit -f {(limits.file_size_mb << 20) // 512}"]  # dash counts 512-byte blocks
     if not cgroup:
         parts += [f"ulimit -v {kib}", f"ulimit -p {limits.max_processes + 2}"]

@@ -21,16 +21,18 @@ from tests.engine.sandbox_support import leftover_cgroups, processes_in
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(30)]
 
 INSPECT = r'''
-import json, os, resource, sys
+import ctypes, json, os, resource, sys
 limits = {name: resource.getrlimit(getattr(resource, name))[0]
-          for name in ("RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE")}
+          for name in ("RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NOFILE")}
+CLONE_NEWUSER = 0x10000000
+nested_userns = ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWUSER) == 0
 status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines()
               if ":\t" in line)
 report = {"uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(), "env": dict(os.environ),
           "limits": limits, "pid": os.getpid(), "caps": status["CapEff"].strip(),
           "hostname": os.uname().nodename, "interfaces": sorted(os.listdir("/sys/class/net"))
           if os.path.exists("/sys/class/net") else [], "cwd_writable": os.access(".", os.W_OK),
-          "files": sorted(os.listdir("."))}
+          "files": sorted(os.listdir(".")), "nested_userns": nested_userns}
 print(json.dumps(report), flush=True)
 sys.stdin.readline()
 '''
@@ -99,6 +101,7 @@ def test_the_bot_runs_as_nobody_in_its_read_only_folder_with_a_clean_environment
                                   "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"}
     assert report["env"]["TMPDIR"] == "/tmp"
     assert report["pid"] <= 4  # its own pid namespace: bwrap is 1
+    assert report["nested_userns"] is False
 
 
 def test_limits_are_in_force_inside(staging: Path) -> None:
@@ -109,6 +112,7 @@ def test_limits_are_in_force_inside(staging: Path) -> None:
     assert report["limits"]["RLIMIT_CPU"] == 7
     assert report["limits"]["RLIMIT_FSIZE"] == 3 << 20
     assert report["limits"]["RLIMIT_CORE"] == 0
+    assert report["limits"]["RLIMIT_NOFILE"] == 256
 
 
 def test_every_seat_gets_its_own_namespaces(staging: Path) -> None:
