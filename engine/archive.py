@@ -187,7 +187,7 @@ def _unpack_zip(source: Path, dest: Path) -> None:
     try:
         with zipfile.ZipFile(source) as archive:
             members = archive.infolist()
-            _check_members(members)
+            _check_members(members, source.stat().st_size)
             budget = _Budget()
             for info in members:
                 _extract_member(archive, info, dest, budget)
@@ -196,10 +196,13 @@ def _unpack_zip(source: Path, dest: Path) -> None:
         raise ProgramError(f"the archive is damaged or unsupported: {exc}") from None
 
 
-def _check_members(members: list[zipfile.ZipInfo]) -> None:
+def _check_members(members: list[zipfile.ZipInfo], archive_size: int) -> None:
     """Everything that can be known from the directory, before writing a byte."""
     if len(members) > MAX_FILES:
         raise ProgramError(f"more than {MAX_FILES} files in the archive")
+    if any(not 0 <= m.header_offset < archive_size for m in members):
+        # zipfile would seek there (a negative offset is an OSError, not BadZipFile)
+        raise ProgramError("the archive is damaged: a file's header lies outside it")
     if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
         raise ProgramError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES >> 20} MB")
     for info in members:
