@@ -52,7 +52,10 @@ class SandboxLimits:
     """Per-seat limits. memory_mb and max_processes cover every process the bot starts."""
 
     memory_mb: int = 512
-    cpu_seconds: int = 120  # per process; the move clock catches slow bots long before this
+    # Per process, a backstop against CPU burnt behind the clock's back (threads, children).
+    # Not lower: a bot thinking its full 1 s on every decision of a long 2-game match may
+    # legitimately use ~250 s. Raise it for matches of more games.
+    cpu_seconds: int = 600
     max_processes: int = 32
     file_size_mb: int = 16
     tmp_mb: int = 32

@@ -229,7 +229,7 @@ KAISER_UNSANDBOXED = env_bool("KAISER_UNSANDBOXED", False)
 # Per-seat limits of the bubblewrap sandbox (engine.sandbox.SandboxLimits).
 KAISER_SANDBOX = {
     "memory_mb": env_int("KAISER_SANDBOX_MEMORY_MB", 512),
-    "cpu_seconds": env_int("KAISER_SANDBOX_CPU_SECONDS", 120),
+    "cpu_seconds": env_int("KAISER_SANDBOX_CPU_SECONDS", 600),
     "max_processes": env_int("KAISER_SANDBOX_PROCESSES", 32),
     "file_size_mb": env_int("KAISER_SANDBOX_FILE_MB", 16),
     "tmp_mb": env_int("KAISER_SANDBOX_TMP_MB", 32),
