@@ -1,0 +1,226 @@
+"""Real processes for the hardening tests: Celery workers, a private redis-server, a sweeper
+that plays celery beat's part, and a look at /proc for bot processes left behind.
+
+Everything here is started as a subprocess in a session of its own and ended by its pid (or
+its process group), never by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.db import connection, transaction
+
+from bots.models import BotVersion
+from tournaments import selectors, services
+from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Plays the first legal action after a pause, so a match lasts long enough to break something
+# in the middle of it. Its command line carries a marker (bot.json's run), so the test can
+# find every process of it that is still alive, sandboxed or not.
+SLOW_BOT = """import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"id": m["id"], "type": "ready"}), flush=True)
+    elif m["type"] == "act":
+        time.sleep(%(pause)s)
+        legal = m["legal"]
+        hand = len(m["state"]["hand"])
+        action = legal[: hand - 8] if m["decision"] == "discard" else legal[0]
+        print(json.dumps({"id": m["id"], "action": action}), flush=True)
+    elif m["type"] == "match_end":
+        break
+"""
+
+
+def slow_bot_zip(marker: str, pause: float = 0.02) -> bytes:
+    """A zip program whose every process has `marker` in its command line."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", SLOW_BOT % {"pause": pause})
+        archive.writestr("bot.json", json.dumps({"run": ["python3", "bot.py", marker]}))
+    return buffer.getvalue()
+
+
+def processes_with(marker: str) -> list[tuple[int, str]]:
+    """(pid, command line) of every live process whose command line contains `marker`."""
+    found = []
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            raw = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in raw and state != "Z":
+            found.append((int(entry.name), raw.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+def wait_until_gone(marker: str, timeout: float = 20) -> list[tuple[int, str]]:
+    """Bot processes still alive after `timeout` (the sandbox gives a bot a grace period)."""
+    deadline = time.monotonic() + timeout
+    while (alive := processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def database_url_of_this_test() -> str:
+    """The URL of the database the running test uses, for a subprocess's DATABASE_URL."""
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        name = str(s["NAME"])
+        assert "memory" not in name, "a subprocess cannot open an in-memory database"
+        return f"sqlite:///{name}"
+    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@dataclass
+class Proc:
+    """A subprocess in its own session, its output in a log file."""
+
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_for_log(self, pattern: str, count: int = 1, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while len(re.findall(pattern, self.text())) < count:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"{self.log.name}: exited:\n{self.text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.log.name}: no {count} x {pattern!r}:\n"
+                                     f"{self.text()[-3000:]}")
+            time.sleep(0.1)
+
+    def kill_group(self) -> None:
+        """SIGKILL the process and everything in its process group (a pool's children)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(20)
+        self.kill_group()
+
+
+@dataclass
+class Processes:
+    """Starts the subprocesses of one test and ends them all afterwards."""
+
+    folder: Path
+    env: dict[str, str]
+    queue: str
+    started: list[Proc] = field(default_factory=list)
+
+    def start(self, name: str, command: list[str], env: dict[str, str] | None = None) -> Proc:
+        log = self.folder / f"{name}-{len(self.started)}.log"
+        with log.open("wb") as sink:
+            proc = subprocess.Popen(command, cwd=ROOT, env={**self.env, **(env or {})},
+                                    stdout=sink, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        started = Proc(proc, log)
+        self.started.append(started)
+        return started
+
+    def worker(self, *, pool: str = "solo", concurrency: int = 1,
+               env: dict[str, str] | None = None) -> Proc:
+        n = len(self.started)
+        command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", pool,
+                   "-c", str(concurrency), "-Q", self.queue, "-n", f"{self.queue}-{n}@%h",
+                   "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"]
+        worker = self.start("worker", command, env)
+        worker.wait_for_log(r"ready\.")
+        return worker
+
+    def sweeper(self, *, period: float = 0.5, env: dict[str, str] | None = None) -> Proc:
+        """Celery beat's part, every `period` seconds: matches_requeue_stale (which also
+        dispatches). Broker errors are logged and the loop goes on, as beat's would."""
+        code = (
+            "import time, django; django.setup()\n"
+            "from tournaments import services\n"
+            "while True:\n"
+            "    try:\n"
+            "        print(services.matches_requeue_stale(), flush=True)\n"
+            "    except Exception as error:\n"
+            "        print('sweep failed:', type(error).__name__, error, flush=True)\n"
+            f"    time.sleep({period})\n"
+        )
+        return self.start("sweeper", [sys.executable, "-c", code], env)
+
+    def redis(self, port: int) -> Proc:
+        server = self.start("redis", ["redis-server", "--port", str(port), "--bind",
+                                      "127.0.0.1", "--save", "", "--appendonly", "no",
+                                      "--daemonize", "no"])
+        server.wait_for_log(r"Ready to accept connections")
+        return server
+
+    def stop_all(self) -> None:
+        # SIGKILL, not a warm shutdown: a worker would first finish its match; nothing of
+        # the test's outcome depends on these processes any more.
+        for started in reversed(self.started):
+            started.kill_group()
+
+
+def queue_matches(ladder: Ladder, pairs: list[tuple[BotVersion, BotVersion]]) -> list[Match]:
+    with transaction.atomic():  # dispatched (if this process dispatches at all) on commit
+        for pair in pairs:
+            for version in pair:
+                LadderEntry.objects.get_or_create(ladder=ladder, version=version)
+        return [services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+                                      conditions=ladder, ladder=ladder, rated=True)
+                for a, b in pairs]
+
+
+def assert_each_match_counted_once(ladder: Ladder, matches: list[Match]) -> None:
+    """Every match finished, with exactly one stored attempt and one rating change per side,
+    and the stored ratings are what replaying the history gives."""
+    for match in matches:
+        match.refresh_from_db()
+        assert match.status == Match.Status.FINISHED, match
+        outcomes = list(MatchAttempt.objects.filter(match=match).values_list("outcome", flat=True))
+        assert outcomes.count(MatchAttempt.Outcome.FINISHED) == 1, (match.pk, outcomes)
+        assert MatchAttempt.Outcome.RUNNING not in outcomes, (match.pk, outcomes)
+        assert RatingChange.objects.filter(match=match).count() == 2, match
+    entries = {e.version_id: e for e in LadderEntry.objects.filter(ladder=ladder)}
+    played: dict[int, int] = {}
+    for match in matches:
+        for version_id in (match.version_a_id, match.version_b_id):
+            played[version_id] = played.get(version_id, 0) + 1
+    assert {v: e.games for v, e in entries.items()} == played
+    recomputed = selectors.ratings_recomputed(ladder=ladder)
+    assert set(recomputed) == set(entries)
+    for version_id, entry in entries.items():
+        assert recomputed[version_id][0] == pytest.approx(entry.elo), version_id
+        assert recomputed[version_id][1] == entry.games
