@@ -205,6 +205,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.tasks.matches_requeue_stale",
         "schedule": timedelta(seconds=60),
     },
+    "bot-versions-requeue-stale": {
+        "task": "bots.tasks.bot_versions_requeue_stale",
+        "schedule": timedelta(minutes=5),
+    },
 }
 
 # --- Matches and the ladder (tournaments app) --------------------------------------------------

@@ -39,7 +39,8 @@ def test_no_environment_gives_the_embedded_development_defaults(tmp_path: Path) 
     assert got["cache"].endswith("LocMemCache")
     assert (tmp_path / "var" / "broker" / "queue").is_dir()
     assert got["memory"] == 512
-    assert got["beat"] == ["tournaments.tasks.ladder_schedule",
+    assert got["beat"] == ["bots.tasks.bot_versions_requeue_stale",
+                           "tournaments.tasks.ladder_schedule",
                            "tournaments.tasks.matches_requeue_stale"]
 
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's first command: the whole site on this machine. Web server, Celery worker and
+# Celery beat together; one Ctrl-C stops all. With no configuration it uses SQLite and Kombu's
+# filesystem broker under var/ (no server needed); with REDIS_URL / DATABASE_URL set it uses them.
+set -euo pipefail
+export KAISER_WITH_BROWSER="${KAISER_WITH_BROWSER:-0}"  # the browser is only for page tests
+source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+export DEBUG="${DEBUG:-1}"
+
+.venv/bin/python manage.py migrate --noinput
+.venv/bin/python manage.py seed_demo
+case "${DEBUG,,}" in
+  0|false|no|off) .venv/bin/python manage.py collectstatic --noinput -v 0 ;;
+esac
+
+cat <<BANNER
+Kaiser Arena: http://${KAISER_HOST:-127.0.0.1}:${PORT:-8000}/   API docs: /api/docs/   health: /health/
+Demo users ada, grace, alan (password kaiser-demo). Broker: ${REDIS_URL:-files under ${KAISER_VAR_DIR:-var}/broker}.
+BANNER
+exec .venv/bin/python scripts/devserver.py
