@@ -19,7 +19,7 @@ class NoisyGreedyPlayer(GreedyPlayer):
             raise ValueError(f"noise must be between 0 and 1, not {noise}")
         self.noise = noise
 
-    def act(self, state: GameState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
+    def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         if self.rng.random() < self.noise:
             return legal[self.rng.randrange(len(legal))]
         return super().act(state, legal)

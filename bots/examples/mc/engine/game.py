@@ -235,40 +235,51 @@ class GameState:
                 self.apply(legal[int(rands[self.seat]() * len(legal))])
 
     def _play_uniform_tricks(self, rands: Sequence[Callable[[], float]]) -> None:
-        hands, keys_by_led, points = self.hands, self.keys, self.points
+        # legal_actions() and apply() for a whole deal, unrolled: a lead (any card, by suit
+        # C D H S, strongest first) and three follows (the led suit if held, else any card).
+        hands, keys_by_led, points, bits = self.hands, self.keys, self.points, BITS
         append_trick = self.tricks.append
-        c0s, c1s, c2s, c3s = CHUNK_CARDS
-        bits = BITS
-        leader = self.leader
-        for _ in range(hands[leader].bit_count()):
-            seat = leader
-            hand = hands[seat]
-            legal = (c0s[hand & 1023] + c1s[hand >> 10 & 1023] + c2s[hand >> 20 & 1023]
-                     + c3s[hand >> 30])
-            c0 = legal[int(rands[seat]() * len(legal))]
-            hands[seat] = hand ^ bits[c0]
-            led = c0 // 10
-            follow, shift = CHUNK_CARDS[led], 10 * led
-            played = [c0]
-            for _ in range(3):
-                seat = (seat + 1) & 3
-                hand = hands[seat]
-                legal = follow[hand >> shift & 1023] or (
-                    c0s[hand & 1023] + c1s[hand >> 10 & 1023] + c2s[hand >> 20 & 1023]
-                    + c3s[hand >> 30])
-                card = legal[int(rands[seat]() * len(legal))]
-                hands[seat] = hand ^ bits[card]
-                played.append(card)
+        c0s, c1s, c2s, c3s = chunks = CHUNK_CARDS
+        s0 = self.leader
+        for _ in range(hands[s0].bit_count()):
+            h = hands[s0]
+            legal = c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30]
+            a = legal[int(rands[s0]() * len(legal))]
+            hands[s0] = h ^ bits[a]
+            led = a // 10
+            follow, shift = chunks[led], 10 * led
+            s1 = (s0 + 1) & 3
+            h = hands[s1]
+            legal = follow[h >> shift & 1023] or (
+                c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30])
+            b = legal[int(rands[s1]() * len(legal))]
+            hands[s1] = h ^ bits[b]
+            s2 = (s0 + 2) & 3
+            h = hands[s2]
+            legal = follow[h >> shift & 1023] or (
+                c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30])
+            c = legal[int(rands[s2]() * len(legal))]
+            hands[s2] = h ^ bits[c]
+            s3 = (s0 + 3) & 3
+            h = hands[s3]
+            legal = follow[h >> shift & 1023] or (
+                c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30])
+            d = legal[int(rands[s3]() * len(legal))]
+            hands[s3] = h ^ bits[d]
             keys = keys_by_led[led]
-            trick = tuple(played)
-            # max() keeps the first of equal keys; keys of distinct cards never tie.
-            w = max((0, 1, 2, 3), key=lambda i: keys[trick[i]])
-            winner = (leader + w) & 3
+            best, winner = keys[a], s0
+            if keys[b] > best:
+                best, winner = keys[b], s1
+            if keys[c] > best:
+                best, winner = keys[c], s2
+            if keys[d] > best:
+                winner = s3
+            trick = (a, b, c, d)
             points[winner & 1] += 1 + 5 * (FIVE_HEARTS in trick) - 3 * (THREE_SPADES in trick)
-            append_trick((leader, trick, winner))
-            leader = winner
+            append_trick((s0, trick, winner))
+            s0 = winner
         self.led = led
-        self.seat = self.leader = leader
+        self.seat = self.leader = s0
         self._score_deal()
 
     def contract(self) -> tuple[int, int, int] | None:

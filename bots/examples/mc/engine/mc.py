@@ -121,7 +121,7 @@ def _follow(hand: int, trick: list[int], played: int, t: Table) -> int:
         if legal & FIVE_BIT:
             return FIVE_HEARTS
         if legal & THREE_BIT:
-            cards = [c for c in cards if c != THREE_SPADES] or cards
+            return min([c for c in cards if c != THREE_SPADES] or cards, key=keys.__getitem__)
         return min(cards, key=keys.__getitem__)
     has_five = FIVE_HEARTS in trick
     has_three = THREE_SPADES in trick
@@ -318,7 +318,7 @@ class MCPlayer(SeededPlayer):
         self.seed = seed
         self.rules = rules
 
-    def act(self, state: GameState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
+    def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         obs = state.observation(state.seat)
         return self.decide(obs, state.decision or "", legal, rules=self.rules or state.rules,
                            effort=self.effort)
