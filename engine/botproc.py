@@ -90,6 +90,7 @@ class ProgramPlayer(Player):
         self._proc: SandboxProcess | None = None
         self.pid_namespace: str | None = None  # the sandbox's, for checking nothing survives
         self._start_error: InfrastructureError | None = None
+        self._greeted = False  # hello answered: only then does the bot get a match_end
         try:
             self._proc = SandboxProcess(workdir=program.directory, run=program.run,
                                         limits=limits, unsandboxed=unsandboxed)
@@ -118,6 +119,7 @@ class ProgramPlayer(Player):
         if reply.get("type") != "ready":
             raise BotFault("protocol", f'expected {{"type": "ready"}} in reply to hello, got '
                            f"{_clip(reply)}", 0)
+        self._greeted = True
 
     def begin_game(self, game: int) -> None:
         self._bank_ms = float(self._time.bank_ms)
@@ -161,7 +163,7 @@ class ProgramPlayer(Player):
         if proc is None:
             return
         try:
-            if self._fault is None and self._start_error is None and proc.poll() is None:
+            if self._greeted and self._fault is None and proc.poll() is None:
                 self._say_goodbye(proc)
         except (OSError, BotFault):
             pass  # a bot that will not say goodbye is killed all the same, just below
