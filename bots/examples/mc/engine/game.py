@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from itertools import combinations, repeat, starmap
-from operator import itemgetter
-from typing import Any
+from itertools import combinations
+from typing import Any, Union
 
 from engine.cards import (
     CARD_NAMES,
@@ -31,7 +30,7 @@ from engine.cards import (
 )
 from engine.rules import Rules
 
-Action = bool | int | tuple[int, ...]
+Action = Union[bool, int, tuple[int, ...]]
 Deal = tuple[tuple[int, int, int, int], int]  # four hand masks and the kitty mask
 DealSource = Callable[[], Deal]
 
@@ -44,7 +43,6 @@ HONOURS = sum(1 << (s * 10 + r) for s in range(4) for r in (6, 7, 8, 9)) | FIVE_
     | THREE_SPADES_BIT
 PROTECTED = FIVE_HEARTS_BIT | THREE_SPADES_BIT  # never discarded
 BITS = tuple(1 << c for c in range(40))
-_second = itemgetter(1)
 
 
 def all_bids(rules: Rules) -> tuple[int, ...]:
@@ -53,39 +51,21 @@ def all_bids(rules: Rules) -> tuple[int, ...]:
 
 
 class ShuffledDeals:
-    """The seeded deal sequence of a duplicate pair: both games draw the same shuffles in order.
-
-    The deals drawn are kept, so the pair's second game can take them again (`again()`)
-    instead of re-shuffling: 10 or 12 small tuples per game.
-    """
+    """The seeded deal sequence of a duplicate pair: both games draw the same shuffles in order."""
 
     def __init__(self, rules: Rules, rng: random.Random) -> None:
-        self.bits = [1 << c for c in deck(rules)]
-        self.rand = rng.random
-        self.drawn: list[Deal] = []
+        self.cards = deck(rules)
+        self.kitty = rules.kitty
+        self.rng = rng
 
     def __call__(self) -> Deal:
-        # Sorting the cards by random keys (uniform, and about twice as fast as
-        # random.shuffle): starmap and itemgetter keep the whole shuffle in C.
-        bits = self.bits
-        order = list(map(_second, sorted(zip(starmap(self.rand, repeat((), len(bits))), bits))))
-        deal = ((sum(order[0:8]), sum(order[8:16]), sum(order[16:24]), sum(order[24:32])),
-                sum(order[32:]))
-        self.drawn.append(deal)
-        return deal
-
-    def again(self) -> DealSource:
-        """The deals drawn so far from the first, then new ones from the same generator:
-        exactly the sequence a fresh source of the same pair gives."""
-        drawn = self.drawn
-        position = 0
-
-        def next_deal() -> Deal:
-            nonlocal position
-            position += 1
-            return drawn[position - 1] if position <= len(drawn) else self()
-
-        return next_deal
+        # Sorting by random keys: about twice as fast as random.shuffle, and as uniform.
+        rand = self.rng.random
+        cards = sorted(self.cards, key=lambda _: rand())
+        bit = BITS.__getitem__
+        hands = (sum(map(bit, cards[0:8])), sum(map(bit, cards[8:16])),
+                 sum(map(bit, cards[16:24])), sum(map(bit, cards[24:32])))
+        return hands, sum(map(bit, cards[32:]))
 
 
 def pair_deals(rules: Rules, seed: str, pair: int) -> tuple[int, ShuffledDeals]:
@@ -219,68 +199,6 @@ class GameState:
             self._misdeal(bool(action))
         else:
             raise ValueError("the game is over")
-
-    def play_uniform(self, rands: Sequence[Callable[[], float]]) -> None:
-        """Play to the end of the game, seat s taking `legal[int(rands[s]() * len(legal))]`
-        from `legal_actions()` at every decision: RandomPlayer.act, without a call per card.
-
-        The play of a deal runs in `_play_uniform_tricks`; its choices, records and scores are
-        those of legal_actions()/apply() (tests/engine/test_speed_paths.py holds them equal).
-        """
-        while self.phase != OVER:
-            if self.phase == PLAY and not self.trick:
-                self._play_uniform_tricks(rands)
-            else:
-                legal = self.legal_actions()
-                self.apply(legal[int(rands[self.seat]() * len(legal))])
-
-    def _play_uniform_tricks(self, rands: Sequence[Callable[[], float]]) -> None:
-        # legal_actions() and apply() for a whole deal, unrolled: a lead (any card, by suit
-        # C D H S, strongest first) and three follows (the led suit if held, else any card).
-        hands, keys_by_led, points, bits = self.hands, self.keys, self.points, BITS
-        append_trick = self.tricks.append
-        c0s, c1s, c2s, c3s = chunks = CHUNK_CARDS
-        s0 = self.leader
-        for _ in range(hands[s0].bit_count()):
-            h = hands[s0]
-            legal = c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30]
-            a = legal[int(rands[s0]() * len(legal))]
-            hands[s0] = h ^ bits[a]
-            led = a // 10
-            follow, shift = chunks[led], 10 * led
-            s1 = (s0 + 1) & 3
-            h = hands[s1]
-            legal = follow[h >> shift & 1023] or (
-                c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30])
-            b = legal[int(rands[s1]() * len(legal))]
-            hands[s1] = h ^ bits[b]
-            s2 = (s0 + 2) & 3
-            h = hands[s2]
-            legal = follow[h >> shift & 1023] or (
-                c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30])
-            c = legal[int(rands[s2]() * len(legal))]
-            hands[s2] = h ^ bits[c]
-            s3 = (s0 + 3) & 3
-            h = hands[s3]
-            legal = follow[h >> shift & 1023] or (
-                c0s[h & 1023] + c1s[h >> 10 & 1023] + c2s[h >> 20 & 1023] + c3s[h >> 30])
-            d = legal[int(rands[s3]() * len(legal))]
-            hands[s3] = h ^ bits[d]
-            keys = keys_by_led[led]
-            best, winner = keys[a], s0
-            if keys[b] > best:
-                best, winner = keys[b], s1
-            if keys[c] > best:
-                best, winner = keys[c], s2
-            if keys[d] > best:
-                winner = s3
-            trick = (a, b, c, d)
-            points[winner & 1] += 1 + 5 * (FIVE_HEARTS in trick) - 3 * (THREE_SPADES in trick)
-            append_trick((s0, trick, winner))
-            s0 = winner
-        self.led = led
-        self.seat = self.leader = s0
-        self._score_deal()
 
     def contract(self) -> tuple[int, int, int] | None:
         if self.contract_seat < 0:
