@@ -45,26 +45,30 @@ def ladder_results(*, ladder: Ladder) -> list[ratings.Result]:
     return [ratings.Result(a, b, score, games) for a, b, score, games in rows]
 
 
-def ladder_fit(*, ladder: Ladder) -> dict[Any, ratings.Fitted]:
-    """The fitted ratings (cached until the ladder's next finished match)."""
+def ladder_fit(*, ladder: Ladder, compute: bool = True) -> dict[Any, ratings.Fitted]:
+    """The fitted ratings (cached until the ladder's next finished match). With compute=False
+    only a cached fit is returned (else {}): a page must not wait for a large ladder's fit."""
     last = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED
                                 ).aggregate(n=Max("finished"))["n"]
     pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
                 .values_list("version_id", "elo"))
     key = f"ladder-fit:{ladder.pk}:{last.isoformat() if last else 'none'}:{sorted(pins.items())}"
     fitted = cache.get(key)
+    if fitted is None and not compute:
+        return {}
     if fitted is None:
         fitted = ratings.ratings_fit(results=ladder_results(ladder=ladder), pinned=pins)
         cache.set(key, fitted, 3600)
     return fitted  # type: ignore[no-any-return]
 
 
-def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False) -> list[LeaderboardRow]:
+def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False,
+                       fit: bool = True) -> list[LeaderboardRow]:
     entries = LadderEntry.objects.filter(ladder=ladder).select_related(
         "version__bot", "version__bot__owner").order_by("-elo", "pk")
     if not include_inactive:
         entries = entries.filter(active=True)
-    fitted = ladder_fit(ladder=ladder)
+    fitted = ladder_fit(ladder=ladder, compute=fit)
     rows = []
     for rank, e in enumerate(entries, start=1):
         f = fitted.get(e.version_id)

@@ -54,6 +54,7 @@ def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
         "rows": rows,
         "total": total,
         "latest": page_selectors.latest_matches(ladder=ladder) if ladder else [],
+        "fit_missing": bool(rows) and all(r.board.fitted is None for r in rows),
     }
     return render(request, "tournaments/home.html", context)
 

@@ -444,3 +444,20 @@ def test_a_played_match_appears_on_the_bots_page(arena: Arena) -> None:
     match = play(arena.greedy, arena.theirs, ladder=arena.ladder)
     body = _text(Client().get(reverse("bot-detail", args=[arena.theirs.bot_id])))
     assert f'href="/matches/{match.pk}/"' in body
+
+
+def test_a_large_ladders_page_shows_elo_without_waiting_for_the_fit(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tournaments import page_selectors, ratings
+
+    def too_slow(**kwargs: object) -> None:
+        raise AssertionError("the page fitted a large ladder")
+
+    monkeypatch.setattr(page_selectors, "FIT_INLINE_MAX", 3)
+    monkeypatch.setattr(ratings, "ratings_fit", too_slow)
+    body = _text(Client().get(reverse("home")))
+    assert body.count("<tr data-bot=") == 4
+    assert 'id="fit-missing"' in body
+    mine = body.split('<tr data-bot="olivias-bot">')[1].split("</tr>")[0]
+    assert '<td class="num">–</td>' in mine
