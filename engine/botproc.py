@@ -128,6 +128,13 @@ class ProgramPlayer(Player):
     def act(self, state: GameState, legal: list[Action]) -> Action:
         if self._fault is not None:
             raise self._fault
+        try:
+            return self._exchange(state, legal)
+        except BotFault as fault:
+            self._fault = fault  # remembered: close() then kills without a goodbye
+            raise
+
+    def _exchange(self, state: GameState, legal: list[Action]) -> Action:
         self._running()
         self._next_id += 1
         mid = self._next_id
