@@ -390,7 +390,7 @@ class SandboxProcess:
         if hit is not None:
             return "resource", f"the sandbox's {hit} limit stopped the bot"
         if code is None:
-            return "crash", "the bot closed its standard output"
+            return "crash", "the bot closed its standard input or output"
         signum = -code if code < 0 else code - 128 if code > 128 else 0
         if signum in (signal.SIGXCPU, signal.SIGKILL):  # RLIMIT_CPU sends both; we send none
             return "resource", f"killed by the sandbox's CPU time limit (signal {signum})"

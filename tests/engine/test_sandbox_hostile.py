@@ -53,7 +53,7 @@ CASES = [
     Case("illegal_card", "illegal", -1, detail="may not be played"),
     Case("illegal_bid", "illegal", 1, detail="bid 13"),
     Case("exit_mid_deal", "crash", 3, detail="exited with status 0"),
-    Case("close_stdout", "crash", 1, detail="closed its standard output"),
+    Case("close_stdout", "crash", 1, detail="closed its standard input or output"),
     Case("orphan_child", "crash", 2, detail="exited with status 0"),
     Case("big_file", "crash", 0),
 ]
