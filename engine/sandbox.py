@@ -11,6 +11,10 @@ pid, net, ipc, uts, cgroup), a read-only /usr, the bot's files read-only at /bot
 tmpfs at /tmp (TMPDIR) and nothing else of the host. Killing pid 1 of the pid namespace kills
 every process in it (forks, double forks, orphans), which is how close() cleans up.
 
+--die-with-parent ties the sandbox to the *thread* that started it (PR_SET_PDEATHSIG): create,
+play and close a match's players in one thread, which is what engine.match.run_match does.
+If the worker dies, its sandboxes die with it.
+
 Memory and process limits use a per-seat cgroup (v1 memory + pids) when the worker may create
 one: an OOM kill or a refused fork is then known for certain and reported as `resource`.
 Otherwise they fall back to rlimits (address space, processes), set inside the user namespace so
