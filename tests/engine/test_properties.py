@@ -227,3 +227,48 @@ def test_observations_never_show_another_seats_hand(preset: str, seed: int) -> N
                     assert not hidden & (set(observation["hand"]) | shown)
         legal = state.legal_actions()
         state.apply(legal[rng.randrange(len(legal))])
+
+
+# --- untrusted replays never crash the validator -------------------------------------------------
+def leaf_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    paths = [path]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            paths += leaf_paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            paths += leaf_paths(item, (*path, index))
+    return paths
+
+
+SMALL_REPLAY = run_match(resolve_player("builtin:random"), resolve_player("builtin:random"),
+                         games=2, seed="fuzz", rules=Rules(**{**PRESETS["saskatchewan"].to_dict(),
+                                                             "max_deals": 2}))
+PATHS = leaf_paths(SMALL_REPLAY)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-100, 100) | st.floats(allow_nan=False)
+    | st.text(max_size=4) | st.sampled_from(["AS", "5H", "3S", "pass", "12N", "7L", "H", "A"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                               max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(index=st.integers(min_value=1, max_value=len(PATHS) - 1), value=json_values)
+def test_validator_reports_any_corruption_without_crashing(index: int, value: Any) -> None:
+    import copy
+
+    replay = copy.deepcopy(SMALL_REPLAY)
+    *parents, last = PATHS[index]
+    target = replay
+    for key in parents:
+        target = target[key]
+    original = target[last]
+    target[last] = value
+    errors = validate_replay(replay)
+    assert isinstance(errors, list) and all(isinstance(e, str) and "\n" not in e for e in errors)
+    # A changed value of the same type is caught, except where the replay stays consistent:
+    # the players' names, the seeded-dealing marker, rule parameters that did not come into play.
+    free = PATHS[index][0] in ("players", "rules", "dealing")
+    if value != original and type(value) is type(original) and not free:
+        assert errors, (PATHS[index], value)
