@@ -199,3 +199,19 @@ def test_show_malformed_replay_is_one_line_and_non_zero(tmp_path: Path) -> None:
 
 def test_show_missing_file_is_one_line_and_non_zero(tmp_path: Path) -> None:
     assert "cannot read" in one_line_error(engine("show", tmp_path / "nope.json"))
+
+
+@pytest.mark.sandbox
+def test_forfeit_is_a_result_and_the_match_still_exits_0(tmp_path: Path) -> None:
+    bot = tmp_path / "crash_bot.py"
+    bot.write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    bot.chmod(0o644)
+    tmp_path.chmod(0o755)  # the sandboxed bot runs as another user
+    path = tmp_path / "forfeit.json"
+    result = engine("match", bot, "builtin:random", "--replay", path)
+    assert result.returncode == 0, result.stderr
+    assert "games won: A 0, B 2" in result.stdout
+    assert "faults: A at seat 0: crash" in result.stdout and "A forfeits" in result.stdout
+    replay = load(path)
+    assert replay["result"]["forfeit"]["reason"] == "crash"
+    assert validate_replay(replay) == []
