@@ -86,9 +86,17 @@ def bot_version_upload(*, bot: Bot, filename: str, content: bytes) -> BotVersion
 
 
 def _enqueue_check(version_id: int) -> None:
+    """Queue the check. If the broker is unreachable the upload still stands: the periodic
+    bot_versions_requeue_stale task queues the check later."""
+    from kombu.exceptions import OperationalError
+
     from bots.tasks import bot_version_check as check_task
 
-    check_task.delay(version_id)
+    try:
+        check_task.apply_async((version_id,), retry=True, retry_policy={"max_retries": 2})
+    except OperationalError as error:
+        logger.warning("check of version %s not queued (%s); the requeue task will", version_id,
+                       error)
 
 
 def bot_version_add_builtin(*, bot: Bot, spec: str) -> BotVersion:

@@ -43,3 +43,6 @@ if settings.DEBUG:
     from django.conf.urls.static import static
 
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+
+handler404 = "kaiser_site.errors.not_found"
+handler500 = "kaiser_site.errors.server_error"

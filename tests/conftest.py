@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +28,8 @@ def _require_services() -> None:
         import psycopg
 
         try:
-            psycopg.connect(database_url, connect_timeout=3).close()
+            # The server, not the named database: the test run creates its own test_ database.
+            psycopg.connect(database_url, dbname="postgres", connect_timeout=3).close()
         except psycopg.Error as error:
             problems.append(f"PostgreSQL unreachable at {database_url}: {error}")
     redis_url = os.environ.get("REDIS_URL", "")
@@ -151,3 +153,44 @@ def celery_eager() -> Iterator[None]:
     app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager, app.conf.task_eager_propagates = before
+
+
+def _forget_connections() -> None:
+    """Drop what Celery and Kombu keep per process about the broker (the connection and
+    producer pools, the filesystem transport's remembered bindings), as a fresh process would."""
+    from kombu import pools
+    from kombu.transport.filesystem import Transport
+
+    from kaiser_site.celery import app
+
+    Transport.global_state.clear()
+    pools.reset()
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def private_broker(settings: Any, tmp_path: Path) -> Iterator[Path]:
+    """This process's Celery on a private filesystem broker (no stray worker listens there);
+    yields the var folder a worker must use to share it."""
+    var_dir = tmp_path / "var"
+    broker = var_dir / "broker"
+    for sub in ("queue", "control"):
+        (broker / sub).mkdir(parents=True, exist_ok=True)
+    settings.CELERY_BROKER_URL = "filesystem://"
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(broker / "queue"), "data_folder_out": str(broker / "queue"),
+        "control_folder": str(broker / "control"), "store_processed": False,
+    }
+    _forget_connections()
+    yield var_dir
+    _forget_connections()  # settings are restored after this; no pool may keep the old broker
+
+
+@pytest.fixture
+def dead_broker(settings: Any) -> Iterator[None]:
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    _forget_connections()
+    yield
+    _forget_connections()

@@ -5,6 +5,8 @@ the uploader sees at first. tests/bots/test_bot_uploads.py covers the verdicts."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
@@ -253,6 +255,20 @@ def test_check_replay_is_404_until_the_check_ran(
     response = anon_client.get(f"/api/v1/versions/{version.pk}/check-replay/")
     assert response.status_code == 200
     assert response.json() == {"format": "kaiser-replay"}
+
+
+def test_upload_stands_when_the_broker_is_down(
+    owner_client: APIClient, bot: Bot, dead_broker: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = owner_client.post(
+            f"/api/v1/bots/{bot.pk}/versions/",
+            {"file": SimpleUploadedFile("alpha.py", GOOD_BOT)}, format="multipart",
+        )
+    assert len(callbacks) == 1  # the enqueue ran, and failed quietly
+    assert response.status_code == 201
+    assert bot.versions.get().status == "pending"
 
 
 def test_lists_are_paginated(anon_client: APIClient, owner: object) -> None:

@@ -66,8 +66,16 @@ def test_uploads_have_a_stricter_rate_of_their_own(
     assert owner_client.get(f"/api/v1/bots/{bot['id']}/versions/").status_code == 200
 
 
-def test_unknown_api_path_is_404(anon_client: APIClient) -> None:
-    assert anon_client.get("/api/v1/no-such-thing/").status_code == 404
+def test_unknown_api_path_is_a_json_404(anon_client: APIClient) -> None:
+    response = anon_client.get("/api/v1/no-such-thing/")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found.", "code": "not_found"}
+
+
+def test_unknown_page_is_an_html_404(client: object) -> None:
+    response = client.get("/no-such-page/")  # type: ignore[attr-defined]
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
 
 
 def test_malformed_json_is_a_clear_400(owner_client: APIClient) -> None:

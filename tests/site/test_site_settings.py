@@ -72,3 +72,19 @@ def test_malformed_values_are_named_in_the_error(tmp_path: Path) -> None:
     assert "DEBUG='maybe' is not a boolean" in done.stderr
     done = _run({"KAISER_SANDBOX_MEMORY_MB": "lots"}, tmp_path)
     assert "KAISER_SANDBOX_MEMORY_MB='lots' is not an integer" in done.stderr
+
+
+def test_required_services_that_are_down_fail_the_run_instead_of_skipping(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if k in KEEP}
+    clean.update(KAISER_REQUIRE_SERVICES="1", KAISER_VAR_DIR=str(tmp_path / "var"),
+                 DATABASE_URL="postgres://postgres@127.0.0.1:1/kaiser",
+                 REDIS_URL="redis://127.0.0.1:1/0")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/site/test_site_settings.py", "-q",
+         "-p", "no:cacheprovider", "-k", "no_environment"],
+        cwd=ROOT, env=clean, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 3
+    assert "KAISER_REQUIRE_SERVICES=1: PostgreSQL unreachable" in done.stdout + done.stderr
+    assert "Redis unreachable at redis://127.0.0.1:1/0" in done.stdout + done.stderr
+    assert "passed" not in done.stdout and "skipped" not in done.stdout
