@@ -98,7 +98,7 @@ def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[Mat
     qs = Match.objects.filter(status=Match.Status.FINISHED)
     if ladder is not None:
         qs = qs.filter(ladder=ladder)
-    return list(matches_light(qs).order_by("-finished", "-id")[:limit])
+    return list(matches_light(qs).order_by("-finished")[:limit])
 
 
 # --- Bot page ---------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ def head_to_head_all(*, bot: Bot) -> list[HeadToHead]:
 def bot_matches(*, bot: Bot, limit: int = 20) -> list[Match]:
     version_ids = list(bot.versions.values_list("pk", flat=True))
     qs = Match.objects.filter(Q(version_a_id__in=version_ids) | Q(version_b_id__in=version_ids))
-    return list(matches_light(qs).order_by("-created", "-id")[:limit])
+    return list(matches_light(qs).order_by("-id")[:limit])
 
 
 @dataclass(frozen=True)
@@ -202,9 +202,14 @@ def match_list_page(*, bot: Bot | None, opponent: Bot | None, ladder: Ladder | N
                     faults: bool) -> QuerySet[Match]:
     """The match list's filters on top of selectors.match_list; `result` is from `bot`'s side
     when a bot is given (won, lost), else draw or decisive."""
-    qs = selectors.match_list(bot=bot.pk if bot else None,
-                              opponent=opponent.pk if opponent else None, ladder=ladder,
-                              tournament=tournament, status=status)
+    qs = selectors.match_list(ladder=ladder, tournament=tournament, status=status)
+    mine: list[int] = []
+    if bot is not None:  # by version ids: two index lookups instead of a join on each side
+        mine = list(bot.versions.values_list("pk", flat=True))
+        qs = qs.filter(Q(version_a_id__in=mine) | Q(version_b_id__in=mine))
+    if opponent is not None:
+        theirs = list(opponent.versions.values_list("pk", flat=True))
+        qs = qs.filter(Q(version_a_id__in=theirs) | Q(version_b_id__in=theirs))
     if faults:
         qs = qs.exclude(forfeit_player="")
     if result == "draw":
@@ -215,8 +220,8 @@ def match_list_page(*, bot: Bot | None, opponent: Bot | None, ladder: Ladder | N
         a_won, b_won = Q(score__gt=0.5), Q(score__lt=0.5)
         if result == "lost":
             a_won, b_won = b_won, a_won
-        qs = qs.filter(Q(version_a__bot=bot) & a_won | Q(version_b__bot=bot) & b_won)
-    return matches_light(qs).order_by("-created", "-id")
+        qs = qs.filter(Q(version_a_id__in=mine) & a_won | Q(version_b_id__in=mine) & b_won)
+    return matches_light(qs).order_by("-id")  # newest first: ids follow creation (indexed)
 
 
 # --- Tournaments ------------------------------------------------------------------------------

@@ -1,0 +1,323 @@
+#!/usr/bin/env python
+"""Page speed: the server time of the home page, a bot page and a match page (and, beside
+them, the match list and the replay API) with 1,000 bots and 100,000 finished matches in
+PostgreSQL, under concurrent clients from 127.0.0.1. Target: 95th percentile under 150 ms.
+
+1. A fresh PostgreSQL database `kaiser_bench_pages` (dropped at the end unless --keep), migrated,
+   filled by bulk inserts (COPY): the bots with built-in versions on the main ladder, the
+   finished matches (each with a real gzip replay from the engine, 2% ended by a fault, spread
+   over 30 days), and two rating changes a match.
+2. gunicorn (sync workers, DEBUG off, Redis cache) on 127.0.0.1, warmed up with one pass.
+3. `--clients` threads send GET requests round-robin over the pages; each bot and match page
+   request picks a random bot or match. The time is measured at the client, from sending the
+   request to the last byte (on 127.0.0.1, that is the server's time plus a few tenths of a ms).
+
+Usage:
+    .venv/bin/python bench/page_speed.py [--bots 1000] [--matches 100000] [--clients 8]
+                                         [--requests 300] [--workers 3] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.client
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DB_NAME = "kaiser_bench_pages"
+SERVER = "postgres://postgres@127.0.0.1:5432"
+REDIS = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def database_create() -> str:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+    return f"{SERVER}/{DB_NAME}"
+
+
+def database_drop() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+
+
+def django_setup(url: str) -> None:
+    os.environ.update(DATABASE_URL=url, REDIS_URL=REDIS, CACHE_KEY_PREFIX="kaiser-bench-pages",
+                      DJANGO_SETTINGS_MODULE="kaiser_site.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+# --- Filling the database ----------------------------------------------------------------------
+
+
+def real_replays(count: int) -> list[tuple[bytes, int, float, int, int]]:
+    """Real replays of built-in players: (gzip bytes, size, score, games A, games B)."""
+    from engine.builtin import resolve_player
+    from engine.match import replay_json, run_match
+
+    out = []
+    for seed in range(count):
+        replay = run_match(resolve_player("builtin:greedy"), resolve_player("builtin:random"),
+                           games=2, seed=str(seed))
+        text = replay_json(replay).encode()
+        result = replay["result"]
+        out.append((gzip.compress(text, 6), len(text), float(result["score"]),
+                    result["games"]["A"], result["games"]["B"]))
+    return out
+
+
+def bots_create(count: int) -> list[int]:
+    from django.contrib.auth.models import User
+
+    from bots.models import Bot, BotVersion
+    from tournaments.models import Ladder, LadderEntry
+
+    owners = User.objects.bulk_create(User(username=f"author{i}") for i in range(count // 5 + 1))
+    bots = Bot.objects.bulk_create(
+        Bot(owner=owners[i % len(owners)], name=f"bot{i:04d}", description=f"Bench bot {i}.")
+        for i in range(count))
+    versions = BotVersion.objects.bulk_create(
+        BotVersion(bot=b, number=1, kind=BotVersion.Kind.BUILTIN, builtin="builtin:random",
+                   status=BotVersion.Status.ACTIVE, reason="built-in player") for b in bots)
+    ladder = Ladder.objects.get(slug="main")
+    rng = random.Random(1)
+    LadderEntry.objects.bulk_create(
+        LadderEntry(ladder=ladder, version=v, elo=rng.gauss(1500, 150), games=0)
+        for v in versions)
+    return [v.pk for v in versions]
+
+
+def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int, float, int,
+                                                                      int]]) -> None:
+    """COPY the finished matches and their rating changes, oldest first."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from tournaments.models import Ladder, LadderEntry
+
+    ladder = Ladder.objects.get(slug="main")
+    entries = dict(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", "pk"))
+    rng = random.Random(2)
+    start = timezone.now() - timedelta(days=30)
+    step = timedelta(days=30) / count
+    columns = ("kind, ladder_id, rated, version_a_id, version_b_id, seed, status, score, "
+               "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
+               "replay_size, stderr_a, stderr_b, error, created, dispatched, started, finished, "
+               "play_ms, attempts, lease_token, rules, games_per_match, move_ms, bank_ms, "
+               "startup_ms")
+    connection.ensure_connection()
+    raw = connection.connection
+    with raw.cursor() as cur, cur.copy(f"COPY tournaments_match ({columns}) FROM STDIN") as copy:
+        for i in range(count):
+            a, b = rng.sample(versions, 2)
+            gz, size, score, ga, gb = replays[i % len(replays)]
+            fault = rng.random() < 0.02
+            if fault:
+                score, ga, gb = 1.0, 2, 0
+            when = start + step * i
+            copy.write_row((
+                "ladder", ladder.pk, True, a, b, str(i), "finished", score, ga, gb,
+                "B" if fault else "", "timeout" if fault else "",
+                '{"seat": 1, "player": "B", "reason": "timeout"}' if fault else None,
+                gz, size, "", "", "", when - timedelta(seconds=40), when - timedelta(seconds=30),
+                when - timedelta(seconds=20), when, 120, 1, "", "official", 2, 1000, 10000, 5000))
+    raw.commit()
+    ratings_copy(entries, rng)
+
+
+def ratings_copy(entries: dict[int, int], rng: random.Random) -> None:
+    """Two rating changes a match (a random walk per entry), and the entries' final Elo."""
+    from django.db import connection
+
+    elo = dict.fromkeys(entries.values(), 1500.0)
+    games = dict.fromkeys(entries.values(), 0)
+    raw = connection.connection
+    with raw.cursor() as cur:
+        cur.execute("SELECT id, version_a_id, version_b_id, finished FROM tournaments_match "
+                    "ORDER BY id")
+        rows = cur.fetchall()
+    with raw.cursor() as cur, cur.copy(
+            "COPY tournaments_ratingchange (match_id, entry_id, before, after, created) "
+            "FROM STDIN") as copy:
+        for match_id, a, b, when in rows:
+            delta = rng.uniform(-16, 16)
+            for entry, d in ((entries[a], delta), (entries[b], -delta)):
+                copy.write_row((match_id, entry, elo[entry], elo[entry] + d, when))
+                elo[entry] += d
+                games[entry] += 1
+    with raw.cursor() as cur:
+        cur.executemany("UPDATE tournaments_ladderentry SET elo = %s, games = %s WHERE id = %s",
+                        [(elo[e], games[e], e) for e in elo])
+        cur.execute("ANALYZE")
+    raw.commit()
+
+
+# --- Serving and measuring -----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def server_start(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+    static = tempfile.mkdtemp(prefix="kaiser-bench-static-")
+    env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": REDIS, "DEBUG": "0",
+           "SECRET_KEY": "page-speed-bench", "ALLOWED_HOSTS": "127.0.0.1",
+           "CACHE_KEY_PREFIX": "kaiser-bench-pages", "STATIC_ROOT": static,
+           "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "kaiser_site.settings"}
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT,
+                   env=env, check=True)
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    proc = subprocess.Popen([gunicorn, "kaiser_site.wsgi:application", "-w", str(workers),
+                             "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
+                            cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            get(port, "/health/")
+            return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("gunicorn did not start")
+
+
+def get(port: int, path: str) -> float:
+    """One GET; seconds from sending it to the last byte of the body."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        began = time.perf_counter()
+        conn.request("GET", path, headers={"Accept": "text/html"})
+        response = conn.getresponse()
+        response.read()
+        elapsed = time.perf_counter() - began
+    finally:
+        conn.close()
+    if response.status != 200:
+        raise RuntimeError(f"GET {path}: {response.status}")
+    return elapsed
+
+
+def pages(versions: list[int]) -> dict[str, Callable[[random.Random], str]]:
+    from bots.models import BotVersion
+    from tournaments.models import Match
+
+    bot_ids = list(BotVersion.objects.filter(pk__in=versions).values_list("bot_id", flat=True))
+    low, high = (Match.objects.order_by("id").values_list("id", flat=True).first(),
+                 Match.objects.order_by("-id").values_list("id", flat=True).first())
+    assert low is not None and high is not None
+    return {
+        "home": lambda rng: "/",
+        "bot page": lambda rng: f"/bots/{rng.choice(bot_ids)}/",
+        "match page": lambda rng: f"/matches/{rng.randint(low, high)}/",
+        "match list": lambda rng: "/matches/",
+        "match list, one bot": lambda rng: f"/matches/?bot=bot{rng.randrange(len(bot_ids)):04d}",
+        "replay (API)": lambda rng: f"/api/v1/matches/{rng.randint(low, high)}/replay/",
+    }
+
+
+def load(port: int, paths: dict[str, Callable[[random.Random], str]], clients: int,
+         per_page: int) -> dict[str, list[float]]:
+    names = list(paths)
+    jobs = [names[i % len(names)] for i in range(per_page * len(names))]
+    random.Random(3).shuffle(jobs)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    lock = threading.Lock()
+
+    def client(k: int) -> None:
+        rng = random.Random(100 + k)
+        while True:
+            with lock:
+                if not jobs:
+                    return
+                name = jobs.pop()
+            elapsed = get(port, paths[name](rng))
+            with lock:
+                times[name].append(elapsed)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return times
+
+
+def report(times: dict[str, list[float]], wall: float) -> None:
+    print(f"{'page':<22}{'n':>6}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}")
+    for name, values in times.items():
+        ms = sorted(v * 1000 for v in values)
+        p95 = ms[min(len(ms) - 1, int(round(0.95 * len(ms))) - 1)]
+        print(f"{name:<22}{len(ms):>6}{statistics.median(ms):>11.1f}{p95:>9.1f}{ms[-1]:>9.1f}")
+    total = sum(len(v) for v in times.values())
+    print(f"{total} requests in {wall:.1f} s: {total / wall:.1f} requests/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bots", type=int, default=1000)
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=300, help="per page")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    args = parser.parse_args()
+
+    url = database_create()
+    proc = None
+    try:
+        django_setup(url)
+        began = time.monotonic()
+        versions = bots_create(args.bots)
+        matches_copy(versions, args.matches, real_replays(24))
+        print(f"filled {DB_NAME}: {args.bots} bots, {args.matches} finished matches, "
+              f"{2 * args.matches} rating changes in {time.monotonic() - began:.0f} s")
+        port = free_port()
+        proc = server_start(url, port, args.workers)
+        paths = pages(versions)
+        load(port, paths, 2, 5)  # warm up: connections, caches, the fit's cache key
+        load_before = os.getloadavg()[0]  # other work on the machine skews every figure
+        began = time.monotonic()
+        times = load(port, paths, args.clients, args.requests)
+        print(f"gunicorn -w {args.workers} (sync), {args.clients} concurrent clients on "
+              f"127.0.0.1, {os.cpu_count()} CPUs, load average before "
+              f"{load_before:.1f}, after {os.getloadavg()[0]:.1f}; times measured at the client:")
+        report(times, time.monotonic() - began)
+    finally:
+        if proc is not None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep:
+            database_drop()
+
+
+if __name__ == "__main__":
+    main()
