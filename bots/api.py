@@ -145,11 +145,6 @@ class BotViewSet(
         services.bot_update(bot=bot, **update.validated_data)
         return self._bot_response()
 
-    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if not kwargs.get("partial"):
-            return self.partial_update(request, *args, **kwargs)
-        return super().update(request, *args, **kwargs)
-
     def _bot_response(self) -> Response:
         bot = self.get_object()  # fresh, with its annotations
         return Response(BotSerializer(bot, context=self.get_serializer_context()).data)

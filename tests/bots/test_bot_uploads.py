@@ -194,3 +194,28 @@ def test_second_upload_becomes_the_playing_version(
     assert bot_active_version(bot=bot).pk == second["id"]
     detail = owner_client.get(f"/api/v1/bots/{bot.pk}/").json()
     assert detail["active_version"] == {"id": second["id"], "number": 2}
+
+
+def test_a_check_lost_on_the_way_is_queued_again_and_decided(
+    bot: Bot, celery_eager: None
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from bots.models import BotProgram
+    from bots.services import bot_versions_requeue_stale
+    from bots.tasks import bot_versions_requeue_stale as requeue_task
+
+    # A pending version whose queued check was lost (say, the broker restarted empty).
+    content = _source("good_bot.py")
+    program = BotProgram.objects.create(sha256="f" * 64, content=content, size=len(content))
+    version = BotVersion.objects.create(
+        bot=bot, number=1, kind="py", program=program, filename="x.py", size=len(content)
+    )
+    assert bot_versions_requeue_stale() == 0  # recent: its check may still be on the way
+    BotVersion.objects.filter(pk=version.pk).update(created=timezone.now() - timedelta(hours=1))
+    assert requeue_task.delay().get() == 1
+    version.refresh_from_db()
+    assert version.status == "active"
+    assert bot_versions_requeue_stale() == 0  # decided: never queued again

@@ -85,3 +85,31 @@ def test_duplicate_name_in_the_form_is_an_error_on_the_field(
     response = client.post("/bots/new/", {"name": "PAGEBOT"})
     assert response.status_code == 200
     assert response.context["form"].errors["name"] == ["the name 'PAGEBOT' is taken"]
+
+
+def test_owner_renames_and_describes_a_bot_through_the_edit_form(
+    client: Client, owner: User, bot: Bot
+) -> None:
+    client.force_login(owner)
+    form = client.get(f"/bots/{bot.pk}/edit/")
+    assert form.context["form"].initial == {"name": "pagebot",
+                                            "description": "plays the first card"}
+    response = client.post(f"/bots/{bot.pk}/edit/", {"name": "pagebot2", "description": "new"})
+    assert response["Location"] == f"/bots/{bot.pk}/"
+    bot.refresh_from_db()
+    assert (bot.name, bot.description) == ("pagebot2", "new")
+
+
+@pytest.mark.parametrize("model", ["bot", "botversion", "botprogram"])
+def test_admin_lists_and_opens_every_bots_model(
+    client: Client, staff: User, bot: Bot, model: str
+) -> None:
+    from bots.services import bot_version_upload
+
+    version = bot_version_upload(bot=bot, filename="a.py", content=b"print(1)\n")
+    staff.is_superuser = True
+    staff.save(update_fields=["is_superuser"])
+    client.force_login(staff)
+    assert client.get(f"/admin/bots/{model}/").status_code == 200
+    pk = {"bot": bot.pk, "botversion": version.pk, "botprogram": version.program_id}[model]
+    assert client.get(f"/admin/bots/{model}/{pk}/change/").status_code == 200
