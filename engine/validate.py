@@ -177,8 +177,10 @@ def _check_deal(state: GameState, game: int, index: int, record: dict[str, Any],
         throw = misdeal is not None and misdeal["seat"] == state.seat
         state.apply(throw)
         if throw:
-            if record["bids"] or record["tricks"]:
-                raise Violation("a thrown-in deal has no bids or tricks", game=game, deal=index)
+            if record["bids"] or record["tricks"] or record["contract"] is not None or \
+                    record["discards"] or any(k in record for k in ("points", "delta", "score")):
+                raise Violation("a thrown-in deal has no bids, contract, discards, tricks or "
+                                "points", game=game, deal=index)
             return
     if misdeal is not None:
         raise Violation(f"seat {misdeal['seat']} may not throw this hand in", game=game,
