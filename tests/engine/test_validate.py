@@ -340,3 +340,20 @@ def test_pretty_printed_single_replay_is_one_replay(base: dict[str, Any]) -> Non
 def test_malformed_json_lines_name_the_line(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         list(iter_replays(text))
+
+
+@pytest.mark.parametrize("key,value", [("contract", {"seat": 2, "bid": "7", "trump": "H"}),
+                                       ("points", [5, 5]), ("score", [0, 0]),
+                                       ("discards", ["AC", "KC"])])
+def test_thrown_in_deal_with_play_in_it_is_caught(key: str, value: Any) -> None:
+    replay = replay_of(PRESETS["pagat"], misdeal_games())
+    replay["games"][0]["deals"][0][key] = value
+    assert only_error(replay) == ("game 0, deal 0: a thrown-in deal has no bids, contract, "
+                                  "discards, tricks or points")
+
+
+def test_extra_fields_are_allowed(replay: dict[str, Any]) -> None:
+    replay["rules"]["comment"] = "house rules"
+    replay["games"][0]["deals"][0]["viewer_note"] = "a nice deal"
+    replay["produced_by"] = "a test"
+    assert validate_replay(replay) == []
