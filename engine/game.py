@@ -129,6 +129,10 @@ class GameState:
         "contract_seat", "trump", "discards", "tricks", "trick", "leader", "led", "keys",
         "points", "misdeal_queue", "_bids", "_bid_pos", "_low",
     )
+    # Set for each deal by _start_deal and _set_trump; declared for the type checker.
+    phase: int
+    seat: int
+    leader: int
 
     def __init__(self, rules: Rules, *, dealer: int, deals: DealSource, game: int = 0) -> None:
         self.rules = rules
