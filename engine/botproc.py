@@ -332,7 +332,9 @@ def _now() -> float:
 
 
 def _clip(value: object, limit: int = 80) -> str:
-    text = value.decode(errors="replace") if isinstance(value, bytes) else repr(value)
+    """A short, printable, one-line rendering of what a bot sent, for a fault's detail."""
+    text = value[:limit * 4].decode(errors="replace") if isinstance(value, bytes) else repr(value)
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text[:limit + 1])
     return text if len(text) <= limit else text[:limit] + "…"
 
 

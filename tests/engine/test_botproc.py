@@ -221,3 +221,21 @@ def test_odd_json_as_an_action_is_illegal_not_an_error(tmp_path: Path, action: o
     replay = play(program(source))
 
     assert replay["result"]["forfeit"]["reason"] == "illegal"
+
+
+def test_a_faults_detail_is_one_printable_line_whatever_the_bot_wrote(tmp_path: Path) -> None:
+    source = tmp_path / "escape.py"
+    source.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello': print(json.dumps({'id': 0, 'type': 'ready'}), flush=True)\n"
+        "    elif m['type'] == 'act':\n"
+        "        sys.stdout.buffer.write(b'\\x1b[2J\\rboom\\xff' + b'x' * 500 + b'\\n')\n"
+        "        sys.stdout.flush()\n")
+
+    forfeit = play(program(source))["result"]["forfeit"]
+
+    assert forfeit["reason"] == "protocol"
+    assert forfeit["detail"].isprintable() and len(forfeit["detail"]) < 120
+    assert "\\x1b[2J\\x0dboom" in forfeit["detail"]
