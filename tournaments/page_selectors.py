@@ -75,23 +75,40 @@ def ratings_recent(*, entry_ids: list[int], points: int) -> dict[int, list[float
     return out
 
 
-def leaderboard_page(*, ladder: Ladder, limit: int = 100) -> tuple[list[BoardRow], int]:
-    """The top `limit` rows of the ladder's leaderboard with match statistics and a trend,
-    and the number of rows there are."""
+def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[selectors.LeaderboardRow],
+                                                                  int]:
+    """Rows `offset`..`offset + limit` of selectors.ladder_leaderboard (same order, same
+    fields), without loading every entry of a large ladder."""
+    entries = LadderEntry.objects.filter(ladder=ladder, active=True)
+    total = entries.count()
     # The fit is pure Python and cubic in the number of bots (about 2 s at 100 bots, over half
     # an hour at 1,000): a page computes it for small ladders only, else shows a cached one.
-    small = LadderEntry.objects.filter(ladder=ladder).count() <= FIT_INLINE_MAX
-    board = selectors.ladder_leaderboard(ladder=ladder, fit=small)
-    shown = board[:limit]
+    fitted = selectors.ladder_fit(ladder=ladder, compute=total <= FIT_INLINE_MAX)
+    shown = entries.select_related("version__bot__owner").order_by("-elo", "pk")[
+        offset:offset + limit]
+    rows = []
+    for rank, e in enumerate(shown, start=offset + 1):
+        f = fitted.get(e.version_id)
+        rows.append(selectors.LeaderboardRow(
+            rank=rank, entry=e, elo=e.elo, games=e.games, provisional=e.provisional,
+            pinned=e.pinned, fitted=f.rating if f else None, fitted_low=f.low if f else None,
+            fitted_high=f.high if f else None))
+    return rows, total
+
+
+def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
+                     ) -> tuple[list[BoardRow], int]:
+    """A page of the ladder's leaderboard with match statistics and a trend, and the number
+    of rows there are."""
+    shown, total = _board_rows(ladder, offset, limit)
     stats = _match_stats(ladder, [r.entry.version_id for r in shown])
     trends = ratings_recent(entry_ids=[r.entry.pk for r in shown], points=TREND_POINTS)
     rows = []
     for r in shown:
         n, w, last = stats.get(r.entry.version_id, (0, 0, None))
-        trend = trends.get(r.entry.pk, [])
         rows.append(BoardRow(board=r, matches=n, wins=w, last_played=last,
-                             trend=trend))
-    return rows, len(board)
+                             trend=trends.get(r.entry.pk, [])))
+    return rows, total
 
 
 def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[Match]:

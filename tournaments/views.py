@@ -23,7 +23,7 @@ from tournaments import page_selectors, selectors, services
 from tournaments.models import Ladder, Match, Tournament
 
 MAIN_LADDER = "main"
-LEADERBOARD_ROWS = 100
+LEADERBOARD_ROWS = 50
 MATCHES_PER_PAGE = 50
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "bots" / "examples"
 STARTER_FILES = {
@@ -46,9 +46,12 @@ def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     """A ladder's leaderboard (the main ladder at /), its latest matches, and the way in."""
     ladder = _ladder_or_main(slug)
     rows, total = ([], 0)
+    page = max(_int_or_none(request.GET.get("page")) or 1, 1)
     if ladder is not None:
-        rows, total = page_selectors.leaderboard_page(ladder=ladder, limit=LEADERBOARD_ROWS)
+        rows, total = page_selectors.leaderboard_page(
+            ladder=ladder, offset=(page - 1) * LEADERBOARD_ROWS, limit=LEADERBOARD_ROWS)
     context = {
+        "page": page, "pages": max(1, -(-total // LEADERBOARD_ROWS)),
         "ladder": ladder,
         "ladders": list(Ladder.objects.filter(active=True).only("slug", "name")),
         "rows": rows,

@@ -423,7 +423,7 @@ def test_no_page_makes_more_queries_for_more_rows(
     client = logged_in if who == "signed in" else Client()
     urls = [u for u, _ in _pages(arena, tournament, signed_in=who == "signed in")]
     few = {url: _queries(client, url) for url in urls}
-    bulk_rows(40, 400)  # forty more bots on the leaderboard, hundreds of matches
+    bulk_rows(60, 400)  # sixty more bots on the leaderboard, hundreds of matches
     services.tournament_create(name="Second", format=Tournament.Format.SWISS, rounds=2,
                                versions=list(BotVersion.objects.filter(bot__name__startswith="bulk")))
     for url in urls:
@@ -434,9 +434,13 @@ def test_no_page_makes_more_queries_for_more_rows(
 
 def test_rows_really_grow_in_the_query_count_test(arena: Arena, bulk_rows: Callable[..., None]
                                                   ) -> None:
-    bulk_rows(40, 400)
+    bulk_rows(60, 400)
     body = _text(Client().get(reverse("home")))
-    assert body.count("<tr data-bot=") == 44
+    assert body.count("<tr data-bot=") == 50
+    assert "ranks 1–50 of 64" in body
+    second = _text(Client().get(reverse("home") + "?page=2"))
+    assert second.count("<tr data-bot=") == 14
+    assert "<td>64</td>" in second
     assert _text(Client().get(reverse("match-list"))).count('<tr class="match-row') == 50
 
 
