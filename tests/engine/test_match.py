@@ -181,3 +181,16 @@ def test_players_are_closed_after_a_forfeit() -> None:
     run_match(Factory("c", "1", lambda slot: Closing(3 if slot == 0 else None)), RANDOM,
               games=2, seed="x")
     assert len(closed) == 2
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_fast_loop_checked_loop_and_notifying_loop_play_the_same_match(preset: str) -> None:
+    # Same class name, so the same seeded generator; only the runner's path differs.
+    from engine.builtin import RandomPlayer
+
+    checked = type("RandomPlayer", (RandomPlayer,), {"trusted": False})
+    notified = type("RandomPlayer", (RandomPlayer,), {"wants_notifications": True})
+    replays = [replay_json(run_match(side, side, games=4, seed="loops", rules=PRESETS[preset]))
+               for side in (RANDOM, Factory("random", "1", lambda slot: checked()),
+                            Factory("random", "1", lambda slot: notified()))]
+    assert replays[0] == replays[1] == replays[2]
