@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -26,7 +27,7 @@ from engine.match import run_match  # noqa: E402
 from engine.players import Player, TimeControl  # noqa: E402
 from engine.rules import DEFAULT_RULES  # noqa: E402
 
-TRIVIAL = Path(__file__).resolve().parents[1] / "bots" / "examples" / "minimal_bot.py"
+TRIVIAL = Path(__file__).resolve().parent / "trivial_bot.py"
 CLOCK = TimeControl(move_ms=1000, bank_ms=10000, startup_ms=5000)
 
 
@@ -51,13 +52,23 @@ class TimedFactory:
         return player
 
 
-def round_trips(matches: int) -> list[float]:
+def round_trips(matches: int) -> tuple[list[float], float, float]:
+    """Wall time of each act(); CPU seconds per decision of the engine and of the bots."""
     samples: list[float] = []
-    bot = TimedFactory(program_player_factory(TRIVIAL, time=CLOCK), samples)
+    inner = program_player_factory(TRIVIAL, time=CLOCK)
+    bot = TimedFactory(inner, samples)
+    engine_cpu = time.process_time()
     for seed in range(matches):
         replay = run_match(bot, bot, seed=str(seed), time=CLOCK)
         assert replay["result"]["forfeit"] is None, replay["result"]["forfeit"]
-    return samples
+    engine_cpu = time.process_time() - engine_cpu
+    bot_cpu, acts = 0.0, 0
+    for text in inner.stderr_texts():  # "cpu SECONDS acts N", from each process at match_end
+        words = text.split()
+        bot_cpu += float(words[1])
+        acts += int(words[3])
+    assert acts == len(samples), (acts, len(samples))
+    return samples, engine_cpu / acts, bot_cpu / acts
 
 
 def startups(times: int) -> list[float]:
@@ -91,10 +102,14 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=20)
     args = parser.parse_args()
 
-    samples = round_trips(args.matches)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+          "(wall-clock figures stretch with the load; the CPU figures much less)")
+    samples, engine_cpu, bot_cpu = round_trips(args.matches)
     print(f"decision round trip, trivial Python bot, {len(samples)} decisions: "
           f"median {statistics.median(samples) * 1e6:.0f} µs, "
           f"p99 {percentile(samples, 0.99) * 1e6:.0f} µs  (target: median < 150 µs)")
+    print(f"  CPU a decision: engine {engine_cpu * 1e6:.0f} µs (including match overhead), "
+          f"bot {bot_cpu * 1e6:.0f} µs (including its start-up)")
 
     starts = startups(max(5, args.matches // 2))
     print(f"start-up of the four sandboxed seats, {len(starts)} runs: "
