@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from bots import selectors, services
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
+from bots.throttles import UploadThrottle
 
 
 class ActiveVersionSerializer(serializers.Serializer):
@@ -128,9 +129,10 @@ class BotViewSet(
         return queryset
 
     def get_throttles(self) -> list[Any]:
+        throttles = super().get_throttles()
         if self.action == "versions" and self.request.method == "POST":
-            self.throttle_scope = "uploads"
-        return super().get_throttles()
+            throttles.append(UploadThrottle())
+        return throttles
 
     def perform_create(self, serializer: BotSerializer) -> None:
         data = serializer.validated_data

@@ -13,6 +13,7 @@ from bots import selectors, services
 from bots.forms import BotForm, UploadForm
 from bots.models import Bot
 from bots.programs import program_size_error
+from bots.throttles import UploadThrottle
 from tournaments.page_selectors import bot_page
 
 
@@ -73,6 +74,9 @@ def bot_edit(request: HttpRequest, pk: int) -> HttpResponse:
 def bot_upload(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _owned_bot(request, pk)
     form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and (wait := _upload_wait(request)) is not None:
+        form.add_error(None, f"Too many uploads: try again in {wait} seconds.")
+        return render(request, "bots/bot_upload.html", {"form": form, "bot": bot}, status=429)
     if request.method == "POST" and form.is_valid():
         uploaded = form.cleaned_data["file"]
         try:
@@ -87,6 +91,14 @@ def bot_upload(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, f"Version {version.number} uploaded; its check is queued.")
             return redirect("bot-detail", pk=bot.pk)
     return render(request, "bots/bot_upload.html", {"form": form, "bot": bot})
+
+
+def _upload_wait(request: HttpRequest) -> int | None:
+    """Seconds to wait if this user spent the upload budget (the API's, shared), else None."""
+    throttle = UploadThrottle()
+    if throttle.allow_request(request, None):  # type: ignore[arg-type]
+        return None
+    return int(throttle.wait() or 1)
 
 
 @login_required

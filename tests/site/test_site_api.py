@@ -85,3 +85,23 @@ def test_malformed_json_is_a_clear_400(owner_client: APIClient) -> None:
     body = response.json()
     assert body["code"] == "parse_error"
     assert body["detail"].startswith("JSON parse error")
+
+
+def test_upload_form_and_api_share_one_upload_budget(
+    owner_client: APIClient, owner: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.test import Client
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "uploads", "2/hour")
+    bot = owner_client.post("/api/v1/bots/", {"name": "formy"}).json()
+    api = owner_client.post(f"/api/v1/bots/{bot['id']}/versions/",
+                            {"file": SimpleUploadedFile("a.py", b"# a\n")}, format="multipart")
+    assert api.status_code == 201
+    browser = Client()
+    browser.force_login(owner)  # type: ignore[arg-type]
+    url = f"/bots/{bot['id']}/upload/"
+    first = browser.post(url, {"file": SimpleUploadedFile("b.py", b"# b\n")})
+    assert first.status_code == 302
+    second = browser.post(url, {"file": SimpleUploadedFile("c.py", b"# c\n")})
+    assert second.status_code == 429
+    assert "Too many uploads: try again in" in second.content.decode()
