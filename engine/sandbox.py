@@ -154,7 +154,10 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
              f"ulimit -f {(limits.file_size_mb << 20) // 512}"]  # dash counts 512-byte blocks
     if not cgroup:
         parts += [f"ulimit -v {kib}", f"ulimit -p {limits.max_processes + 2}"]
-    parts += ["printf . >&5", "exec 5>&-", 'exec "$@"']
+    # A missing interpreter (no node on this worker) is the machine's failing, not the bot's:
+    # say so on the 'started' pipe, which the bot's own code never gets to write on.
+    parts += ['command -v "$1" >/dev/null 2>&1 || { printf "?" >&5; exit 127; }',
+              "printf . >&5", "exec 5>&-", 'exec "$@"']
     return "; ".join(parts)
 
 
@@ -282,6 +285,7 @@ class SandboxProcess:
                  unsandboxed: bool = False) -> None:
         self.limits = limits
         self.unsandboxed = unsandboxed
+        self._run = tuple(run)
         self._inner_pidfd: int | None = None
         self.pid_namespace: str | None = None  # e.g. "pid:[4026532301]", kept after kill()
         self._dev_tmp: str | None = None
@@ -353,6 +357,9 @@ class SandboxProcess:
         byte = os.read(self._started_fd, 1)
         self._close_fds(self._started_fd)
         self._started_fd = -1
+        if byte == b"?":
+            self._proc.wait()
+            raise InfrastructureError(f"{self._run[0]!r} is not available in the sandbox")
         if byte != b".":
             self._proc.wait()
             raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")

@@ -137,3 +137,13 @@ def test_kill_leaves_no_process_and_no_cgroup(staging: Path) -> None:
     assert processes_in([namespace]) == []
     assert leftover_cgroups() == []
     assert proc.poll() is not None
+
+
+def test_a_missing_interpreter_is_an_infrastructure_error_not_a_crash(staging: Path) -> None:
+    proc = SandboxProcess(workdir=staging, run=["no-such-interpreter", "bot.py"],
+                          limits=SandboxLimits())
+    try:
+        with pytest.raises(InfrastructureError, match="'no-such-interpreter' is not available"):
+            proc.wait_started(time.monotonic() + 5)
+    finally:
+        proc.kill()
