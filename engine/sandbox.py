@@ -2,8 +2,11 @@
 
 Layout of a sandboxed seat (host view):
 
-    worker (root)  ->  bwrap (uid 65534, outer)  ->  bwrap (pid 1 of a new pid namespace)
-                                                       ->  /bin/sh (sets rlimits)  ->  the bot
+    worker (root)  ->  bash (joins the seat's cgroups, moves the pipes to fds 3-5)
+                   ->  setpriv (becomes nobody)  ->  bwrap (uid 65534, outer)
+                   ->  bwrap (pid 1 of a new pid namespace)
+                   ->  /bin/sh (pipes onto 0 and 1, rlimits, 'started')  ->  the bot
+    (each arrow after the first bash is an exec or, for the pid-1 bwrap, a fork)
 
 bwrap runs as the unprivileged host user `nobody` (65534) when the worker is root, so even a
 process that escaped every namespace would be nobody. Each seat gets fresh namespaces (user,
