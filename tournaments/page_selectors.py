@@ -3,11 +3,13 @@ of rows shown (aggregates and window functions instead of a query per row)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, F, Max, Q, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
@@ -96,13 +98,28 @@ def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[selectors
     return rows, total
 
 
+def _board_extras(ladder: Ladder, shown: list[selectors.LeaderboardRow]) -> tuple[
+        dict[int, tuple[int, int, datetime | None]], dict[int, list[float]]]:
+    """Match statistics and trends of the rows shown, cached until the ladder's next finished
+    match (they change with nothing else)."""
+    last = Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED).aggregate(
+        n=Max("finished"))["n"]
+    ids = [(r.entry.pk, r.entry.version_id) for r in shown]
+    key = "board:" + hashlib.sha256(f"{ladder.pk}:{last}:{ids}".encode()).hexdigest()
+    extras = cache.get(key)
+    if extras is None:
+        extras = (_match_stats(ladder, [v for _, v in ids]),
+                  ratings_recent(entry_ids=[e for e, _ in ids], points=TREND_POINTS))
+        cache.set(key, extras, 3600)
+    return extras  # type: ignore[no-any-return]
+
+
 def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
                      ) -> tuple[list[BoardRow], int]:
     """A page of the ladder's leaderboard with match statistics and a trend, and the number
     of rows there are."""
     shown, total = _board_rows(ladder, offset, limit)
-    stats = _match_stats(ladder, [r.entry.version_id for r in shown])
-    trends = ratings_recent(entry_ids=[r.entry.pk for r in shown], points=TREND_POINTS)
+    stats, trends = _board_extras(ladder, shown)
     rows = []
     for r in shown:
         n, w, last = stats.get(r.entry.version_id, (0, 0, None))

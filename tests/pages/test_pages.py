@@ -282,11 +282,14 @@ def test_match_list_pages_keep_the_filters(arena: Arena, bulk_rows: Callable[...
     bulk_rows(2, 120)
     client = Client()
     first = _text(client.get(reverse("match-list") + "?ladder=main"))
-    assert "page 1 of 3" in first
-    assert 'href="?ladder=main&page=2"' in first
-    second = _listed(client, "?ladder=main&page=2")
-    assert len(second) == 50
-    assert set(second).isdisjoint(_listed(client, "?ladder=main&page=1"))
+    assert 'href="?ladder=main&page=2" rel="next"' in first
+    assert 'rel="prev"' not in first
+    pages = [_listed(client, f"?ladder=main&page={n}") for n in (1, 2, 3)]
+    assert [len(p) for p in pages] == [50, 50, Match.objects.count() - 100]
+    assert sorted(pages[0] + pages[1] + pages[2], reverse=True) == pages[0] + pages[1] + pages[2]
+    last = _text(client.get(reverse("match-list") + "?ladder=main&page=3"))
+    assert 'rel="next"' not in last
+    assert 'href="?ladder=main&page=2" rel="prev"' in last
 
 
 def test_match_page_loads_its_replay_in_the_viewer_and_shows_the_fault(arena: Arena) -> None:
