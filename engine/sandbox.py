@@ -192,9 +192,9 @@ class _Cgroup:
             (self.memory / "memory.limit_in_bytes").write_text(bytes_)
             with contextlib.suppress(OSError):  # no swap accounting on this kernel
                 (self.memory / "memory.memsw.limit_in_bytes").write_text(bytes_)
-            # +2: bwrap's own pid 1 and the limit shell that execs into the bot.
+            # +2: the two bwrap processes (the outer one and pid 1) live in it too.
             (self.pids / "pids.max").write_text(str(limits.max_processes + 2))
-            if os.geteuid() == 0:  # bwrap runs as nobody: let it move itself in
+            if os.geteuid() == 0:  # without setpriv the joining shell is already nobody
                 for group in (self.memory, self.pids):
                     os.chown(group / "cgroup.procs", NOBODY, NOBODY)
         except OSError:
