@@ -293,8 +293,13 @@ class SandboxProcess:
         self.pid_namespace: str | None = None  # e.g. "pid:[4026532301]", kept after kill()
         self._dev_tmp: str | None = None
         self._cgroup = None if unsandboxed else _make_cgroup(limits)
-        started_r, started_w = _high_pipe()
-        info_r, info_w = _high_pipe()
+        try:
+            started_r, started_w = _high_pipe()
+            info_r, info_w = _high_pipe()
+        except OSError as exc:  # the worker is out of file descriptors
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            raise InfrastructureError(f"could not start the sandbox: {exc}") from exc
         self._started_fd, self._info_fd = started_r, info_r
         try:
             self._proc = self._spawn(workdir, run, started_w, info_w)
