@@ -117,7 +117,9 @@ def _contract_dict(contract: tuple[int, int, int] | None) -> dict[str, Any] | No
     if contract is None:
         return None
     seat, bid, trump = contract
-    return {"seat": seat, "bid": bid_str(bid), "trump": None if trump == NO_TRUMP else SUITS[trump]}
+    # Null for no trump, and until the contractor names trump (self.trump is still -1).
+    named = SUITS[trump] if 0 <= trump < NO_TRUMP else None
+    return {"seat": seat, "bid": bid_str(bid), "trump": named}
 
 
 class GameState:
