@@ -272,3 +272,30 @@ def test_validator_reports_any_corruption_without_crashing(index: int, value: An
     free = PATHS[index][0] in ("players", "rules", "dealing")
     if value != original and type(value) is type(original) and not free:
         assert errors, (PATHS[index], value)
+
+
+@settings(max_examples=25, deadline=None)
+@given(preset=presets, seed=seeds, fault_at=st.integers(min_value=0, max_value=400),
+       side=st.sampled_from(["A", "B"]))
+def test_forfeit_at_any_decision_gives_a_valid_replay(preset: str, seed: int, fault_at: int,
+                                                      side: str) -> None:
+    from helpers import faulty_b
+
+    faulty = faulty_b(fault_at)
+    sides = (faulty, resolve_player("builtin:random"))
+    a, b = sides if side == "A" else sides[::-1]
+    replay = run_match(a, b, games=4, seed=str(seed), rules=PRESETS[preset])
+    assert validate_replay(replay) == []
+    forfeit = replay["result"]["forfeit"]
+    if forfeit is None:
+        return
+    last = replay["games"][-1]
+    assert forfeit["player"] == side and last["result"]["forfeit"] == forfeit
+    assert not {"points", "delta", "score"} & set(last["deals"][-1])
+    contract = last["deals"][-1]["contract"]
+    if contract is not None and contract["trump"] is not None:
+        assert contract["bid"][-1].isdigit()  # a suit was named for a suit bid
+    other = "B" if side == "A" else "A"
+    listed = sum(1 for g in replay["games"] if g["result"]["winner"] is not None
+                 and g["seats"][g["result"]["winner"]] == other)
+    assert replay["result"]["games"][other] == listed + 4 - len(replay["games"])
