@@ -221,6 +221,8 @@ def test_observation_shows_the_public_state() -> None:
         act(state, parse_bid(text))
     act(state, 0)
     observation = state.observation(2)
+    assert set(observation) == {"game", "deal", "seat", "dealer", "score", "hand", "bids",
+                                "contract", "tricks", "trick"}  # the protocol's state
     assert observation["game"] == 5 and observation["deal"] == 0 and observation["dealer"] == 3
     assert observation["bids"][1] == {"seat": 1, "bid": "8"}
     assert observation["contract"] == {"seat": 1, "bid": "8", "trump": "C"}
