@@ -27,8 +27,7 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
-        """Rules from a replay or protocol `rules` object. Missing keys are errors; extra keys
-        are ignored (replay-format.md: extra fields may be added)."""
+        """Rules from a replay or protocol `rules` object; unknown or missing keys are errors."""
         if not isinstance(data, dict):
             raise ValueError("rules must be a JSON object")
         names = {f.name for f in fields(cls)}
