@@ -170,3 +170,13 @@ def test_without_cgroups_rlimits_still_stop_the_bot_and_nothing_survives(
         assert "MemoryError" in factory.players[0].stderr_text()
     assert processes_in(factory.namespaces) == []
     assert leftover_cgroups() == []
+
+
+def test_the_two_seats_of_a_bot_share_no_channel_outside_the_game() -> None:
+    bot = program(HOSTILE / "partner_channel.py")
+
+    replay = play(bot, time=TimeControl(move_ms=1000, bank_ms=1000, startup_ms=5000))
+
+    assert replay["result"]["forfeit"] is None
+    reports = [p.stderr_text().strip() for p in bot.players]
+    assert reports == ["channels: none", "channels: none"]
