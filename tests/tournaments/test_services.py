@@ -213,3 +213,44 @@ def test_arena_seed_puts_the_house_bots_on_the_main_ladder_with_greedy_anchored(
     assert entries["greedy"].pinned and entries["greedy"].elo == 1500.0
     assert not entries["random"].pinned
     assert services.ladder_schedule(ladder_id=main.pk, rng=random.Random(0)) >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_matches_of_one_bot_stored_at_the_same_instant_both_count(ladder, make_builtin):
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from tournaments.runner import match_play_engine
+
+    hub = make_builtin("hub")
+    rivals = [make_builtin(f"r{i}", "builtin:random") for i in range(2)]
+    matches = [_ladder_match(ladder, hub, rival) for rival in rivals]
+    claims = [services.match_start(match_id=m.pk, worker=f"w{i}") for i, m in enumerate(matches)]
+    replays = [match_play_engine(match=match).replay for match, _ in claims]
+    stored = []
+
+    def finish(i: int) -> None:
+        try:
+            stored.append(services.match_finish(match_id=claims[i][0].pk, token=claims[i][1],
+                                                replay=replays[i]))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=finish, args=(i,)) for i in range(2)]
+    with transaction.atomic():
+        # Hold the hub's rating row: both finishing transactions start and meet it at once.
+        LadderEntry.objects.select_for_update().get(ladder=ladder, version=hub)
+        for t in threads:
+            t.start()
+        time.sleep(1.0)  # (not a measurement: lets both threads reach the row)
+    for t in threads:
+        t.join()
+    assert stored == [True, True]
+    entry = LadderEntry.objects.get(ladder=ladder, version=hub)
+    chain = list(RatingChange.objects.filter(entry=entry).order_by("id"))
+    assert entry.games == 2 and len(chain) == 2
+    assert all(c.after != c.before for c in chain)  # greedy beats random: ratings move
+    assert chain[1].before == pytest.approx(chain[0].after)  # the second saw the first
+    assert entry.elo == pytest.approx(chain[1].after)

@@ -217,7 +217,7 @@ def test_a_worker_killed_in_the_middle_of_a_match_and_the_match_finishes_exactly
 def test_matches_of_the_same_bot_finishing_together_lose_no_rating_update(
     start_worker, make_builtin
 ):
-    ladder = _closed_ladder()
+    ladder = _closed_ladder(games_per_match=60)  # long enough for both workers to take some
     hub = make_builtin("hub")
     rivals = [make_builtin(f"rival{i}", "builtin:random" if i % 2 else "builtin:greedy")
               for i in range(8)]
@@ -233,6 +233,7 @@ def test_matches_of_the_same_bot_finishing_together_lose_no_rating_update(
     # Each change starts where the previous one ended: a lost update would break the chain.
     assert all(b.before == pytest.approx(a.after) for a, b in zip(chain, chain[1:], strict=False))
     assert chain[0].before == 1500.0
+    assert sum(c.after != c.before for c in chain) >= 4  # the random rivals move it
     assert entry.elo == pytest.approx(chain[-1].after)
     recomputed = selectors.ratings_recomputed(ladder=ladder)
     assert recomputed[hub.pk][0] == pytest.approx(entry.elo)
