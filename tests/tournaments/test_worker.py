@@ -102,13 +102,13 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
            "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
     workers: list[Worker] = []
 
-    def start(pool: str = "solo", concurrency: int = 1) -> Worker:
+    def start(pool: str = "solo", concurrency: int = 1, **extra_env: str) -> Worker:
         log = tmp_path / f"worker-{len(workers)}.log"
         command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", pool,
                    "-c", str(concurrency), "-Q", queue, "-n", f"{queue}-{len(workers)}@%h",
                    "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"]
         with log.open("wb") as sink:
-            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink,
+            proc = subprocess.Popen(command, cwd=ROOT, env={**env, **extra_env}, stdout=sink,
                                     stderr=subprocess.STDOUT, start_new_session=True)
         worker = Worker(proc, log)
         workers.append(worker)
@@ -239,3 +239,22 @@ def test_matches_of_the_same_bot_finishing_together_lose_no_rating_update(
     assert recomputed[hub.pk][0] == pytest.approx(entry.elo)
     workers = {a.split(":")[0] for a in MatchAttempt.objects.values_list("worker", flat=True)}
     assert len(workers) == 2
+
+
+@pytest.mark.sandbox
+def test_a_broken_sandbox_is_retried_then_the_match_is_void_and_never_scored(
+    start_worker, make_builtin, make_program, tmp_path
+):
+    ladder = _closed_ladder()
+    match = _queue(ladder, make_program("boxed", SLOW_BOT), make_builtin("greedy-i"))
+    empty = tmp_path / "no-bwrap-here"
+    empty.mkdir()
+    worker = start_worker(PATH=str(empty))  # the worker's host has lost bubblewrap
+    match = _wait_status(match.pk, Match.Status.VOID)
+    assert match.attempts == services.max_attempts() == 3
+    assert "gave up after 3 attempts" in match.error and "bwrap" in match.error
+    attempts = MatchAttempt.objects.filter(match=match)
+    assert [a.outcome for a in attempts] == ["infrastructure"] * 3
+    assert all("bubblewrap" in a.error for a in attempts)
+    assert not RatingChange.objects.exists() and match.replay() is None
+    assert len(re.findall(r"Retry in \d+s", worker.text())) == 2
