@@ -167,8 +167,8 @@ def matches_dispatch() -> list[int]:
             dispatched=timezone.now()
         ):
             sent.append(match_id)
-    for match_id in sent:
-        _enqueue(match_id)
+    for match_id in sent:  # (at once in autocommit; never for a transaction rolled back)
+        transaction.on_commit(lambda m=match_id: _enqueue(m))
     return sent
 
 
