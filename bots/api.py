@@ -66,7 +66,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_check_stderr(self, version: BotVersion) -> str | None:
         """The bot's stderr during the check: shown to its owner and staff only (else null)."""
         user = self.context["request"].user

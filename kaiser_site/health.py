@@ -74,6 +74,7 @@ _part = {"ok": serializers.BooleanField(), "error": serializers.CharField(requir
 
 class HealthView(APIView):
     permission_classes = [AllowAny]
+    authentication_classes: list[type] = []  # no credentials involved at all
     throttle_classes: list[type] = []
 
     @extend_schema(

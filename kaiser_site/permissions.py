@@ -19,6 +19,7 @@ class ReadOnlyOrOwnerOrStaff(permissions.BasePermission):
     """
 
     message = "Only the owner or staff may change this."
+    anonymous_reads = True  # tells the OpenAPI schema that reads need no credentials
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if request.method in permissions.SAFE_METHODS:

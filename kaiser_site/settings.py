@@ -280,7 +280,7 @@ REST_FRAMEWORK = {
         "challenges": env_str("KAISER_THROTTLE_CHALLENGES", "30/hour"),
     },
     "EXCEPTION_HANDLER": "kaiser_site.exceptions.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "kaiser_site.schema.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
