@@ -15,7 +15,10 @@ from engine.sandbox import SandboxLimits
 
 HOSTILE = Path(__file__).parent / "hostile"
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
+# FAST: for bots expected to time out (the test waits for the clock). RELAXED: for bots that
+# behave, so that a loaded test machine never turns a slow answer into a fault.
 FAST = TimeControl(move_ms=200, bank_ms=300, startup_ms=2000)
+RELAXED = TimeControl(move_ms=2000, bank_ms=10000, startup_ms=10000)
 
 
 class Recording:
@@ -46,7 +49,7 @@ def program(path: str | Path, *, time: TimeControl = FAST,
 
 
 def play(a: PlayerFactory, b: PlayerFactory | str = "builtin:random", *,
-         time: TimeControl = FAST, games: int = 2, seed: str = "7") -> dict[str, Any]:
+         time: TimeControl = RELAXED, games: int = 2, seed: str = "7") -> dict[str, Any]:
     opponent = resolve_player(b) if isinstance(b, str) else b
     return run_match(a, opponent, games=games, seed=seed, time=time)
 

@@ -18,6 +18,7 @@ from tests.engine.sandbox_support import (
     EXAMPLES,
     FAST,
     HOSTILE,
+    RELAXED,
     leftover_cgroups,
     play,
     processes_in,
@@ -106,13 +107,13 @@ def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game() -> No
         assert banks[0] == 1000  # a full bank at the start of every game
         assert banks[1] <= 950  # the first decision took move_ms + 50 ms at least
         assert banks[2] <= banks[1] - 50
-        assert banks[-1] == banks[2]  # fast decisions cost the bank nothing
+        assert banks == sorted(banks, reverse=True)  # a bank only shrinks within a game
 
 
 @pytest.mark.parametrize("bot", ["minimal_bot.py", "random.zip", "greedy.zip", "node_random.zip"])
 def test_example_bots_play_valid_matches_as_uploaded(bot: str) -> None:
     factory = program(EXAMPLES / bot)
-    replay = play(factory, "builtin:greedy", time=TimeControl(1000, 5000, 5000))
+    replay = play(factory, "builtin:greedy")
 
     assert replay["result"]["forfeit"] is None
     assert validate_replay(replay) == []
@@ -122,7 +123,7 @@ def test_example_bots_play_valid_matches_as_uploaded(bot: str) -> None:
 
 def test_two_programs_play_each_other() -> None:
     a, b = program(EXAMPLES / "greedy.zip"), program(EXAMPLES / "random.zip")
-    replay = play(a, b, time=TimeControl(1000, 5000, 5000))
+    replay = play(a, b)
 
     assert replay["result"]["forfeit"] is None
     assert sum(replay["result"]["games"].values()) + sum(
@@ -147,9 +148,9 @@ def test_exiting_between_decisions_is_a_crash_at_the_next_decision() -> None:
 
 
 def test_a_program_path_resolves_like_a_builtin_player() -> None:
-    factory = resolve_player(str(EXAMPLES / "minimal_bot.py"), time=FAST)
+    factory = resolve_player(str(EXAMPLES / "minimal_bot.py"), time=RELAXED)
 
-    replay = run_match(factory, resolve_player("builtin:random"), time=FAST)
+    replay = run_match(factory, resolve_player("builtin:random"), time=RELAXED)
 
     assert replay["players"]["A"] == {"name": "minimal_bot", "version": "1"}
     assert replay["result"]["forfeit"] is None
@@ -171,9 +172,9 @@ def test_unsandboxed_only_when_asked_and_with_a_loud_warning(
     assert sandboxed.unsandboxed is False
     assert "WITHOUT the sandbox" not in capfd.readouterr().err
     monkeypatch.setenv("KAISER_UNSANDBOXED", "1")
-    factory = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
+    factory = program_player_factory(EXAMPLES / "minimal_bot.py", time=RELAXED)
 
-    replay = run_match(factory, resolve_player("builtin:random"), time=FAST)
+    replay = run_match(factory, resolve_player("builtin:random"), time=RELAXED)
 
     assert factory.unsandboxed is True
     assert replay["result"]["forfeit"] is None

@@ -24,7 +24,11 @@ from tests.engine.sandbox_support import (
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
 
-GENEROUS = TimeControl(move_ms=5000, bank_ms=1000, startup_ms=5000)
+# For faults that need some CPU first (a limit to reach): generous, so that a loaded test
+# machine cannot turn them into timeouts. These matches end at the fault, not the clock.
+GENEROUS = TimeControl(move_ms=20000, bank_ms=1000, startup_ms=5000)
+# The fork bomb never stops by itself: its fault comes at the clock, so not too generous.
+BOMB_CLOCK = TimeControl(move_ms=2000, bank_ms=300, startup_ms=5000)
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ class Case:
 
 
 CASES = [
-    Case("fork_bomb", "resource", 1, detail="processes limit"),
+    Case("fork_bomb", "resource", 1, time=BOMB_CLOCK, detail="processes limit"),
     Case("memory_hog", "resource", 1, time=GENEROUS, detail="memory limit"),
     Case("cpu_loop", "timeout", 1, detail="no reply in time"),
     Case("cpu_loop", "resource", 1, time=GENEROUS, limits=SandboxLimits(cpu_seconds=1),
@@ -159,7 +163,7 @@ def test_a_daemon_grandchild_of_a_finished_match_is_killed() -> None:
 def test_without_cgroups_rlimits_still_stop_the_bot_and_nothing_survives(
         monkeypatch: pytest.MonkeyPatch, bot: str) -> None:
     monkeypatch.setenv("KAISER_SANDBOX_CGROUP", "0")  # as on a host without a memory cgroup
-    clock = GENEROUS if bot == "memory_hog" else FAST
+    clock = GENEROUS if bot == "memory_hog" else FAST  # the bomb's forfeit reason is not checked
     factory = program(HOSTILE / f"{bot}.py", time=clock)
 
     replay = play(factory, time=clock)

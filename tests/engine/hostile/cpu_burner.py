@@ -29,5 +29,5 @@ for line in sys.stdin:
     if message["type"] == "hello":
         reply(message, type="ready")
     elif message["type"] == "act":
-        time.sleep(0.05)
+        time.sleep(0.1)  # a long match: the burner reaches the CPU limit long before its end
         reply(message, action=play(message))
