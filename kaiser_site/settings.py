@@ -292,6 +292,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "kaiser_site.openapi_errors.postprocess_error_responses",
+    ],
     "ENUM_NAME_OVERRIDES": {  # three models have a `status`: name each set of choices
         "BotVersionStatusEnum": "bots.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
