@@ -107,3 +107,11 @@ def test_upload_form_and_api_share_one_upload_budget(
     second = browser.post(url, {"file": SimpleUploadedFile("c.py", b"# c\n")})
     assert second.status_code == 429
     assert "Too many uploads: try again in" in second.content.decode()
+
+
+def test_schema_says_which_operations_need_no_credentials(anon_client: APIClient) -> None:
+    paths = anon_client.get("/api/schema/?format=json").json()["paths"]
+    assert {} in paths["/api/v1/bots/"]["get"]["security"]
+    assert {} not in paths["/api/v1/bots/"]["post"]["security"]
+    assert {} not in paths["/api/v1/auth/me/"]["get"]["security"]
+    assert paths["/api/v1/health/"]["get"]["security"] == [{}]
