@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import itertools
 import json
 import os
@@ -90,8 +91,14 @@ def unsandboxed_requested() -> bool:
     return os.environ.get("KAISER_UNSANDBOXED", "") == "1"
 
 
+@functools.cache
+def _which(name: str, path: str | None) -> str | None:
+    """shutil.which, remembered per PATH: it stats every PATH entry, for every seat."""
+    return shutil.which(name, path=path)
+
+
 def _bwrap_path() -> str:
-    found = shutil.which("bwrap")
+    found = _which("bwrap", os.environ.get("PATH"))
     if found is None:
         raise InfrastructureError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
     return found
@@ -106,7 +113,7 @@ def _run_as() -> tuple[list[str], int | None, list[int] | None]:
     """
     if os.geteuid() != 0:
         return [], None, None
-    setpriv = shutil.which("setpriv")
+    setpriv = _which("setpriv", os.environ.get("PATH"))
     if setpriv is None:
         return [], NOBODY, []
     return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"], None, None
@@ -119,7 +126,9 @@ def _namespace_args() -> list[str]:
             "--gid", str(NOBODY), "--hostname", "bot", "--clearenv"]
 
 
-def _filesystem_args(workdir: Path | None, limits: SandboxLimits) -> list[str]:
+@functools.cache
+def _system_args() -> tuple[str, ...]:
+    """The host's system folders, read-only (looked at once: they do not move)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib64", "lib32", "sbin"):
         host = Path("/") / name
@@ -130,7 +139,11 @@ def _filesystem_args(workdir: Path | None, limits: SandboxLimits) -> list[str]:
     for etc in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"):
         if os.path.exists(etc):
             args += ["--ro-bind", etc, etc]
-    args += ["--proc", "/proc", "--dev", "/dev",
+    return tuple(args)
+
+
+def _filesystem_args(workdir: Path | None, limits: SandboxLimits) -> list[str]:
+    args = [*_system_args(), "--proc", "/proc", "--dev", "/dev",
              "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     if workdir is not None:
         args += ["--ro-bind", str(workdir), BOT_DIR, "--chdir", BOT_DIR]
@@ -172,7 +185,7 @@ def _outer_script(started_fd: int, cgroup_procs: Sequence[Path]) -> str:
 
 
 def _bash_path() -> str:
-    found = shutil.which("bash") or "/bin/bash"
+    found = _which("bash", os.environ.get("PATH")) or "/bin/bash"
     if not os.path.exists(found):
         raise InfrastructureError("bash is needed to start the sandbox and is not installed")
     return found
