@@ -312,8 +312,7 @@ class ProgramPlayer(Player):
         """match_end, close the input, and give the bot EXIT_GRACE_S to exit by itself."""
         with contextlib.suppress(BotFault):
             self._send({"type": "match_end"}, _now() + 0.2, self._next_id)
-        with contextlib.suppress(OSError):
-            os.close(proc.stdin_fd)
+        proc.close_stdin()
         end = _now() + EXIT_GRACE_S
         while proc.poll() is None and _now() < end:
             for fd, _ in self._poll.poll(max(0.0, end - _now()) * 1000):

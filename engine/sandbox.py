@@ -409,6 +409,13 @@ class SandboxProcess:
     def poll(self) -> int | None:
         return self._proc.poll()
 
+    def close_stdin(self) -> None:
+        """End of the bot's input, through the file object: its fd number is then never
+        closed twice (a second close could hit another thread's newly opened file)."""
+        with contextlib.suppress(OSError):
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()
+
     def wait(self, timeout: float) -> int | None:
         try:
             return self._proc.wait(timeout)
