@@ -269,9 +269,22 @@ def _own_cgroup(controller: str) -> Path:
     raise OSError(f"no {controller} cgroup")
 
 
+@functools.cache
+def _sweep_stale_cgroups() -> None:
+    """Once a process: remove the seat cgroups of workers that died without cleaning up."""
+    for controller in ("memory", "pids"):
+        with contextlib.suppress(OSError):
+            for path in _own_cgroup(controller).glob("kaiser-*-*"):
+                owner = path.name.split("-")[1]
+                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                    with contextlib.suppress(OSError):
+                        path.rmdir()  # refused while a process is still in it
+
+
 def _make_cgroup(limits: SandboxLimits) -> _Cgroup | None:
     if os.environ.get("KAISER_SANDBOX_CGROUP", "1") == "0":
         return None
+    _sweep_stale_cgroups()
     try:
         return _Cgroup(limits)
     except OSError:

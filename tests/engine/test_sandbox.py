@@ -147,3 +147,16 @@ def test_a_missing_interpreter_is_an_infrastructure_error_not_a_crash(staging: P
             proc.wait_started(time.monotonic() + 5)
     finally:
         proc.kill()
+
+
+def test_cgroups_left_by_a_dead_worker_are_swept() -> None:
+    from engine.sandbox import _own_cgroup, _sweep_stale_cgroups
+
+    dead_pid = 4194304 + 1  # above the kernel's pid_max ceiling: never a live process
+    stale = [_own_cgroup(c) / f"kaiser-{dead_pid}-0" for c in ("memory", "pids")]
+    for path in stale:
+        path.mkdir()
+
+    _sweep_stale_cgroups.__wrapped__()
+
+    assert [p for p in stale if p.exists()] == []
