@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import os
 import select
@@ -337,12 +338,22 @@ def _clip(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+@functools.cache
+def _sweep_stale_staging(base: str) -> None:
+    """Once a process: remove the copies left by processes that were killed mid-match."""
+    for path in Path(base).glob("kaiser-bot-*-*"):
+        owner = path.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+
 class _Staging:
     """A private copy of the program for one match; removed when nothing uses it any more."""
 
     def __init__(self, source: Path) -> None:
-        base = os.environ.get("KAISER_BOT_STAGING") or None
-        self.root = Path(tempfile.mkdtemp(prefix="kaiser-bot-", dir=base))
+        base = os.environ.get("KAISER_BOT_STAGING") or tempfile.gettempdir()
+        _sweep_stale_staging(base)
+        self.root = Path(tempfile.mkdtemp(prefix=f"kaiser-bot-{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.root, True)
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -240,3 +241,16 @@ def test_a_faults_detail_is_one_printable_line_whatever_the_bot_wrote(tmp_path: 
     assert forfeit["reason"] == "protocol"
     assert forfeit["detail"].isprintable() and len(forfeit["detail"]) < 120
     assert "\\x1b[2J\\x0dboom" in forfeit["detail"]
+
+
+def test_program_copies_left_by_a_killed_process_are_swept(tmp_path: Path) -> None:
+    from engine.botproc import _sweep_stale_staging
+
+    stale = tmp_path / "kaiser-bot-4194305-abc123"  # a pid above pid_max: surely dead
+    mine = tmp_path / f"kaiser-bot-{os.getpid()}-def456"
+    for folder in (stale, mine):
+        (folder / "bot").mkdir(parents=True)
+
+    _sweep_stale_staging.__wrapped__(str(tmp_path))
+
+    assert not stale.exists() and mine.exists()
