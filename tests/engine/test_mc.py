@@ -224,9 +224,11 @@ def test_noise_outside_zero_to_one_is_refused() -> None:
 
 
 # --- the uploadable bot --------------------------------------------------------------------------
-def test_the_bots_engine_copy_is_current() -> None:
+def test_the_bots_copy_of_the_players_code_is_current() -> None:
+    # The modules that decide what mc plays must match; the copied engine core (cards, game,
+    # protocol...) only has to work, which the sandboxed match below checks.
     folder = EXAMPLES / "mc" / "engine"
-    names = sorted(p.name for p in folder.glob("*.py"))
+    names = ["mc.py", "sampling.py", "greedy.py"]
     engine = EXAMPLES.parents[1] / "engine"
 
     _, mismatch, missing = filecmp.cmpfiles(folder, engine, names, shallow=False)

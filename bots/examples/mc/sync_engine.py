@@ -1,7 +1,8 @@
 """Refresh the engine copy inside this bot's folder: python bots/examples/mc/sync_engine.py
 
 A bot in the sandbox sees only its own files, so the modules builtin:mc needs travel with it.
-tests/engine/test_mc.py fails when the copy is out of date.
+tests/engine/test_mc.py fails when the copy of the player's own modules (mc, sampling, greedy)
+is out of date, and plays a match with the bot in the sandbox to check the rest still works.
 """
 
 import shutil
