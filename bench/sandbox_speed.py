@@ -21,7 +21,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.botproc import program_player_factory  # noqa: E402
+from engine.archive import BotProgram  # noqa: E402
+from engine.botproc import ProgramPlayer, program_player_factory  # noqa: E402
 from engine.builtin import resolve_player  # noqa: E402
 from engine.match import run_match  # noqa: E402
 from engine.players import Player, TimeControl  # noqa: E402
@@ -85,6 +86,23 @@ def startups(times: int) -> list[float]:
     return results
 
 
+def one_seat_startups(times: int) -> dict[str, float]:
+    """Median hello-to-ready of one seat: python3 as the spec runs it, and with -S (no site)."""
+    factory = program_player_factory(TRIVIAL, time=CLOCK)
+    staged = factory.program
+    runs = {"python3 bot.py": staged.run, "python3 -S bot.py": ("python3", "-S", *staged.run[1:])}
+    results: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(times):
+        for name, run in runs.items():  # interleaved: both see the same load
+            program = BotProgram(staged.directory, run)
+            started = time.perf_counter()
+            player = ProgramPlayer(program, limits=factory.limits, unsandboxed=False)
+            player.start(seat=0, rules=DEFAULT_RULES, games=2, time=CLOCK, seed="0")
+            results[name].append(time.perf_counter() - started)
+            player.close()
+    return {name: statistics.median(values) for name, values in results.items()}
+
+
 def matches_per_second(a: Any, b: Any, matches: int) -> float:
     started = time.perf_counter()
     for seed in range(matches):
@@ -115,6 +133,11 @@ def main() -> None:
     print(f"start-up of the four sandboxed seats, {len(starts)} runs: "
           f"median {statistics.median(starts) * 1e3:.1f} ms, "
           f"max {max(starts) * 1e3:.1f} ms  (target < 150 ms)")
+
+    seat = one_seat_startups(max(5, args.matches // 2))
+    print("one seat, sandbox start to ready: " + ", ".join(
+        f"{name} {value * 1e3:.1f} ms" for name, value in seat.items())
+        + "  (-S is not used: it drops site, so exit() and quit(), which bots call)")
 
     bot = program_player_factory(TRIVIAL, time=CLOCK)
     sandboxed = matches_per_second(bot, bot, args.matches)
