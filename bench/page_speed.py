@@ -8,13 +8,17 @@ PostgreSQL, under concurrent clients from 127.0.0.1. Target: 95th percentile und
    finished matches (each with a real gzip replay from the engine, 2% ended by a fault, spread
    over 30 days), and two rating changes a match.
 2. gunicorn (sync workers, DEBUG off, Redis cache) on 127.0.0.1, warmed up with one pass.
-3. `--clients` threads send GET requests round-robin over the pages; each bot and match page
-   request picks a random bot or match. The time is measured at the client, from sending the
-   request to the last byte (on 127.0.0.1, that is the server's time plus a few tenths of a ms).
+3. `--clients` threads send GET requests in a shuffled mix of the pages; each bot and match
+   page request picks a random bot or match. Two figures per page: the server time (gunicorn's
+   own measure of each request, from reading it to sending the response) and the time at the
+   client, which adds the wait for a free worker when the clients outnumber the workers.
+   The machine's load average is printed too: other work on it slows every figure.
 
 Usage:
-    .venv/bin/python bench/page_speed.py [--bots 1000] [--matches 100000] [--clients 8]
-                                         [--requests 300] [--workers 3] [--keep]
+    .venv/bin/python bench/page_speed.py [--bots 1000] [--matches 100000] [--clients 4]
+                                         [--requests 300] [--workers 3] [--keep] [--reuse]
+--keep leaves the database for another run; --reuse measures such a database again without
+filling it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import gzip
 import http.client
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -184,7 +189,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def server_start(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+def server_start(url: str, port: int, workers: int, access_log: Path
+                 ) -> subprocess.Popen[bytes]:
     static = tempfile.mkdtemp(prefix="kaiser-bench-static-")
     env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": REDIS, "DEBUG": "0",
            "SECRET_KEY": "page-speed-bench", "ALLOWED_HOSTS": "127.0.0.1",
@@ -194,7 +200,9 @@ def server_start(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
                    env=env, check=True)
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     proc = subprocess.Popen([gunicorn, "kaiser_site.wsgi:application", "-w", str(workers),
-                             "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
+                             "-b", f"127.0.0.1:{port}", "--log-level", "warning",
+                             "--access-logfile", str(access_log),
+                             "--access-logformat", "%(U)s?%(q)s %(s)s %(D)s"],
                             cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -268,46 +276,95 @@ def load(port: int, paths: dict[str, Callable[[random.Random], str]], clients: i
     return times
 
 
-def report(times: dict[str, list[float]], wall: float) -> None:
-    print(f"{'page':<22}{'n':>6}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}")
+PAGE_OF = [  # the page a logged request path belongs to
+    (re.compile(r"^/\?$"), "home"),
+    (re.compile(r"^/bots/\d+/\?$"), "bot page"),
+    (re.compile(r"^/matches/\d+/\?$"), "match page"),
+    (re.compile(r"^/matches/\?$"), "match list"),
+    (re.compile(r"^/matches/\?bot="), "match list, one bot"),
+    (re.compile(r"^/api/v1/matches/\d+/replay/\?$"), "replay (API)"),
+]
+
+
+def server_times(log: Path, skip: int) -> dict[str, list[float]]:
+    """gunicorn's own time for each request (%(D)s: from reading it to the response sent), in
+    seconds, by page; the first `skip` bytes of the log (the warm-up) are left out."""
+    times: dict[str, list[float]] = {name: [] for _, name in PAGE_OF}
+    with log.open() as lines:
+        lines.seek(skip)
+        for line in lines:
+            path, status, micros = line.split()
+            name = next((n for pattern, n in PAGE_OF if pattern.search(path)), None)
+            if name is not None and status == "200":
+                times[name].append(int(micros) / 1e6)
+    return times
+
+
+def report(title: str, times: dict[str, list[float]]) -> None:
+    print(title)
+    print(f"  {'page':<22}{'n':>6}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}")
     for name, values in times.items():
         ms = sorted(v * 1000 for v in values)
+        if not ms:
+            continue
         p95 = ms[min(len(ms) - 1, int(round(0.95 * len(ms))) - 1)]
-        print(f"{name:<22}{len(ms):>6}{statistics.median(ms):>11.1f}{p95:>9.1f}{ms[-1]:>9.1f}")
-    total = sum(len(v) for v in times.values())
-    print(f"{total} requests in {wall:.1f} s: {total / wall:.1f} requests/s")
+        print(f"  {name:<22}{len(ms):>6}{statistics.median(ms):>11.1f}{p95:>9.1f}{ms[-1]:>9.1f}")
+
+
+def fill(args: argparse.Namespace) -> list[int]:
+    began = time.monotonic()
+    versions = bots_create(args.bots)
+    matches_copy(versions, args.matches, real_replays(24))
+    print(f"filled {DB_NAME}: {args.bots} bots, {args.matches} finished matches, "
+          f"{2 * args.matches} rating changes in {time.monotonic() - began:.0f} s")
+    return versions
+
+
+def bench_versions() -> list[int]:
+    from bots.models import BotVersion
+    from tournaments.models import Match
+
+    versions = list(BotVersion.objects.filter(bot__name__startswith="bot").values_list(
+        "pk", flat=True))
+    print(f"reusing {DB_NAME}: {len(versions)} bots, {Match.objects.count()} matches")
+    return versions
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--matches", type=int, default=100_000)
-    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--requests", type=int, default=300, help="per page")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--reuse", action="store_true", help="measure a kept database again")
     args = parser.parse_args()
 
-    url = database_create()
+    url = f"{SERVER}/{DB_NAME}" if args.reuse else database_create()
     proc = None
     try:
         django_setup(url)
-        began = time.monotonic()
-        versions = bots_create(args.bots)
-        matches_copy(versions, args.matches, real_replays(24))
-        print(f"filled {DB_NAME}: {args.bots} bots, {args.matches} finished matches, "
-              f"{2 * args.matches} rating changes in {time.monotonic() - began:.0f} s")
+        versions = fill(args) if not args.reuse else bench_versions()
         port = free_port()
-        proc = server_start(url, port, args.workers)
+        access_log = Path(tempfile.mkdtemp(prefix="kaiser-bench-log-")) / "access.log"
+        proc = server_start(url, port, args.workers, access_log)
         paths = pages(versions)
         load(port, paths, 2, 5)  # warm up: connections, caches, the fit's cache key
+        time.sleep(1)
+        skip = access_log.stat().st_size
         load_before = os.getloadavg()[0]  # other work on the machine skews every figure
         began = time.monotonic()
         times = load(port, paths, args.clients, args.requests)
+        wall = time.monotonic() - began
+        total = sum(len(v) for v in times.values())
         print(f"gunicorn -w {args.workers} (sync), {args.clients} concurrent clients on "
-              f"127.0.0.1, {os.cpu_count()} CPUs, load average before "
-              f"{load_before:.1f}, after {os.getloadavg()[0]:.1f}; times measured at the client:")
-        report(times, time.monotonic() - began)
+              f"127.0.0.1, {os.cpu_count()} CPUs, load average before {load_before:.1f}, after "
+              f"{os.getloadavg()[0]:.1f}; {total} requests in {wall:.1f} s "
+              f"({total / wall:.1f}/s)")
+        time.sleep(1)
+        report("server time (gunicorn's own, per request):", server_times(access_log, skip))
+        report("at the client (server time plus waiting for a free worker):", times)
     finally:
         if proc is not None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -315,7 +372,7 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()
-        if not args.keep:
+        if not (args.keep or args.reuse):
             database_drop()
 
 

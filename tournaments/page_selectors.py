@@ -58,10 +58,10 @@ def _match_stats(ladder: Ladder, ids: list[int]) -> dict[int, tuple[int, int, da
     stats: dict[int, tuple[int, int, datetime | None]] = {}
     for side in ("a", "b"):
         for row in _side_stats(ladder, side, ids):
-            n, w, last = stats.get(row[f"version_{side}_id"], (0, 0, None))
-            newest = max(t for t in (last, row["last"]) if t is not None) if (
-                last or row["last"]) else None
-            stats[row[f"version_{side}_id"]] = (n + row["n"], w + row["w"], newest)
+            version = row[f"version_{side}_id"]
+            n, w, last = stats.get(version, (0, 0, None))
+            times = [t for t in (last, row["last"]) if t is not None]
+            stats[version] = (n + row["n"], w + row["w"], max(times, default=None))
     return stats
 
 

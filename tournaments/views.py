@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -79,15 +80,10 @@ def match_list(request: HttpRequest) -> HttpResponse:
     matches = page_selectors.match_list_page(
         bot=bot, opponent=opponent, ladder=ladder, tournament=tournament, status=status,
         result=result, faults=params.get("faults") == "1")
-    # No COUNT(*): over a hundred thousand matches it costs more than the page itself.
-    number = max(_int_or_none(params.get("page")) or 1, 1)
-    start = (number - 1) * MATCHES_PER_PAGE
-    rows = list(matches[start:start + MATCHES_PER_PAGE + 1])
     query = params.copy()
     query.pop("page", None)
     context = {
-        "matches": rows[:MATCHES_PER_PAGE], "number": number,
-        "has_next": len(rows) > MATCHES_PER_PAGE, "bot": bot, "opponent": opponent,
+        **_page_of(matches, params.get("page")), "bot": bot, "opponent": opponent,
         "bot_unknown": bool(params.get("bot")) and bot is None,
         "ladders": Ladder.objects.only("slug", "name"),
         "tournaments": Tournament.objects.only("name").order_by("-created")[:100],
@@ -97,10 +93,21 @@ def match_list(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/match_list.html", context)
 
 
+def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
+    """One page of matches and whether there is a next one. No COUNT(*): over a hundred
+    thousand matches it costs more than the page itself."""
+    number = max(_int_or_none(raw) or 1, 1)
+    start = (number - 1) * MATCHES_PER_PAGE
+    rows = list(matches[start:start + MATCHES_PER_PAGE + 1])
+    return {"matches": rows[:MATCHES_PER_PAGE], "number": number,
+            "has_next": len(rows) > MATCHES_PER_PAGE}
+
+
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = get_object_or_404(
-        page_selectors.matches_light().select_related("tournament", "requested_by").defer(
-            "replay_gz", "stderr_a", "stderr_b"), pk=pk)
+        Match.objects.select_related("version_a__bot", "version_b__bot", "ladder", "tournament",
+                                     "requested_by").defer("replay_gz", "stderr_a", "stderr_b"),
+        pk=pk)
     owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
                 for side, v in (("a", match.version_a), ("b", match.version_b))}
     stderr = {}

@@ -296,7 +296,8 @@ def test_match_page_loads_its_replay_in_the_viewer_and_shows_the_fault(arena: Ar
     faulty = arena.matches[-1]
     body = _text(Client().get(reverse("match-detail", args=[faulty.pk])))
     assert f'data-replay-url="/api/v1/matches/{faulty.pk}/replay/"' in body
-    assert "Fault: player B (oscars-bot) forfeited: <strong>timeout</strong>" in body
+    assert ("Fault: player B (oscars-bot) forfeited: <strong>timeout</strong> "
+            "(no reply within 1000 ms), seat ") in body
     replay = Client().get(f"/api/v1/matches/{faulty.pk}/replay/")
     assert replay.status_code == 200
     assert replay.json()["result"]["forfeit"]["reason"] == "timeout"
