@@ -698,7 +698,8 @@ HOUSE_ANCHOR = ("greedy", ratings.START)  # a new bot starts level with greedy
 
 
 def house_bots_ensure() -> list[BotVersion]:
-    """The house bots exist, each with a built-in version, and greedy anchors the main ladder."""
+    """The house bots exist, each with a built-in version, and greedy anchors the main ladder
+    (made if missing)."""
     from django.contrib.auth import get_user_model
 
     from bots.models import Bot
@@ -714,10 +715,19 @@ def house_bots_ensure() -> list[BotVersion]:
             "owner": user, "description": f"House player {spec}."})
         version = bot.versions.filter(kind=BotVersion.Kind.BUILTIN, builtin=spec).first()
         versions.append(version or bot_version_add_builtin(bot=bot, spec=spec))
-    main = Ladder.objects.filter(slug="main").first()
-    if main is not None:
-        ladder_entries_sync(ladder=main)
-        anchor = next(v for v in versions if v.bot.name == HOUSE_ANCHOR[0])
-        if not LadderEntry.objects.filter(ladder=main, version=anchor, pinned=True).exists():
-            ladder_anchor_set(ladder=main, version=anchor, rating=HOUSE_ANCHOR[1])
+    main = ladder_main_ensure()
+    ladder_entries_sync(ladder=main)
+    anchor = next(v for v in versions if v.bot.name == HOUSE_ANCHOR[0])
+    if not LadderEntry.objects.filter(ladder=main, version=anchor, pinned=True).exists():
+        ladder_anchor_set(ladder=main, version=anchor, rating=HOUSE_ANCHOR[1])
     return versions
+
+
+def ladder_main_ensure() -> Ladder:
+    """The default ladder (the data migration makes it; this brings it back after a flush)."""
+    ladder, _ = Ladder.objects.get_or_create(
+        slug="main",
+        defaults={"name": "Main ladder", "rules": "official", "games_per_match": 2,
+                  "description": "The official rules, duplicate matches of two games."},
+    )
+    return ladder

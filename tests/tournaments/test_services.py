@@ -254,3 +254,13 @@ def test_two_matches_of_one_bot_stored_at_the_same_instant_both_count(ladder, ma
     assert all(c.after != c.before for c in chain)  # greedy beats random: ratings move
     assert chain[1].before == pytest.approx(chain[0].after)  # the second saw the first
     assert entry.elo == pytest.approx(chain[1].after)
+
+
+def test_house_bots_bring_back_the_main_ladder_if_it_is_gone(db):
+    from tournaments.models import Ladder
+
+    Ladder.objects.filter(slug="main").delete()
+    services.house_bots_ensure()
+    main = Ladder.objects.get(slug="main")
+    assert (main.rules, main.games_per_match, main.active) == ("official", 2, True)
+    assert LadderEntry.objects.filter(ladder=main).count() == 2
