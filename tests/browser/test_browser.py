@@ -284,3 +284,35 @@ def test_a_replay_file_from_the_command_line_opens_in_the_viewer(
                                             "buffer": json.dumps({"hello": 1}).encode()}])
     expect(page.locator("#v-message")).to_contain_text("not a Kaiser Arena replay")
     shot(page, "replay-file")
+
+
+def test_a_replay_dropped_on_the_viewer_shows_the_fault_where_it_happened(
+    site: None, live_server: Any, page: Page
+) -> None:
+    from engine.builtin import resolve_player
+    from engine.match import replay_json, run_match
+    from tests.pages.conftest import _TimesOutFactory
+
+    replay = run_match(resolve_player("builtin:greedy"), _TimesOutFactory(), games=2, seed="11")
+    fault = replay["games"][-1]["result"]["forfeit"]
+    assert fault is not None
+    page.goto(live_server.url + "/replay/")
+    dropped = page.evaluate_handle(
+        """text => { const data = new DataTransfer();
+                     data.items.add(new File([text], 'faulty.json', {type: 'application/json'}));
+                     return data; }""", replay_json(replay))
+    page.dispatch_event("#viewer", "drop", {"dataTransfer": dropped})
+    expect(page.locator("#viewer")).to_have_class(LOADED)
+    expect(page.locator("#v-message")).to_contain_text("fault: B timeout")
+    last = sum(len(g["deals"]) for g in replay["games"]) - 1
+    page.select_option("#v-deal", str(last))
+    expect(page.locator(".seat.at-fault")).to_have_count(0)  # not before it happened
+    page.locator("#viewer").click(position={"x": 5, "y": 5})
+    page.keyboard.press("End")
+    assert "fault" in shown(page)["label"]
+    faulty = page.locator(".seat.at-fault")
+    expect(faulty).to_have_count(1)
+    expect(faulty).to_have_attribute("data-seat", str(fault["seat"]))
+    expect(faulty).to_contain_text("fault: timeout")
+    expect(page.locator("#v-scores .fault-note")).to_contain_text(fault["detail"])
+    shot(page, "replay-fault")
