@@ -169,8 +169,10 @@ class Processes:
         dispatches). Broker errors are logged and the loop goes on, as beat's would."""
         code = (
             "import time, django; django.setup()\n"
+            "from django.db import close_old_connections\n"
             "from tournaments import services\n"
             "while True:\n"
+            "    close_old_connections()  # as a worker does around each task\n"
             "    try:\n"
             "        print(services.matches_requeue_stale(), flush=True)\n"
             "    except Exception as error:\n"
