@@ -51,7 +51,7 @@ class Fitted:
 
 def elo_expected(*, rating_a: float, rating_b: float) -> float:
     """A's expected score against B."""
-    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, (rating_b - rating_a) / 400.0))
 
 
 def elo_k(*, games: int) -> float:
