@@ -44,11 +44,12 @@ from engine.mc import MCPlayer  # noqa: E402
 from engine.strength import NoisyGreedyPlayer  # noqa: E402
 from tournaments import pairing, ratings  # noqa: E402
 
-MC_EFFORT = 0.25
+MC_EFFORT = 0.2
 NOISE_LEVELS = (0.0, 0.04, 0.08, 0.15, 0.25, 0.4, 0.6)
 CHECKPOINTS = (10, 20, 30, 40, 50, 60, 80, 100, 125, 150, 200, 250, 300, 400, 500, 600, 800)
 TARGET_TAU = 0.9
 CONFIGS = (("site", "pair"), ("uniform", "pair"), ("site", "game"), ("uniform", "game"))
+Config = tuple[str, str]
 
 
 def pool() -> list[str]:
@@ -97,15 +98,18 @@ def outcome_table(players: list[str], *, pairs: int, mc_pairs: int, seed: str, j
         for b in players[i + 1:]:
             count = mc_pairs if "mc" in (a, b) else pairs
             # Split the slow pairs in chunks so the processes stay busy.
-            step = 4 if "mc" in (a, b) else count
+            step = 2 if "mc" in (a, b) else count
             for start in range(0, count, step):
                 tasks.append((a, b, f"{seed}/{start}", min(step, count - start)))
     tasks.sort(key=lambda t: "mc" not in t[:2])  # the slow ones first
     table: dict[tuple[str, str], list[tuple[float, float]]] = {}
     began = time.time()
     with ProcessPoolExecutor(max_workers=jobs) as executor:
-        for a, b, out in executor.map(play_pairs, tasks):
+        for done, (a, b, out) in enumerate(executor.map(play_pairs, tasks), 1):
             table.setdefault((a, b), []).extend(out)
+            if done % 10 == 0:
+                print(f"  table: {done}/{len(tasks)} tasks ({time.time() - began:.0f} s)",
+                      flush=True)
     print(f"outcome table: {sum(len(v) for v in table.values())} duplicate pairs played in "
           f"{time.time() - began:.0f} s", flush=True)
     cache.write_text(json.dumps({"signature": signature, "table": {
@@ -147,12 +151,19 @@ class Ladder:
                    {p: () for p in players}, [])
 
     def next_pair(self, policy: str, rng: random.Random) -> tuple[Hashable, Hashable]:
+        """'uniform', 'site' (the site's ladder_pairs), or 'site@S': the same with SPREAD = S."""
         if policy == "uniform":
             a, b = rng.sample(self.players, 2)
             return a, b
         entrants = [pairing.Entrant(key=p, rating=self.elo[p], games=self.matches[p],
                                     pending=0, recent=self.recent[p]) for p in self.players]
-        return pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng)[0]
+        default = pairing.SPREAD
+        # A what-if on the site's one tuning constant; restored at once.
+        pairing.SPREAD = float(policy.partition("@")[2] or default)
+        try:
+            return pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng)[0]
+        finally:
+            pairing.SPREAD = default
 
     def record(self, a: Hashable, b: Hashable, score: float, games: int) -> None:
         da, db = ratings.elo_changes(rating_a=self.elo[a], rating_b=self.elo[b], score=score,
@@ -235,24 +246,24 @@ def median_settling(runs: list[list[float]], checkpoints: list[int]) -> str:
     return f"{text} (never settled in {never}/{len(runs)})" if never else text
 
 
-def report(players: list[str], results: dict[tuple[str, str], list[dict[str, list[float]]]],
-           horizon: int) -> None:
+def report(players: list[str], results: dict[Config, list[dict[str, list[float]]]],
+           horizon: int, configs: list[Config]) -> None:
     checkpoints = [c for c in CHECKPOINTS if c <= horizon]
-    labels = [f"{p}/{u}" for p, u in CONFIGS]
+    labels = [f"{p}/{u}" for p, u in configs]
     print("\nmean Kendall tau over seeds (leaderboard vs true order); Elo | fitted")
     print(f"{'matches':>8}" + "".join(f"{label:>22}" for label in labels))
     means: dict[tuple[str, str, str], list[float]] = {}
-    for config in CONFIGS:
+    for config in configs:
         for method in ("elo", "fit"):
             runs = [r[method] for r in results[config]]
             means[(*config, method)] = [statistics.fmean(col) for col in zip(*runs, strict=True)]
     for k, c in enumerate(checkpoints):
         row = "".join(f"{means[(*cfg, 'elo')][k]:>13.3f} |{means[(*cfg, 'fit')][k]:>6.3f}"
-                      for cfg in CONFIGS)
+                      for cfg in configs)
         print(f"{c:>8}{row}")
     print(f"\nmatches needed for tau >= {TARGET_TAU} ({len(players)} players; a 'pair' match is "
           f"2 games, a 'game' match is 1)")
-    for config in CONFIGS:
+    for config in configs:
         per_game = 2 if config[1] == "pair" else 1
         for method in ("elo", "fit"):
             first = first_mean_crossing(means[(*config, method)], checkpoints)
@@ -267,22 +278,25 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=30, help="simulated ladders per config")
     parser.add_argument("--matches", type=int, default=400, help="matches per ladder")
     parser.add_argument("--pairs", type=int, default=200, help="table: duplicate pairs a pair")
-    parser.add_argument("--mc-pairs", type=int, default=12, help="same, for pairs with mc")
+    parser.add_argument("--mc-pairs", type=int, default=6, help="same, for pairs with mc")
     parser.add_argument("--seed", default="convergence")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--spreads", default="",
+                        help="also the site's pairing with these SPREAD values, e.g. 100,150")
     parser.add_argument("--table", type=Path,
                         default=Path(tempfile.gettempdir()) / "kaiser-convergence-table.json")
     args = parser.parse_args()
+    configs = [*CONFIGS, *((f"site@{s}", "pair") for s in args.spreads.split(",") if s)]
     players = pool()
     table = outcome_table(players, pairs=args.pairs, mc_pairs=args.mc_pairs, seed=args.seed,
                           jobs=args.jobs, cache=args.table)
     print_table(players, table)
-    results: dict[tuple[str, str], list[dict[str, list[float]]]] = {c: [] for c in CONFIGS}
+    results: dict[Config, list[dict[str, list[float]]]] = {c: [] for c in configs}
     for seed in range(args.seeds):
-        for policy, unit in CONFIGS:
+        for policy, unit in configs:
             results[(policy, unit)].append(
                 run_ladder(players, table, policy, unit, args.matches, seed))
-    report(players, results, args.matches)
+    report(players, results, args.matches, configs)
 
 
 if __name__ == "__main__":
