@@ -204,10 +204,11 @@
   function drawScores(entry, s) {
     var box = $("v-scores"), game = entry.game;
     box.innerHTML = "";
-    box.appendChild(el("strong", null, "Game " + (entry.g + 1) + " score (team 0 = seats 0 and 2: " +
-      game.seats[0] + ")"));
+    box.appendChild(el("strong", null, "Game " + (entry.g + 1) + " score"));
+    box.appendChild(el("div", "muted", "T0: seats 0, 2 (" + game.seats[0] + ") \u00b7 T1: seats 1, 3 (" +
+      game.seats[1] + ")"));
     var table = el("table", "score-table"), head = el("tr");
-    ["deal", "contract", "points", "team 0", "team 1"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    ["deal", "contract", "points", "T0", "T1"].forEach(function (h) { head.appendChild(el("th", null, h)); });
     table.appendChild(head);
     game.deals.forEach(function (deal, d) {
       if (d > entry.d || (d === entry.d && !s.ended) || !deal.score) { return; }
@@ -220,11 +221,17 @@
       if (d === entry.d) { row.className = "current"; }
       table.appendChild(row);
     });
+    if (table.rows.length === 1) {
+      var none = el("tr"), cell = el("td", "muted", "no deal of this game is over yet");
+      cell.colSpan = 5;
+      none.appendChild(cell);
+      table.appendChild(none);
+    }
     box.appendChild(table);
     if (entry.last && (s.ended || s.fault) && game.result) {
       var r = game.result, text = r.winner === null ? "Game drawn" : "Team " + r.winner + " (" +
         game.seats[r.winner] + ") wins the game";
-      box.appendChild(el("p", "game-result", text + ", " + r.score[0] + "\u2013" + r.score[1] + "."));
+      box.appendChild(el("p", "game-result", text + ", " + r.score[0] + " to " + r.score[1] + "."));
     }
     if (s.fault && game.result && game.result.forfeit) {
       var f = game.result.forfeit;
