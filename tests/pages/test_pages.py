@@ -100,7 +100,7 @@ def test_home_shows_the_leaderboard_with_elo_fitted_interval_games_and_win_rate(
     assert names == sorted(names, key=lambda n: -entries[n].elo)  # ranked by Elo
     mine = dict(rows)["olivias-bot"]
     assert f"<strong>{entries['olivias-bot'].elo:.0f}</strong>" in mine
-    assert re.search(r"\d+ <small class=\"muted\">\d+–\d+</small>", mine)  # fitted (low–high)
+    assert re.search(r"\d+ <small class=\"muted interval\">\d+–\d+</small>", mine)  # fitted
     played = Match.objects.filter(ladder=arena.ladder, status="finished").filter(
         version_a=arena.mine).count() + Match.objects.filter(
         ladder=arena.ladder, status="finished", version_b=arena.mine).count()
