@@ -262,7 +262,7 @@ LOGOUT_REDIRECT_URL = "/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "kaiser_site.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["kaiser_site.permissions.ReadOnlyOrOwnerOrStaff"],
@@ -325,6 +325,7 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if not DEBUG else 
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)  # usually the TLS proxy's job
 SECURE_REDIRECT_EXEMPT = [r"^health/$"]  # container health checks speak plain HTTP
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SESSION_ENGINE = "kaiser_site.sessions"  # the database engine, minus malformed keys
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 
