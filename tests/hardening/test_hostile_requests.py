@@ -30,3 +30,31 @@ def test_a_real_session_still_signs_in(owner: User) -> None:
     client.post("/accounts/login/", {"username": owner.username,
                                      "password": "correct-horse-battery-staple"})
     assert client.get("/api/v1/auth/me/").json()["username"] == owner.username
+
+
+@pytest.mark.parametrize("path", ["/api/v1/matches/?ladder=a%00b", "/api/v1/bots/?owner=%00",
+                                  "/api/v1/bots/?search=x%00", "/matches/?bot=%00",
+                                  "/api/v1/bots/?%00=1"])
+def test_a_nul_character_in_the_query_string_is_a_400(path: str) -> None:
+    response = Client().get(path)
+    assert response.status_code == 400
+    if path.startswith("/api/"):
+        assert response.json() == {"detail": "the URL contains a NUL character (%00)",
+                                   "code": "invalid"}
+
+
+def test_an_upload_named_with_a_nul_character_is_refused_or_stored_cleanly(
+    owner: User,
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    from bots.services import bot_create
+
+    bot = bot_create(owner=owner, name="nul-name")
+    client = APIClient()
+    client.force_authenticate(owner)
+    response = client.post(f"/api/v1/bots/{bot.pk}/versions/",
+                           {"file": SimpleUploadedFile("a\x00b.py", b"import sys\n")},
+                           format="multipart")
+    assert response.status_code in (201, 400)
