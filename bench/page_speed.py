@@ -220,7 +220,10 @@ def get(port: int, path: str) -> float:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         began = time.perf_counter()
-        conn.request("GET", path, headers={"Accept": "text/html"})
+        # As a browser asks for a page, and the viewer's fetch for a replay (text/html would
+        # get DRF's browsable API page instead of the JSON).
+        accept = "application/json" if path.startswith("/api/") else "text/html"
+        conn.request("GET", path, headers={"Accept": accept})
         response = conn.getresponse()
         response.read()
         elapsed = time.perf_counter() - began
