@@ -50,8 +50,8 @@ _N0, _N1, _N2, _N3 = CHUNK_NAMES
 
 def mask_names(mask: int) -> list[str]:
     """The names of the cards of a bitmask, in mask_cards order."""
-    return list(_N0[mask & 1023] + _N1[mask >> 10 & 1023]
-                + _N2[mask >> 20 & 1023] + _N3[mask >> 30 & 1023])
+    return [*_N0[mask & 1023], *_N1[mask >> 10 & 1023], *_N2[mask >> 20 & 1023],
+            *_N3[mask >> 30 & 1023]]
 
 
 def mask_cards(mask: int) -> tuple[int, ...]:
@@ -118,6 +118,10 @@ def bid_str(bid: int) -> str:
         return "pass"
     number, kind = divmod(bid, 3)
     return f"{number}{BID_KINDS[kind]}"
+
+
+# The name of every bid a preset allows (and of PASS), for writing replays.
+BID_NAMES: dict[int, str] = {b: bid_str(b) for b in range(PASS, 13 * 3)}
 
 
 def parse_bid(text: object) -> int:

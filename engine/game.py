@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from itertools import combinations
-from typing import Any, Union
+from itertools import combinations, repeat, starmap
+from typing import Any
 
 from engine.cards import (
+    BID_NAMES,
     CARD_NAMES,
     CHUNK_CARDS,
+    CHUNK_NAMES,
     FIVE_HEARTS,
     FIVE_HEARTS_BIT,
     NO_TRUMP,
@@ -30,7 +32,7 @@ from engine.cards import (
 )
 from engine.rules import Rules
 
-Action = Union[bool, int, tuple[int, ...]]
+Action = bool | int | tuple[int, ...]
 Deal = tuple[tuple[int, int, int, int], int]  # four hand masks and the kitty mask
 DealSource = Callable[[], Deal]
 
@@ -43,6 +45,7 @@ HONOURS = sum(1 << (s * 10 + r) for s in range(4) for r in (6, 7, 8, 9)) | FIVE_
     | THREE_SPADES_BIT
 PROTECTED = FIVE_HEARTS_BIT | THREE_SPADES_BIT  # never discarded
 BITS = tuple(1 << c for c in range(40))
+FOLLOWERS = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
 
 
 def all_bids(rules: Rules) -> tuple[int, ...]:
@@ -50,22 +53,60 @@ def all_bids(rules: Rules) -> tuple[int, ...]:
     return tuple(n * 3 + k for n in range(rules.min_bid, rules.max_bid + 1) for k in range(kinds))
 
 
+BidOptions = tuple[tuple[tuple[int, ...], tuple[int, ...]] | None, ...]
+_BID_OPTIONS: dict[Rules, BidOptions] = {}
+
+
+def bid_options(rules: Rules) -> BidOptions:
+    """The legal bids, by [highest bid so far + 1][the seat is the dealer]: computed once."""
+    options = _BID_OPTIONS.get(rules)
+    if options is None:
+        bids = all_bids(rules)
+        table: list[tuple[tuple[int, ...], tuple[int, ...]] | None] = [None] * (3 * 13 + 1)
+        # Dealer's forced bid: after three passes the dealer may not pass.
+        table[PASS + 1] = ((PASS, *bids), bids)
+        for pos, high in enumerate(bids):
+            # The dealer may equal the highest bid (the dealer's privilege); others must beat it.
+            table[high + 1] = ((PASS, *bids[pos + 1:]), (PASS, *bids[pos:]))
+        options = _BID_OPTIONS[rules] = tuple(table)
+    return options
+
+
 class ShuffledDeals:
-    """The seeded deal sequence of a duplicate pair: both games draw the same shuffles in order."""
+    """The seeded deal sequence of a duplicate pair: both games draw the same shuffles in order.
+
+    The deals drawn are kept, so the pair's second game can take them again (`again()`)
+    instead of re-shuffling: 10 or 12 small tuples per game.
+    """
 
     def __init__(self, rules: Rules, rng: random.Random) -> None:
-        self.cards = deck(rules)
-        self.kitty = rules.kitty
-        self.rng = rng
+        self.bits = [1 << c for c in deck(rules)]
+        self.positions = range(len(self.bits))
+        self.rand = rng.random
+        self.drawn: list[Deal] = []
 
     def __call__(self) -> Deal:
-        # Sorting by random keys: about twice as fast as random.shuffle, and as uniform.
-        rand = self.rng.random
-        cards = sorted(self.cards, key=lambda _: rand())
-        bit = BITS.__getitem__
-        hands = (sum(map(bit, cards[0:8])), sum(map(bit, cards[8:16])),
-                 sum(map(bit, cards[16:24])), sum(map(bit, cards[24:32])))
-        return hands, sum(map(bit, cards[32:]))
+        # The pack sorted by random keys, one per card in pack order (uniform, and about
+        # twice as fast as random.shuffle): starmap and sorted keep the shuffle in C.
+        keys = list(starmap(self.rand, repeat((), len(self.bits))))
+        order = list(map(self.bits.__getitem__, sorted(self.positions, key=keys.__getitem__)))
+        deal = ((sum(order[0:8]), sum(order[8:16]), sum(order[16:24]), sum(order[24:32])),
+                sum(order[32:]))
+        self.drawn.append(deal)
+        return deal
+
+    def again(self) -> DealSource:
+        """The deals drawn so far from the first, then new ones from the same generator:
+        exactly the sequence a fresh source of the same pair gives."""
+        drawn = self.drawn
+        position = 0
+
+        def next_deal() -> Deal:
+            nonlocal position
+            position += 1
+            return drawn[position - 1] if position <= len(drawn) else self()
+
+        return next_deal
 
 
 def pair_deals(rules: Rules, seed: str, pair: int) -> tuple[int, ShuffledDeals]:
@@ -94,22 +135,24 @@ class DealLog:
         self.score: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        names = CARD_NAMES
+        names, bid_names = CARD_NAMES, BID_NAMES
+        n0, n1, n2, n3 = CHUNK_NAMES
         record: dict[str, Any] = {
             "dealer": self.dealer,
-            "hands": [mask_names(h) for h in self.hands],
+            "hands": [[*n0[h & 1023], *n1[h >> 10 & 1023], *n2[h >> 20 & 1023], *n3[h >> 30]]
+                      for h in self.hands],
             "kitty": mask_names(self.kitty),
             "misdeal": None if self.misdeal is None else {"seat": self.misdeal},
-            "bids": [{"seat": s, "bid": bid_str(b)} for s, b in self.bids],
+            "bids": [{"seat": s, "bid": bid_names[b]} for s, b in self.bids],
             "contract": _contract_dict(self.contract),
             "discards": [names[c] for c in self.discards],
             "tricks": [{"leader": ld, "cards": [names[c0], names[c1], names[c2], names[c3]],
                         "winner": w} for ld, (c0, c1, c2, c3), w in self.tricks],
         }
         if self.points is not None:
-            record["points"] = list(self.points)
-            record["delta"] = list(self.delta or ())
-            record["score"] = list(self.score or ())
+            record["points"] = [*self.points]
+            record["delta"] = [*(self.delta or ())]
+            record["score"] = [*(self.score or ())]
         return record
 
 
@@ -129,7 +172,7 @@ class GameState:
         "rules", "game", "deals", "score", "target", "dealer", "deals_played", "log", "phase",
         "seat", "winner", "hands", "dealt", "kitty", "bids", "high_bid", "high_seat",
         "contract_seat", "trump", "discards", "tricks", "trick", "leader", "led", "keys",
-        "points", "misdeal_queue", "_bids", "_bid_pos", "_low",
+        "points", "misdeal_queue", "_bid_options", "_low",
     )
     # Set for each deal by _start_deal and _set_trump; declared for the type checker.
     phase: int
@@ -146,8 +189,7 @@ class GameState:
         self.deals_played = 0
         self.log: list[DealLog] = []
         self.winner: int | None = None
-        self._bids = all_bids(rules)
-        self._bid_pos = {b: i for i, b in enumerate(self._bids)}
+        self._bid_options = bid_options(rules)
         self._start_deal()
 
     # --- the state API -------------------------------------------------------------------
@@ -205,6 +247,95 @@ class GameState:
             self._misdeal(bool(action))
         else:
             raise ValueError("the game is over")
+
+    def play_uniform(self, rands: Sequence[Callable[[], float]]) -> None:
+        """Play to the end of the game, seat s taking `legal[int(rands[s]() * len(legal))]`
+        from `legal_actions()` at every decision: RandomPlayer.act, without a call per card.
+
+        The play of a deal runs in `_play_uniform_tricks`; its choices, records and scores are
+        those of legal_actions()/apply() (tests/engine/test_speed_paths.py holds them equal).
+        """
+        while self.phase != OVER:
+            if self.phase == PLAY and not self.trick:
+                self._play_uniform_tricks(rands)
+            elif self.phase == BID and not self.bids:
+                self._bid_uniform(rands)
+            else:
+                legal = self.legal_actions()
+                self.apply(legal[int(rands[self.seat]() * len(legal))])
+
+    def _bid_uniform(self, rands: Sequence[Callable[[], float]]) -> None:
+        # A whole auction, then the trump if the contract is in a suit.
+        options, dealer, bids = self._bid_options, self.dealer, self.bids
+        seat, high, high_seat = self.seat, PASS, -1
+        for _ in range(4):
+            legal = options[high + 1][seat == dealer]  # type: ignore[index]
+            bid = legal[int(rands[seat]() * len(legal))]
+            bids.append((seat, bid))
+            if bid != PASS:
+                high, high_seat = bid, seat
+            seat = (seat + 1) & 3
+        self.high_bid, self.high_seat = high, high_seat
+        self._close_auction()
+        if self.phase == TRUMP:
+            self._set_trump(TRUMP_ACTIONS[int(rands[self.seat]() * 4)])
+
+    def _play_uniform_tricks(self, rands: Sequence[Callable[[], float]]) -> None:
+        # legal_actions() and apply() for the rest of a deal, unrolled. Each hand is held as
+        # four lists (C D H S, strongest first), so legal_actions() order is theirs: a lead
+        # takes any card, a follower the led suit if it holds it, else any card.
+        hands, keys_by_led, points = self.hands, self.keys, self.points
+        append_trick = self.tricks.append
+        c0s, c1s, c2s, c3s = CHUNK_CARDS
+        suits = [[list(c0s[h & 1023]), list(c1s[h >> 10 & 1023]), list(c2s[h >> 20 & 1023]),
+                  list(c3s[h >> 30])] for h in hands]
+        s0 = self.leader
+        for remaining in range(hands[s0].bit_count(), 0, -1):
+            s1, s2, s3 = FOLLOWERS[s0]
+            x = suits[s0]
+            a = (x[0] + x[1] + x[2] + x[3])[int(rands[s0]() * remaining)]
+            led = a // 10
+            x[led].remove(a)
+            x = suits[s1][led]
+            if x:
+                b = x.pop(int(rands[s1]() * len(x)))
+            else:
+                x = suits[s1]
+                b = (x[0] + x[1] + x[2] + x[3])[int(rands[s1]() * remaining)]
+                x[b // 10].remove(b)
+            x = suits[s2][led]
+            if x:
+                c = x.pop(int(rands[s2]() * len(x)))
+            else:
+                x = suits[s2]
+                c = (x[0] + x[1] + x[2] + x[3])[int(rands[s2]() * remaining)]
+                x[c // 10].remove(c)
+            x = suits[s3][led]
+            if x:
+                d = x.pop(int(rands[s3]() * len(x)))
+            else:
+                x = suits[s3]
+                d = (x[0] + x[1] + x[2] + x[3])[int(rands[s3]() * remaining)]
+                x[d // 10].remove(d)
+            keys = keys_by_led[led]
+            best, winner = keys[a], s0
+            if keys[b] > best:
+                best, winner = keys[b], s1
+            if keys[c] > best:
+                best, winner = keys[c], s2
+            if keys[d] > best:
+                winner = s3
+            trick = (a, b, c, d)
+            if FIVE_HEARTS in trick or THREE_SPADES in trick:
+                points[winner & 1] += 1 + 5 * (FIVE_HEARTS in trick) - 3 * (THREE_SPADES in trick)
+            else:
+                points[winner & 1] += 1
+            append_trick((s0, trick, winner))
+            s0 = winner
+        hands[:] = (0, 0, 0, 0)  # every card is played
+        self.led = led
+        self.seat = self.leader = s0
+        self._score_deal()
 
     def contract(self) -> tuple[int, int, int] | None:
         if self.contract_seat < 0:
@@ -278,13 +409,7 @@ class GameState:
             self.seat = (self.dealer + 1) & 3
 
     def _legal_bids(self) -> tuple[int, ...]:
-        bids = self._bids
-        if self.high_bid == PASS:
-            # Dealer's forced bid: after three passes the dealer may not pass.
-            return bids if self.seat == self.dealer else (PASS, *bids)
-        pos = self._bid_pos[self.high_bid]
-        # The dealer may equal the highest bid (the dealer's privilege); others must beat it.
-        return (PASS, *bids[pos if self.seat == self.dealer else pos + 1:])
+        return self._bid_options[self.high_bid + 1][self.seat == self.dealer]  # type: ignore[index]
 
     def _bid(self, bid: int) -> None:
         seat = self.seat
@@ -294,7 +419,11 @@ class GameState:
             self.high_seat = seat
         if seat != self.dealer:
             self.seat = (seat + 1) & 3
-            return
+        else:
+            self._close_auction()
+
+    def _close_auction(self) -> None:
+        """The dealer has bid: the highest bidder holds the contract and names trump (or not)."""
         self.contract_seat = self.high_seat
         self.seat = self.high_seat
         if bid_kind_of(self.high_bid) == 0:
@@ -378,23 +507,18 @@ class GameState:
 
     def _game_over(self, bidders: int) -> bool:
         """End-of-game checks, bidding team first (kaiser-rules.md, "End of the game")."""
-        others = 1 - bidders
-        target, lose_at = self.target, self.rules.lose_at
-        score = self.score
-        if score[bidders] >= target:
-            self.winner = bidders
-        elif lose_at is not None and score[bidders] <= lose_at:
-            self.winner = others
-        elif score[others] >= target:
-            self.winner = others
-        elif lose_at is not None and score[others] <= lose_at:
-            self.winner = bidders
-        elif self.deals_played >= self.rules.max_deals:
+        score, target, lose_at = self.score, self.target, self.rules.lose_at
+        for team in (bidders, 1 - bidders):
+            if score[team] >= target:
+                self.winner = team
+                return True
+            if lose_at is not None and score[team] <= lose_at:
+                self.winner = 1 - team
+                return True
+        if self.deals_played >= self.rules.max_deals:
             self.winner = None if score[0] == score[1] else int(score[1] > score[0])
             return True
-        else:
-            return False
-        return True
+        return False
 
 
 def bid_kind_of(bid: int) -> int:

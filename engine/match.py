@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from engine.builtin import RandomPlayer
 from engine.faults import BotFault
-from engine.game import GameState, pair_deals
+from engine.game import DealLog, DealSource, GameState, ShuffledDeals, pair_deals
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.rules import DEFAULT_RULES, Rules
 
@@ -49,6 +52,9 @@ class Match:
         self.slots: dict[str, list[Player]] = {}
         self.games: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
+        self._pair: tuple[int, ShuffledDeals] | None = None
+        # Finished games whose deals are still compact DealLogs: replay() converts them.
+        self._deal_logs: dict[int, list[DealLog]] = {}
 
     def seats_for(self, game: int) -> list[Player]:
         sides = seat_sides(game)
@@ -86,7 +92,12 @@ class Match:
                 player.close()
 
     def _play_game(self, game: int) -> dict[str, Any]:
-        dealer, deals = pair_deals(self.rules, self.seed, game // 2)
+        deals: DealSource
+        if game % 2 == 0 or self._pair is None:
+            self._pair = pair_deals(self.rules, self.seed, game // 2)
+            dealer, deals = self._pair
+        else:  # the second game of a pair: the first game's deals, not a second shuffle
+            dealer, deals = self._pair[0], self._pair[1].again()
         state = GameState(self.rules, dealer=dealer, deals=deals, game=game)
         players = self.seats_for(game)
         for player in players:
@@ -103,7 +114,8 @@ class Match:
             self.games.append(self._game_record(game, deals_done, list(state.score),
                                                 1 - seat % 2, record))
             raise _Forfeit(record) from None
-        result = self._game_record(game, state.records(), list(state.score), state.winner, None)
+        result = self._game_record(game, [], list(state.score), state.winner, None)
+        self._deal_logs[game] = state.log
         self._notify(players, {"type": "game_end", "game": game, "winner": state.winner,
                                "score": list(state.score)})
         return result
@@ -149,6 +161,7 @@ class Match:
         return {"games": won, "score": score, "forfeit": self.forfeit}
 
     def replay(self) -> dict[str, Any]:
+        self._convert_deals()
         return {
             "format": "kaiser-replay", "version": 1,
             "rules": self.rules.to_dict(),
@@ -159,6 +172,32 @@ class Match:
             "games": self.games,
             "result": self.result(),
         }
+
+    def _convert_deals(self) -> None:
+        """The finished games' deals in replay form, made at the end and all at once: plain
+        data built by the engine's own code (no reference cycles), so the collector can wait."""
+        with _collector_paused():
+            for game, logs in self._deal_logs.items():
+                self.games[game]["deals"] = [entry.to_dict() for entry in logs]
+        self._deal_logs.clear()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the engine's own code builds plain data.
+
+    Thousands of small lists and dicts that all survive (a replay's deals): the collector
+    would keep running and find nothing. The engine makes no reference cycles, so
+    reference counting frees everything whether the collector runs or not.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class _SeatFault(Exception):
@@ -183,6 +222,12 @@ def _step(state: GameState, players: list[Player]) -> None:
 
 def _loop(state: GameState, players: list[Player]) -> None:
     """The hot loop: trusted in-process players, no notifications."""
+    if all(type(p) is RandomPlayer for p in players):
+        # Four built-in random players: the same draws from their own generators as their
+        # act(), without a call per decision. Only engine code runs, so the collector waits.
+        with _collector_paused():
+            state.play_uniform([p.random for p in players])
+        return
     if all(p.trusted for p in players):
         acts = [p.act for p in players]
         legal_actions, apply = state.legal_actions, state.apply

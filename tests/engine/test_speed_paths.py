@@ -1,0 +1,70 @@
+"""The fast paths of the match runner give the same games as the plain legal_actions()/apply()
+loop: four built-in random players (GameState.play_uniform), and the second game of a
+duplicate pair taking the first game's deals instead of shuffling them again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.builtin import BuiltinFactory, RandomPlayer
+from engine.game import GameState, pair_deals
+from engine.match import replay_json, run_match
+from engine.rules import PRESETS
+from engine.validate import validate_replay
+
+# RandomPlayer's choices through the runner's other paths: the checked one (one act() per
+# decision, checked against legal_actions()) and the trusted loop (not play_uniform). Same class
+# name, because a SeededPlayer's generator is seeded with it.
+CheckedRandom = type("RandomPlayer", (RandomPlayer,), {"trusted": False})
+TrustedRandom = type("RandomPlayer", (RandomPlayer,), {})
+
+
+def factory(cls: type[RandomPlayer]) -> BuiltinFactory:
+    return BuiltinFactory("random", "1", cls, {})
+
+
+def replay_of(cls: type[RandomPlayer], preset: str, seed: str, games: int = 6) -> dict[str, Any]:
+    return run_match(factory(cls), factory(cls), games=games, seed=seed, rules=PRESETS[preset])
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("seed", ["1", "speed"])
+def test_random_players_play_the_same_games_on_every_path(preset: str, seed: str) -> None:
+    fast = replay_json(replay_of(RandomPlayer, preset, seed))
+    # Compared as booleans: pytest's diff of two long replays takes minutes.
+    assert (fast == replay_json(replay_of(TrustedRandom, preset, seed))) is True
+    assert (fast == replay_json(replay_of(CheckedRandom, preset, seed))) is True
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_fast_random_replays_revalidate(preset: str) -> None:
+    assert validate_replay(replay_of(RandomPlayer, preset, "v", games=4)) == []
+
+
+def test_second_game_of_a_pair_gets_the_deals_of_a_fresh_source() -> None:
+    rules = PRESETS["pagat"]
+    _, first = pair_deals(rules, "p", 0)
+    drawn = [first() for _ in range(3)]
+    again = first.again()
+    _, fresh = pair_deals(rules, "p", 0)
+    # Beyond the deals the first game drew, the same generator goes on where a fresh one would.
+    assert [again() for _ in range(6)] == [fresh() for _ in range(6)]
+    assert drawn == first.drawn[:3]
+
+
+def test_play_uniform_matches_apply_from_the_middle_of_a_trick() -> None:
+    rules = PRESETS["official"]
+    states = [GameState(rules, dealer=0, deals=pair_deals(rules, "m", 0)[1]) for _ in range(2)]
+    players = [[RandomPlayer() for _ in range(4)] for _ in range(2)]
+    for state, seats in zip(states, players, strict=True):
+        for seat, player in enumerate(seats):
+            player.start(seat=seat, rules=rules, games=2, time=None, seed=f"m{seat}")  # type: ignore[arg-type]
+        while not (state.decision == "play" and len(state.trick) == 2):
+            state.apply(seats[state.seat].act(state, state.legal_actions()))
+    states[0].play_uniform([p.random for p in players[0]])
+    while not states[1].is_terminal():
+        states[1].apply(players[1][states[1].seat].act(states[1], states[1].legal_actions()))
+    assert states[0].records() == states[1].records()
+    assert (states[0].winner, states[0].score) == (states[1].winner, states[1].score)
