@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Count, F, Max, Q, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
@@ -98,20 +97,15 @@ def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[selectors
     return rows, total
 
 
-def _board_extras(ladder: Ladder, shown: list[selectors.LeaderboardRow]) -> tuple[
-        dict[int, tuple[int, int, datetime | None]], dict[int, list[float]]]:
-    """Match statistics and trends of the rows shown, cached until the ladder's next finished
-    match (they change with nothing else)."""
+def board_version(*, ladder: Ladder) -> str:
+    """A token that changes whenever the ladder's board can: a finished match (ratings, the
+    statistics, the latest matches), an entry added, (de)activated or saved."""
     last = Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED).aggregate(
         n=Max("finished"))["n"]
-    ids = [(r.entry.pk, r.entry.version_id) for r in shown]
-    key = "board:" + hashlib.sha256(f"{ladder.pk}:{last}:{ids}".encode()).hexdigest()
-    extras = cache.get(key)
-    if extras is None:
-        extras = (_match_stats(ladder, [v for _, v in ids]),
-                  ratings_recent(entry_ids=[e for e, _ in ids], points=TREND_POINTS))
-        cache.set(key, extras, 3600)
-    return extras  # type: ignore[no-any-return]
+    entries = LadderEntry.objects.filter(ladder=ladder).aggregate(
+        active=Count("id", filter=Q(active=True)), top=Max("id"), saved=Max("updated"))
+    raw = f"{ladder.pk}:{last}:{entries['active']}:{entries['top']}:{entries['saved']}"
+    return hashlib.sha256(raw.encode()).hexdigest()
 
 
 def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
@@ -119,7 +113,8 @@ def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
     """A page of the ladder's leaderboard with match statistics and a trend, and the number
     of rows there are."""
     shown, total = _board_rows(ladder, offset, limit)
-    stats, trends = _board_extras(ladder, shown)
+    stats = _match_stats(ladder, [r.entry.version_id for r in shown])
+    trends = ratings_recent(entry_ids=[r.entry.pk for r in shown], points=TREND_POINTS)
     rows = []
     for r in shown:
         n, w, last = stats.get(r.entry.version_id, (0, 0, None))

@@ -11,10 +11,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from bots.models import Bot, BotVersion
@@ -45,21 +48,34 @@ def _ladder_or_main(slug: str | None) -> Ladder | None:
 def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     """A ladder's leaderboard (the main ladder at /), its latest matches, and the way in."""
     ladder = _ladder_or_main(slug)
-    rows, total = ([], 0)
     page = max(_int_or_none(request.GET.get("page")) or 1, 1)
-    if ladder is not None:
-        rows, total = page_selectors.leaderboard_page(
-            ladder=ladder, offset=(page - 1) * LEADERBOARD_ROWS, limit=LEADERBOARD_ROWS)
     context = {
-        "page": page, "pages": max(1, -(-total // LEADERBOARD_ROWS)),
         "ladder": ladder,
         "ladders": list(Ladder.objects.filter(active=True).only("slug", "name")),
-        "rows": rows,
-        "total": total,
-        "latest": page_selectors.latest_matches(ladder=ladder) if ladder else [],
-        "fit_missing": bool(rows) and all(r.board.fitted is None for r in rows),
+        "board": _board_html(ladder, page),
     }
     return render(request, "tournaments/home.html", context)
+
+
+def _board_html(ladder: Ladder | None, page: int) -> str:
+    """The leaderboard and the latest matches, the same for every visitor: rendered once per
+    change of the board (page_selectors.board_version), then served from the cache."""
+    key = f"board-html:{page_selectors.board_version(ladder=ladder)}:{page}" if ladder else None
+    html = cache.get(key) if key else None
+    if html is None:
+        rows, total = ([], 0)
+        if ladder is not None:
+            rows, total = page_selectors.leaderboard_page(
+                ladder=ladder, offset=(page - 1) * LEADERBOARD_ROWS, limit=LEADERBOARD_ROWS)
+        html = render_to_string("tournaments/_board.html", {
+            "ladder": ladder, "rows": rows, "total": total, "page": page,
+            "pages": max(1, -(-total // LEADERBOARD_ROWS)),
+            "latest": page_selectors.latest_matches(ladder=ladder) if ladder else [],
+            "fit_missing": bool(rows) and all(r.board.fitted is None for r in rows),
+        })
+        if key:
+            cache.set(key, html, 60)  # "N minutes ago" must not go stale for long
+    return mark_safe(html)  # rendered by our own template, escaped there
 
 
 def _bot_named(name: str | None) -> Bot | None:

@@ -413,7 +413,8 @@ def test_starter_files_download_as_they_are_in_the_examples(db: None) -> None:
 
 
 def _queries(client: Client, url: str) -> int:
-    client.get(url)  # warm the fitted-rating cache, as on a live site
+    """Queries of a first visit: nothing of this data in the cache yet (the home page caches
+    its board until the next result, and each test has a cache namespace of its own)."""
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
     return len(captured)
@@ -430,8 +431,7 @@ def test_no_page_makes_more_queries_for_more_rows(
     bulk_rows(60, 400)  # sixty more bots on the leaderboard, hundreds of matches
     services.tournament_create(name="Second", format=Tournament.Format.SWISS, rounds=2,
                                versions=list(BotVersion.objects.filter(bot__name__startswith="bulk")))
-    for url in urls:
-        client.get(url)
+    for url in urls:  # the bulk rows changed every board: its cache does not answer
         with django_assert_max_num_queries(few[url]):  # type: ignore[operator]
             assert client.get(url).status_code == 200
 
@@ -469,3 +469,20 @@ def test_a_large_ladders_page_shows_elo_without_waiting_for_the_fit(
     assert 'id="fit-missing"' in body
     mine = body.split('<tr data-bot="olivias-bot">')[1].split("</tr>")[0]
     assert '<td class="num">–</td>' in mine
+
+
+def test_home_board_is_served_from_the_cache_until_the_next_result(arena: Arena) -> None:
+    client = Client()
+    client.get(reverse("home"))
+    with CaptureQueriesContext(connection) as cached:
+        first = _text(client.get(reverse("home")))
+    entry = arena.ladder.entries.get(version=arena.greedy)
+    assert f"<strong>{entry.elo:.0f}</strong>" in first.split('data-bot="greedy"')[1]
+    match = play(arena.greedy, arena.random, ladder=arena.ladder)
+    with CaptureQueriesContext(connection) as fresh:
+        after = _text(client.get(reverse("home")))
+    entry.refresh_from_db()
+    greedy_row = after.split('<tr data-bot="greedy">')[1].split("</tr>")[0]
+    assert f'<td class="num">{entry.games}</td>' in greedy_row  # one more rated match
+    assert f'href="/matches/{match.pk}/"' in after  # on top of the latest matches
+    assert len(cached) < len(fresh)
