@@ -14,7 +14,8 @@ from bots.forms import BotForm, UploadForm
 from bots.models import Bot
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
-from tournaments.page_selectors import bot_page
+from tournaments.page_selectors import challenge_versions
+from tournaments.views import bot_activity_html
 
 
 def _owned_bot(request: HttpRequest, pk: int) -> Bot:
@@ -37,7 +38,9 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "active": selectors.bot_active_version(bot=bot),
         "is_owner": request.user.is_staff or bot.is_owned_by(request.user),
     }
-    context.update(bot_page(bot=bot, user=request.user))  # ratings, matches, challenges
+    # The tournaments app's part: ratings, head to head, matches, and the challenge form.
+    context["activity"] = bot_activity_html(bot=bot)
+    context["challengers"] = challenge_versions(user=request.user, opponent=bot)
     return render(request, "bots/bot_detail.html", context)
 
 

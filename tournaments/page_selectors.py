@@ -301,11 +301,22 @@ def tournament_rounds(*, tournament: Tournament) -> list[Round]:
     return [Round(n, by_round.get(n, []), byes.get(n, [])) for n in numbers]
 
 
-def bot_page(*, bot: Bot, user: Any) -> dict[str, Any]:
-    """What the bot page shows beyond the bot app's own rows."""
+def bot_activity_version(*, bot: Bot) -> str:
+    """A token that changes whenever the bot's ratings, results or match list can: a match of
+    its versions made, started or finished, a version added."""
+    ids = list(bot.versions.values_list("pk", flat=True))
+    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
+        top=Max("id"), last=Max("finished"), started=Max("started"),
+        open=Count("id", filter=Q(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])))
+    raw = f"{bot.pk}:{ids}:{agg['top']}:{agg['last']}:{agg['started']}:{agg['open']}"
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def bot_activity(*, bot: Bot) -> dict[str, Any]:
+    """The bot page's public part: ratings with their history, head to head, recent matches."""
     return {
+        "bot": bot,
         "standings": bot_standings(bot=bot),
         "matches": bot_matches(bot=bot),
         "head_to_head": head_to_head_all(bot=bot),
-        "challengers": challenge_versions(user=user, opponent=bot),
     }

@@ -78,6 +78,18 @@ def _board_html(ladder: Ladder | None, page: int) -> str:
     return mark_safe(html)  # rendered by our own template, escaped there
 
 
+def bot_activity_html(*, bot: Bot) -> str:
+    """The bot page's public part (ratings, head to head, recent matches), the same for every
+    visitor: rendered once per change of the bot's matches, then served from the cache."""
+    key = f"bot-activity-html:{page_selectors.bot_activity_version(bot=bot)}"
+    html = cache.get(key)
+    if html is None:
+        html = render_to_string("bots/_bot_activity.html",
+                                page_selectors.bot_activity(bot=bot))
+        cache.set(key, html, 60)  # "N minutes ago" must not go stale for long
+    return mark_safe(html)  # rendered by our own template, escaped there
+
+
 def _bot_named(name: str | None) -> Bot | None:
     return Bot.objects.filter(name__iexact=name.strip()).first() if name else None
 

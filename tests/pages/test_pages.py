@@ -448,10 +448,22 @@ def test_rows_really_grow_in_the_query_count_test(arena: Arena, bulk_rows: Calla
     assert _text(Client().get(reverse("match-list"))).count('<tr class="match-row') == 50
 
 
-def test_a_played_match_appears_on_the_bots_page(arena: Arena) -> None:
-    match = play(arena.greedy, arena.theirs, ladder=arena.ladder)
-    body = _text(Client().get(reverse("bot-detail", args=[arena.theirs.bot_id])))
-    assert f'href="/matches/{match.pk}/"' in body
+def test_the_bot_page_shows_a_new_match_at_once_though_its_public_part_is_cached(
+    arena: Arena,
+) -> None:
+    url = reverse("bot-detail", args=[arena.theirs.bot_id])
+    Client().get(url)
+    match = services.match_create(version_a=arena.greedy, version_b=arena.theirs,
+                                  kind=Match.Kind.LADDER, conditions=arena.ladder,
+                                  ladder=arena.ladder, rated=True)
+    queued = _text(Client().get(url))
+    assert f'href="/matches/{match.pk}/"' in queued.split("<h2>Recent matches</h2>")[1]
+    assert '<span class="status status-queued">queued</span>' in queued
+    assert services.match_play(match_id=match.pk, worker="page-tests") == "finished"
+    finished = _text(Client().get(url)).split("<h2>Recent matches</h2>")[1]
+    row = finished.split(f'href="/matches/{match.pk}/"')[1].split("</tr>")[0]
+    assert "status-queued" not in row
+    assert re.search(r"<strong>\d–\d</strong>", row)
 
 
 def test_a_large_ladders_page_shows_elo_without_waiting_for_the_fit(
