@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.builtin import RandomPlayer
 from engine.faults import BotFault
-from engine.game import DealLog, DealSource, GameState, ShuffledDeals, pair_deals
+from engine.game import DealSource, GameState, ShuffledDeals, pair_deals
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.rules import DEFAULT_RULES, Rules
 
@@ -53,8 +53,6 @@ class Match:
         self.games: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
         self._pair: tuple[int, ShuffledDeals] | None = None
-        # Finished games whose deals are still compact DealLogs: replay() converts them.
-        self._deal_logs: dict[int, list[DealLog]] = {}
 
     def seats_for(self, game: int) -> list[Player]:
         sides = seat_sides(game)
@@ -114,8 +112,9 @@ class Match:
             self.games.append(self._game_record(game, deals_done, list(state.score),
                                                 1 - seat % 2, record))
             raise _Forfeit(record) from None
-        result = self._game_record(game, [], list(state.score), state.winner, None)
-        self._deal_logs[game] = state.log
+        with _collector_paused():
+            deals_done = state.records()
+        result = self._game_record(game, deals_done, list(state.score), state.winner, None)
         self._notify(players, {"type": "game_end", "game": game, "winner": state.winner,
                                "score": list(state.score)})
         return result
@@ -161,7 +160,6 @@ class Match:
         return {"games": won, "score": score, "forfeit": self.forfeit}
 
     def replay(self) -> dict[str, Any]:
-        self._convert_deals()
         return {
             "format": "kaiser-replay", "version": 1,
             "rules": self.rules.to_dict(),
@@ -173,22 +171,14 @@ class Match:
             "result": self.result(),
         }
 
-    def _convert_deals(self) -> None:
-        """The finished games' deals in replay form, made at the end and all at once: plain
-        data built by the engine's own code (no reference cycles), so the collector can wait."""
-        with _collector_paused():
-            for game, logs in self._deal_logs.items():
-                self.games[game]["deals"] = [entry.to_dict() for entry in logs]
-        self._deal_logs.clear()
-
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while the engine's own code builds plain data.
+    """Pause the cyclic garbage collector while only the engine's own code runs.
 
-    Thousands of small lists and dicts that all survive (a replay's deals): the collector
-    would keep running and find nothing. The engine makes no reference cycles, so
-    reference counting frees everything whether the collector runs or not.
+    A game makes thousands of small tuples, lists and dicts that survive into the replay: the
+    collector would keep running and find nothing (a quarter of the time of a random-vs-random
+    match). The engine makes no reference cycles: reference counting frees everything.
     """
     if not gc.isenabled():
         yield
