@@ -88,9 +88,7 @@ class GreedyPlayer(SeededPlayer):
             if bid == PASS:
                 continue
             number, kind = divmod(bid, 3)
-            if kind == 0 and number <= suit_est:
-                wanted.append(bid)
-            elif kind == 1 and number <= nt_est - 1:
+            if (kind == 0 and number <= suit_est) or (kind == 1 and number <= nt_est - 1):
                 wanted.append(bid)
         if wanted:
             # The cheapest bid that wins the auction: keeps the score of a failed contract low.
@@ -124,13 +122,13 @@ class GreedyPlayer(SeededPlayer):
         losers = [c for c in legal if keys[c] <= best_key]
         has_five = FIVE_HEARTS in trick
         has_three = THREE_SPADES in trick
-        if partner_winning and (last or best_key >= keys[trick[best]] and self._is_high(state, trick[best])):
+        if partner_winning and (
+                last or (best_key >= keys[trick[best]] and self._is_high(state, trick[best]))):
             if FIVE_HEARTS in legal:
                 return FIVE_HEARTS
             return self._lowest(legal, keys, avoid=THREE_SPADES)
-        if has_three and not partner_winning:
-            if losers:
-                return self._dump(losers, keys)
+        if has_three and not partner_winning and losers:
+            return self._dump(losers, keys)
         if winners and (has_five or last or not has_three):
             if last or has_five:
                 return min(winners, key=lambda c: (c == FIVE_HEARTS, keys[c]))
