@@ -200,8 +200,9 @@ class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[BotVersion]:
         queryset = selectors.bot_version_list().order_by("-created", "-pk")
         params = self.request.query_params
-        if (bot := params.get("bot", "")).isdigit():
-            queryset = queryset.filter(bot_id=int(bot))
+        # isdecimal, not isdigit: int("²") fails; ids past 64 bits overflow SQLite.
+        if (bot := params.get("bot", "")).isdecimal():
+            queryset = queryset.filter(bot_id=int(bot)) if int(bot) < 2**63 else queryset.none()
         if (wanted := params.get("status")) in BotVersion.Status.values:
             queryset = queryset.filter(status=wanted)
         return queryset
