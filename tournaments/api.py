@@ -244,9 +244,12 @@ def _int_param(request: Request, name: str, *, required: bool = False) -> int | 
             raise ValidationError({name: "this parameter is required"})
         return None
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ValidationError({name: f"{raw!r} is not a whole number"}) from None
+    if not -(2**63) <= value < 2**63:  # the database's integers: SQLite would overflow
+        raise ValidationError({name: f"{raw!r} is out of range"})
+    return value
 
 
 def _time_param(request: Request, name: str) -> datetime | None:
