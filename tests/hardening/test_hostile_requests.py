@@ -58,3 +58,20 @@ def test_an_upload_named_with_a_nul_character_is_refused_or_stored_cleanly(
                            {"file": SimpleUploadedFile("a\x00b.py", b"import sys\n")},
                            format="multipart")
     assert response.status_code in (201, 400)
+
+
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize("path", [
+    f"/api/v1/versions/?bot={HUGE}", "/api/v1/versions/?bot=%C2%B2",
+    f"/api/v1/matches/?bot={HUGE}", f"/api/v1/matches/?version={HUGE}",
+    f"/api/v1/ladders/main/history/?version={HUGE}", f"/api/v1/replays/export/?version={HUGE}",
+    f"/api/v1/bots/{HUGE}/", f"/bots/{HUGE}/", f"/matches/?bot={HUGE}", "/matches/?bot=%C2%B2",
+])
+def test_an_id_past_64_bits_or_a_superscript_digit_is_never_a_500(path: str) -> None:
+    """SQLite cannot bind an integer past 64 bits; int("²") raises although "²".isdigit()."""
+    response = Client().get(path)
+    body = b"".join(response) if response.streaming else response.content
+    assert response.status_code in (200, 400, 404), body[:200]
+    assert b"Overflow" not in body
