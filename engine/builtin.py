@@ -31,7 +31,7 @@ class SeededPlayer(Player):
 class RandomPlayer(SeededPlayer):
     """Uniform over the legal actions."""
 
-    def act(self, state: GameState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
+    def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         return legal[int(self.random() * len(legal))]
 
     def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,

@@ -292,31 +292,31 @@ class GameState:
         s0 = self.leader
         for remaining in range(hands[s0].bit_count(), 0, -1):
             s1, s2, s3 = FOLLOWERS[s0]
-            x = suits[s0]
-            a = (x[0] + x[1] + x[2] + x[3])[int(rands[s0]() * remaining)]
+            mine = suits[s0]
+            a = (mine[0] + mine[1] + mine[2] + mine[3])[int(rands[s0]() * remaining)]
             led = a // 10
-            x[led].remove(a)
-            x = suits[s1][led]
-            if x:
-                b = x.pop(int(rands[s1]() * len(x)))
+            mine[led].remove(a)
+            same = suits[s1][led]
+            if same:
+                b = same.pop(int(rands[s1]() * len(same)))
             else:
-                x = suits[s1]
-                b = (x[0] + x[1] + x[2] + x[3])[int(rands[s1]() * remaining)]
-                x[b // 10].remove(b)
-            x = suits[s2][led]
-            if x:
-                c = x.pop(int(rands[s2]() * len(x)))
+                mine = suits[s1]
+                b = (mine[0] + mine[1] + mine[2] + mine[3])[int(rands[s1]() * remaining)]
+                mine[b // 10].remove(b)
+            same = suits[s2][led]
+            if same:
+                c = same.pop(int(rands[s2]() * len(same)))
             else:
-                x = suits[s2]
-                c = (x[0] + x[1] + x[2] + x[3])[int(rands[s2]() * remaining)]
-                x[c // 10].remove(c)
-            x = suits[s3][led]
-            if x:
-                d = x.pop(int(rands[s3]() * len(x)))
+                mine = suits[s2]
+                c = (mine[0] + mine[1] + mine[2] + mine[3])[int(rands[s2]() * remaining)]
+                mine[c // 10].remove(c)
+            same = suits[s3][led]
+            if same:
+                d = same.pop(int(rands[s3]() * len(same)))
             else:
-                x = suits[s3]
-                d = (x[0] + x[1] + x[2] + x[3])[int(rands[s3]() * remaining)]
-                x[d // 10].remove(d)
+                mine = suits[s3]
+                d = (mine[0] + mine[1] + mine[2] + mine[3])[int(rands[s3]() * remaining)]
+                mine[d // 10].remove(d)
             keys = keys_by_led[led]
             best, winner = keys[a], s0
             if keys[b] > best:

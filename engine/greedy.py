@@ -56,7 +56,7 @@ def hand_points(hand: int, trump: int) -> float:
 
 
 class GreedyPlayer(SeededPlayer):
-    def act(self, state: GameState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
+    def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         phase = state.phase
         if phase == PLAY:
             return self._play(state, legal)  # type: ignore[arg-type]

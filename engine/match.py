@@ -212,11 +212,12 @@ def _step(state: GameState, players: list[Player]) -> None:
 
 def _loop(state: GameState, players: list[Player]) -> None:
     """The hot loop: trusted in-process players, no notifications."""
-    if all(type(p) is RandomPlayer for p in players):
+    randoms = [p for p in players if type(p) is RandomPlayer]
+    if len(randoms) == 4:
         # Four built-in random players: the same draws from their own generators as their
         # act(), without a call per decision. Only engine code runs, so the collector waits.
         with _collector_paused():
-            state.play_uniform([p.random for p in players])
+            state.play_uniform([p.random for p in randoms])
         return
     if all(p.trusted for p in players):
         acts = [p.act for p in players]
