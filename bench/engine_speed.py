@@ -14,12 +14,17 @@ players (every action checked against legal_actions()). All three play the same 
 
 --memory N plays one N-game official match in a fresh process and prints its peak memory:
 ru_maxrss of that process, and the tracemalloc peak of a second such run.
+
+--reference also times the yardstick of issue 2, a plain loop that shuffles and plays random
+legal cards with no state object, rules or replay (about 18,000 deals/s on an idle machine):
+on a shared machine, the ratio to it is steadier than either figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -100,6 +105,36 @@ def report(preset: str, path: str, runs: list[dict[str, float]]) -> None:
           f"({first['deals'] / min(dumps):,.0f} deals/s)")
 
 
+def plain_loop(deals: int, rng: random.Random) -> None:
+    """Shuffle, deal, play random legal cards, find each trick's winner: nothing else."""
+    pack = [s * 10 + r for s in range(4) for r in range(2, 10)]
+    for _ in range(deals):
+        rng.shuffle(pack)
+        hands = [pack[i * 8:(i + 1) * 8] for i in range(4)]
+        leader = 0
+        for _ in range(8):
+            trick: list[int] = []
+            for i in range(4):
+                hand = hands[(leader + i) % 4]
+                legal = [c for c in hand if c // 10 == trick[0] // 10] if trick else hand
+                card = rng.choice(legal or hand)
+                hand.remove(card)
+                trick.append(card)
+            led = trick[0] // 10
+            best = max(range(4), key=lambda i: (trick[i] // 10 == led, trick[i] % 10))
+            leader = (leader + best) % 4
+
+
+def reference(repeat: int) -> None:
+    rates = []
+    for run in range(repeat):
+        start = time.process_time()
+        plain_loop(5000, random.Random(run))
+        rates.append(5000 / (time.process_time() - start))
+    print(f"plain loop (reference): cpu deals/s best {max(rates):,.0f}   "
+          f"median {statistics.median(rates):,.0f}")
+
+
 def memory_child(games: int, traced: bool) -> None:
     """Runs in a fresh process: one official match of `games` games, then its peak memory."""
     player = BuiltinFactory("random", "1", RandomPlayer, {})
@@ -130,6 +165,7 @@ def main() -> None:
     parser.add_argument("--paths", default="fast")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--memory", type=int, default=0, help="games of the memory run")
+    parser.add_argument("--reference", action="store_true", help="time the plain loop too")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -141,6 +177,8 @@ def main() -> None:
         for path in args.paths.split(","):
             runs = [one_run(preset, path, args.games, args.seed) for _ in range(args.repeat)]
             report(preset, path, runs)
+    if args.reference:
+        reference(args.repeat)
     if args.memory:
         memory(args.memory)
 
