@@ -1,4 +1,4 @@
-"""The two kinds of failure a match can meet: a bot's fault (a result) and the machinery's (an error)."""
+"""The two kinds of failure a match meets: a bot's fault (a result), the machinery's (an error)."""
 
 from __future__ import annotations
 
