@@ -203,6 +203,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.tasks.ladder_schedule",
         "schedule": timedelta(seconds=10),
     },
+    "ladder-fits-refresh": {  # fitted ratings: pages and the API only read them
+        "task": "tournaments.tasks.ladder_fits_refresh",
+        "schedule": timedelta(seconds=30),
+        "options": {"expires": 30},
+    },
     "matches-requeue-stale": {
         "task": "tournaments.tasks.matches_requeue_stale",
         "schedule": timedelta(seconds=60),

@@ -17,7 +17,7 @@ from tournaments import selectors
 from tournaments.models import Ladder, LadderEntry, Match, RatingChange, Tournament
 
 TREND_POINTS = 20
-FIT_INLINE_MAX = 60
+FIT_INLINE_MAX = selectors.FIT_INLINE_MAX
 HISTORY_POINTS = 300
 LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "forfeit", "error", "lease_token")
 
@@ -82,8 +82,7 @@ def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[selectors
     fields), without loading every entry of a large ladder."""
     entries = LadderEntry.objects.filter(ladder=ladder, active=True)
     total = entries.count()
-    # The fit is pure Python and cubic in the number of bots (about 2 s at 100 bots, over half
-    # an hour at 1,000): a page computes it for small ladders only, else shows a cached one.
+    # A page refits a small ladder itself; a large one shows the beat task's last fit.
     fitted = selectors.ladder_fit(ladder=ladder, compute=total <= FIT_INLINE_MAX)
     shown = entries.select_related("version__bot__owner").order_by("-elo", "pk")[
         offset:offset + limit]

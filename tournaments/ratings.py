@@ -17,6 +17,7 @@ with a 95% interval from the curvature of the likelihood.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -29,6 +30,8 @@ LOG_SCALE = math.log(10) / 400.0
 # The fit's prior: ratings are N(mean, PRIOR_SD^2). Weak, but it keeps an unbeaten bot finite.
 PRIOR_SD = 400.0
 Z95 = 1.959964
+# The largest Newton step (Elo points) the fit takes at once, far from the optimum.
+MAX_STEP = 400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,72 +132,90 @@ def _pair_tallies(
     return list(index), tallies
 
 
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Solve matrix @ x = vector (Gauss-Jordan with partial pivoting; matrix is SPD here)."""
-    n = len(vector)
-    aug = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(aug[r][col]))
-        aug[col], aug[pivot] = aug[pivot], aug[col]
-        p = aug[col][col]
-        for r in range(n):
-            if r != col and aug[r][col] != 0.0:
-                f = aug[r][col] / p
-                row_r, row_c = aug[r], aug[col]
-                for c in range(col, n + 1):
-                    row_r[c] -= f * row_c[c]
-    return [aug[i][n] / aug[i][i] for i in range(n)]
+def _dot(a: Iterable[float], b: Iterable[float]) -> float:
+    return float(sum(map(operator.mul, a, b)))
 
 
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    """matrix^-1 by one Gauss-Jordan pass over [matrix | I]."""
-    n = len(matrix)
-    aug = [row[:] + [1.0 if k == i else 0.0 for k in range(n)] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(aug[r][col]))
-        aug[col], aug[pivot] = aug[pivot], aug[col]
-        row_c = aug[col]
-        p = row_c[col]
-        for c in range(2 * n):
-            row_c[c] /= p
-        for r in range(n):
-            f = aug[r][col]
-            if r != col and f != 0.0:
-                row_r = aug[r]
-                for c in range(2 * n):
-                    row_r[c] -= f * row_c[c]
-    return [row[n:] for row in aug]
+@dataclass(slots=True)
+class _Graph:
+    """Per-pair tallies as adjacency lists: each player's opponents, games against each, wins."""
+
+    opponents: list[list[int]]
+    games: list[list[float]]
+    wins: list[float]
+    played: list[float]
 
 
-def _centred_variances(cov: list[list[float]]) -> list[float]:
-    """Variance of each r_i - mean(r): with no anchor only differences are measured, and the
-    common level is set by the prior alone, so it must not widen every interval."""
-    n = len(cov)
-    if n == 0:  # nobody to rate yet (a new ladder without results or anchors)
-        return []
-    row_means = [sum(row) / n for row in cov]
-    grand = sum(row_means) / n
-    return [cov[i][i] - 2.0 * row_means[i] + grand for i in range(n)]
-
-
-def _information(
-    ratings: list[float], tallies: dict[tuple[int, int], tuple[float, float]]
-) -> tuple[list[float], list[list[float]]]:
-    """Gradient of the log-posterior and the information matrix (minus the Hessian)."""
-    n = len(ratings)
-    grad = [0.0] * n
-    info = [[0.0] * n for _ in range(n)]
+def _graph(n: int, tallies: dict[tuple[int, int], tuple[float, float]]) -> _Graph:
+    graph = _Graph([[] for _ in range(n)], [[] for _ in range(n)], [0.0] * n, [0.0] * n)
     for (i, j), (games, wins_i) in tallies.items():
-        p = 1.0 / (1.0 + math.exp(-LOG_SCALE * (ratings[i] - ratings[j])))
-        g = LOG_SCALE * (wins_i - games * p)
-        h = LOG_SCALE * LOG_SCALE * games * p * (1.0 - p)
-        grad[i] += g
-        grad[j] -= g
-        info[i][i] += h
-        info[j][j] += h
-        info[i][j] -= h
-        info[j][i] -= h
-    return grad, info
+        graph.opponents[i].append(j)
+        graph.opponents[j].append(i)
+        graph.games[i].append(games)
+        graph.games[j].append(games)
+        graph.wins[i] += wins_i
+        graph.wins[j] += games - wins_i
+        graph.played[i] += games
+        graph.played[j] += games
+    return graph
+
+
+@dataclass(slots=True)
+class _System:
+    """The Newton system at the current ratings, over the free players only: gradient of the
+    log-posterior, the information's diagonal, and each row's off-diagonal weights (toward
+    free opponents at positions `coupled`)."""
+
+    grad: list[float]
+    diag: list[float]
+    off: list[list[float]]
+    coupled: list[list[int]]
+
+
+def _system(ratings: list[float], graph: _Graph, free: list[int], coupled: list[list[int]],
+            entries: list[list[int]], mean: float) -> _System:
+    prior = 1.0 / (PRIOR_SD * PRIOR_SD)
+    scale, scale2, exp = LOG_SCALE, LOG_SCALE * LOG_SCALE, math.exp
+    grad, diag, off = [], [], []
+    for k, i in enumerate(free):
+        r_i = ratings[i]
+        ps = [1.0 / (1.0 + exp(scale * (ratings[j] - r_i))) for j in graph.opponents[i]]
+        hs = [scale2 * n * p * (1.0 - p) for n, p in zip(graph.games[i], ps, strict=True)]
+        grad.append(scale * (graph.wins[i] - _dot(graph.games[i], ps)) - (r_i - mean) * prior)
+        diag.append(sum(hs) + prior)
+        off.append([hs[m] for m in entries[k]])
+    return _System(grad, diag, off, coupled)
+
+
+def _times(system: _System, x: list[float]) -> list[float]:
+    """The information matrix times x: O(pairs), no matrix is ever built."""
+    at = x.__getitem__
+    return [d * x_k - _dot(o, map(at, nb))
+            for d, x_k, o, nb in zip(system.diag, x, system.off, system.coupled, strict=True)]
+
+
+def _newton_step(system: _System, tolerance: float = 1e-10) -> list[float]:
+    """Solve information @ step = gradient by conjugate gradients, preconditioned by the
+    diagonal: each round is one O(pairs) product, and a few dozen rounds reach `tolerance`
+    (relative residual) even on a ladder whose pairings form a long chain of near ratings."""
+    b, diag = system.grad, system.diag
+    x = [0.0] * len(b)
+    residual = list(b)
+    z = [r / d for r, d in zip(residual, diag, strict=True)]
+    direction = list(z)
+    rz = _dot(residual, z)
+    stop = tolerance * tolerance * _dot(b, b)
+    for _ in range(10 * len(b) + 10):
+        if _dot(residual, residual) <= stop:
+            break
+        product = _times(system, direction)
+        alpha = rz / _dot(direction, product)
+        x = [x_k + alpha * p_k for x_k, p_k in zip(x, direction, strict=True)]
+        residual = [r - alpha * q for r, q in zip(residual, product, strict=True)]
+        z = [r / d for r, d in zip(residual, diag, strict=True)]
+        rz, rz_old = _dot(residual, z), rz
+        direction = [z_k + (rz / rz_old) * p_k for z_k, p_k in zip(z, direction, strict=True)]
+    return x
 
 
 def ratings_fit(
@@ -208,38 +229,50 @@ def ratings_fit(
 
     Every game counts as one observation (a match's score times its games are A's wins).
     Pinned players (anchors) hold their rating and carry no interval of their own.
+
+    How, and what it costs: the results are first tallied per pair (games, wins), then
+    Newton's method runs from the Elo replay's ratings, each step solved by diagonally
+    preconditioned conjugate gradients, so every operation is O(pairs) and no matrix is built
+    or inverted (1,000 bots and 100,000 matches fit in seconds in pure Python, where the dense
+    solve took cubic time). It converges to the same optimum as a dense Newton solve.
+
+    The interval is +-1.96 / sqrt(I_ii), from the diagonal of the observed Fisher information
+    (with the prior): I_ii = sum_j n_ij p_ij (1 - p_ij) (on the Elo scale, times LOG_SCALE^2)
+    + 1/PRIOR_SD^2. That is the uncertainty of a player's rating with its opponents' ratings
+    taken as known: close to the full inverse's (centred) interval when the opponents are many
+    and well measured, narrower when they are few or themselves uncertain (a sparse ladder).
     """
     pinned = pinned or {}
+    results = list(results)
     players, tallies = _pair_tallies(results)
     players += [p for p in pinned if p not in players]
-    n = len(players)
-    ratings = [float(pinned.get(p, mean)) for p in players]
-    free_idx = [i for i, p in enumerate(players) if p not in pinned]
-    info_free: list[list[float]] = []
+    graph = _graph(len(players), tallies)
+    start = elo_replay(results=results, pinned=pinned)  # a good start: few Newton steps
+    ratings = [float(pinned.get(p, start.get(p, (mean, 0))[0])) for p in players]
+    free = [i for i, p in enumerate(players) if p not in pinned]
+    position = {i: k for k, i in enumerate(free)}
+    entries = [[m for m, j in enumerate(graph.opponents[i]) if j in position] for i in free]
+    coupled = [[position[graph.opponents[i][m]] for m in ms]
+               for i, ms in zip(free, entries, strict=True)]
+    system = _System([], [], [], coupled)
     for _ in range(iterations):
-        grad, info = _information(ratings, tallies)
-        prior = 1.0 / (PRIOR_SD * PRIOR_SD)
-        g_free = [grad[i] - (ratings[i] - mean) * prior for i in free_idx]
-        info_free = [[info[i][j] for j in free_idx] for i in free_idx]
-        for k in range(len(free_idx)):
-            info_free[k][k] += prior
-        if not free_idx:
+        system = _system(ratings, graph, free, coupled, entries, mean)
+        if not free:
             break
-        step = _solve(info_free, g_free)
-        for k, i in enumerate(free_idx):
+        step = _newton_step(system)
+        biggest = max(map(abs, step))
+        if biggest > MAX_STEP:  # far from the optimum: damp the step to stay in the basin
+            step = [s * MAX_STEP / biggest for s in step]
+        for k, i in enumerate(free):
             ratings[i] += step[k]
-        if max(abs(s) for s in step) < 1e-6:
+        if biggest < 1e-6:
             break
-    cov = _inverse(info_free) if free_idx else []
-    variances = [cov[k][k] for k in range(len(cov))] if pinned else _centred_variances(cov)
-    var_of = {i: variances[k] for k, i in enumerate(free_idx)}
-    played = [0.0] * n
-    for (i, j), (games, _) in tallies.items():
-        played[i] += games
-        played[j] += games
+    else:
+        system = _system(ratings, graph, free, coupled, entries, mean)
     out = {}
     for i, p in enumerate(players):
-        half = Z95 * math.sqrt(var_of[i]) if i in var_of else 0.0
+        at = position.get(i)
+        half = 0.0 if at is None else Z95 / math.sqrt(system.diag[at])
         out[p] = Fitted(rating=ratings[i], low=ratings[i] - half, high=ratings[i] + half,
-                        games=played[i])
+                        games=graph.played[i])
     return out

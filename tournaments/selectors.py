@@ -45,25 +45,55 @@ def ladder_results(*, ladder: Ladder) -> list[ratings.Result]:
     return [ratings.Result(a, b, score, games) for a, b, score, games in rows]
 
 
-def ladder_fit(*, ladder: Ladder, compute: bool = True) -> dict[Any, ratings.Fitted]:
-    """The fitted ratings (cached until the ladder's next finished match). With compute=False
-    only a cached fit is returned (else {}): a page must not wait for a large ladder's fit."""
+# Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
+# with the O(pairs) fit); above it only the beat's task fits, and requests read its last fit.
+FIT_INLINE_MAX = 150
+
+
+def _fit_version(ladder: Ladder) -> tuple[str, dict[Any, float]]:
+    """What the fit depends on: the last rated result and the anchors' pins."""
     last = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED
                                 ).aggregate(n=Max("finished"))["n"]
     pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
                 .values_list("version_id", "elo"))
-    key = f"ladder-fit:{ladder.pk}:{last.isoformat() if last else 'none'}:{sorted(pins.items())}"
-    fitted = cache.get(key)
-    if fitted is None and not compute:
-        return {}
-    if fitted is None:
-        fitted = ratings.ratings_fit(results=ladder_results(ladder=ladder), pinned=pins)
-        cache.set(key, fitted, 3600)
-    return fitted  # type: ignore[no-any-return]
+    return f"{last.isoformat() if last else 'none'}:{sorted(pins.items())}", pins
+
+
+def ladder_fit(*, ladder: Ladder, compute: bool | None = None) -> dict[Any, ratings.Fitted]:
+    """The fitted ratings, {version id: Fitted}.
+
+    The last fit is cached per ladder with the version of the results it covers. A stale one
+    is refitted here when `compute` is True, or when it is None and the ladder has at most
+    FIT_INLINE_MAX active bots; otherwise (a large ladder, or compute=False) the last fit is
+    returned as it is, a few results behind, and {} before the first: the beat's
+    ladder_fits_refresh task keeps it fresh, so no request waits for a large ladder's fit."""
+    version, pins = _fit_version(ladder)
+    cached = cache.get(_fit_key(ladder.pk))
+    if cached is not None and cached[0] == version:
+        return cached[1]  # type: ignore[no-any-return]
+    if compute is None:
+        compute = LadderEntry.objects.filter(ladder=ladder, active=True).count() <= FIT_INLINE_MAX
+    if not compute:
+        return cached[1] if cached is not None else {}
+    fitted = ratings.ratings_fit(results=ladder_results(ladder=ladder), pinned=pins)
+    cache.set(_fit_key(ladder.pk), (version, fitted), FIT_CACHE_SECONDS)
+    return fitted
+
+
+def ladder_fit_is_current(*, ladder: Ladder) -> bool:
+    cached = cache.get(_fit_key(ladder.pk))
+    return cached is not None and cached[0] == _fit_version(ladder)[0]
+
+
+FIT_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def _fit_key(ladder_id: int) -> str:
+    return f"ladder-fit:v2:{ladder_id}"
 
 
 def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False,
-                       fit: bool = True) -> list[LeaderboardRow]:
+                       fit: bool | None = None) -> list[LeaderboardRow]:
     entries = LadderEntry.objects.filter(ladder=ladder).select_related(
         "version__bot", "version__bot__owner").order_by("-elo", "pk")
     if not include_inactive:

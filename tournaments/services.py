@@ -22,6 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
@@ -509,6 +510,20 @@ def ladder_schedule(
     return created
 
 
+def ladder_fits_refresh() -> int:
+    """Refit each ladder whose rated results or anchors changed since its last fit, and cache
+    the fit (the beat runs this): pages and the API read these fits and never wait for a
+    large ladder's. Returns the number of ladders refitted."""
+    from tournaments.selectors import ladder_fit, ladder_fit_is_current
+
+    refitted = 0
+    for ladder in Ladder.objects.order_by("pk"):
+        if not ladder_fit_is_current(ladder=ladder):
+            ladder_fit(ladder=ladder, compute=True)
+            refitted += 1
+    return refitted
+
+
 def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> LadderEntry:
     """Pin a (house) version's rating on a ladder: it becomes an anchor of the scale."""
     entry, _ = LadderEntry.objects.get_or_create(ladder=ladder, version=version)
@@ -533,8 +548,10 @@ def challenge_create(
     limit = _setting("KAISER_CHALLENGES_PER_HOUR", 10)
     since = timezone.now() - timedelta(hours=1)
     with transaction.atomic():
-        type(user).objects.select_for_update().filter(pk=user.pk).first()  # serialise per user
-        if Match.objects.filter(requested_by=user, created__gte=since).count() >= limit:
+        # Serialise per user. By the user model, not type(user): request.user is a lazy
+        # wrapper whose type has no manager.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        if Match.objects.filter(requested_by_id=user.pk, created__gte=since).count() >= limit:
             raise RateLimited(f"at most {limit} challenges an hour; try again later")
         if rated:
             _entry_for(ladder.pk, version.pk)

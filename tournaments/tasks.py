@@ -46,3 +46,9 @@ def ladder_schedule() -> int:
 @shared_task
 def matches_requeue_stale() -> dict[str, int]:
     return services.matches_requeue_stale()
+
+
+@shared_task
+def ladder_fits_refresh() -> int:
+    """The beat's tick for the fitted ratings: refit the ladders whose results changed."""
+    return services.ladder_fits_refresh()

@@ -124,3 +124,91 @@ def test_a_ladder_without_results_fits_nobody_or_only_its_anchors():
     assert ratings_fit(results=[]) == {}
     fitted = ratings_fit(results=[], pinned={"anchor": 1500.0})
     assert fitted["anchor"].rating == 1500.0 and fitted["anchor"].games == 0
+
+
+def _posterior_optimum_dense(results, pinned, mean=START):
+    """A careful reference: the log-posterior's gradient and full Hessian built per player,
+    Newton steps solved by Gaussian elimination with partial pivoting, iterated to 1e-12."""
+    import math
+
+    from tournaments.ratings import LOG_SCALE, PRIOR_SD
+
+    players = sorted({p for r in results for p in (r.a, r.b)} | set(pinned))
+    free = [p for p in players if p not in pinned]
+    rating = {p: float(pinned.get(p, mean)) for p in players}
+    for _ in range(100):
+        grad = {p: -(rating[p] - mean) / PRIOR_SD**2 for p in free}
+        hess = {(p, q): (1 / PRIOR_SD**2 if p == q else 0.0) for p in free for q in free}
+        for r in results:
+            prob = 1 / (1 + math.exp(-LOG_SCALE * (rating[r.a] - rating[r.b])))
+            g = LOG_SCALE * r.games * (r.score - prob)
+            h = LOG_SCALE**2 * r.games * prob * (1 - prob)
+            for p, q, sign in ((r.a, r.b, 1), (r.b, r.a, -1)):
+                if p in grad:
+                    grad[p] += sign * g
+                    hess[p, p] += h
+                    if q in grad:
+                        hess[p, q] -= h
+        rows = [[hess[p, q] for q in free] + [grad[p]] for p in free]
+        for c in range(len(free)):
+            pivot = max(range(c, len(free)), key=lambda k: abs(rows[k][c]))
+            rows[c], rows[pivot] = rows[pivot], rows[c]
+            for k in range(len(free)):
+                if k != c:
+                    f = rows[k][c] / rows[c][c]
+                    rows[k] = [x - f * y for x, y in zip(rows[k], rows[c], strict=True)]
+        step = [rows[k][-1] / rows[k][k] for k in range(len(free))]
+        for p, s in zip(free, step, strict=True):
+            rating[p] += s
+        if max(map(abs, step), default=0.0) < 1e-12:
+            break
+    return rating, {p: hess[p, p] for p in free}
+
+
+@pytest.mark.parametrize("pinned", [{}, {3: 1400.0}], ids=["free", "one anchor"])
+def test_fit_agrees_with_a_dense_newton_reference(pinned):
+    true = {i: 1200 + 90 * i for i in range(7)}
+    results = _simulated(true, 120, seed=5)
+    results += [Result(0, 6, 0.0, 4), Result(5, 6, 0.25, 4)]
+    want, information = _posterior_optimum_dense(results, pinned)
+    fitted = ratings_fit(results=results, pinned=pinned)
+    for player, rating in want.items():
+        assert fitted[player].rating == pytest.approx(rating, abs=1e-6)
+        if player in pinned:
+            assert (fitted[player].low, fitted[player].high) == (rating, rating)
+        else:  # 95% interval from the diagonal of the observed information
+            half = 1.959964 / information[player] ** 0.5
+            assert fitted[player].high - rating == pytest.approx(half, rel=1e-6)
+            assert rating - fitted[player].low == pytest.approx(half, rel=1e-6)
+
+
+def test_an_unbeaten_bot_gets_a_finite_rating_above_everyone():
+    results = [Result("champ", "x", 1.0, 4)] * 10 + [Result("x", "y", 0.5, 4)] * 10
+    fitted = ratings_fit(results=results)
+    assert fitted["champ"].rating > fitted["x"].rating + 300
+    assert fitted["champ"].high < 4000
+
+
+def test_a_thousand_bot_ladder_fits_every_bot_with_a_sane_interval():
+    rng = random.Random(11)
+    true = {i: rng.gauss(1500, 250) for i in range(1000)}
+    order = sorted(true, key=true.get)
+    results = []
+    for _ in range(100_000):  # pairings between near ratings, as the ladder makes them
+        k = rng.randrange(1000)
+        m = min(999, max(0, k + rng.choice([-1, 1]) * rng.randint(1, 40)))
+        a, b = order[k], order[m if m != k else k ^ 1]
+        wins = sum(rng.random() < elo_expected(rating_a=true[a], rating_b=true[b])
+                   for _ in range(4))
+        results.append(Result(a, b, wins / 4, 4))
+    fitted = ratings_fit(results=results, pinned={order[500]: true[order[500]]})
+    assert set(fitted) == set(true)
+    assert sum(f.games for f in fitted.values()) == 2 * 4 * 100_000
+    for key, f in fitted.items():
+        assert f.low <= f.rating <= f.high
+        if key != order[500]:
+            assert 10 < f.high - f.low < 300
+    errors = sorted(abs(f.rating - true[k]) for k, f in fitted.items())
+    assert errors[len(errors) // 2] < 150  # near the truth (errors add up along the pairings)
+    top = sorted(fitted, key=lambda k: fitted[k].rating)[-100:]
+    assert len(set(top) & set(order[-150:])) > 90
