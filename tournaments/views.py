@@ -9,7 +9,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -197,7 +196,7 @@ def challenge(request: HttpRequest) -> HttpResponse:
         return redirect("bot-detail", pk=opponent.pk)
     try:
         match = services.challenge_create(
-            user=_concrete(request.user), version=_version(versions[0]),
+            user=request.user, version=_version(versions[0]),
             opponent=_version(versions[1]), rated=False, ladder=ladder)
     except services.RateLimited as limited:
         messages.error(request, str(limited))
@@ -209,10 +208,6 @@ def challenge(request: HttpRequest) -> HttpResponse:
     return redirect("match-detail", pk=match.pk)
 
 
-def _concrete(user: Any) -> Any:
-    """The user row itself: the service locks it by its class, which must not be the lazy
-    wrapper Django puts on request.user."""
-    return get_user_model().objects.get(pk=user.pk)
 
 
 def _version(version: BotVersion | None) -> BotVersion:
