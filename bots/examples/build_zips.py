@@ -1,7 +1,9 @@
 """Builds the uploadable zips of the example bots: python bots/examples/build_zips.py
 
-Each zip holds the bot's folder plus, for Python bots, the helper kaiser_bot.py. The zips are
-committed; tests/engine/test_examples.py checks that they match these sources.
+Each zip holds the bot's folder plus, for Python bots, the helper kaiser_bot.py; mc's zip also
+carries the engine modules its player is made of (a sandboxed bot sees only its own files), taken
+from engine/ itself so there is one copy in the repository. The zips are committed;
+tests/engine/test_examples.py and test_mc.py check that they match these sources.
 """
 
 from __future__ import annotations
@@ -10,17 +12,23 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ENGINE = HERE.parent.parent / "engine"
+# The engine modules builtin:mc imports, packed into mc.zip as the package engine/.
+ENGINE_MODULES = {"mc": ("__init__.py", "cards.py", "rules.py", "game.py", "players.py",
+                         "builtin.py", "greedy.py", "protocol.py", "sampling.py", "mc.py")}
 BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}  # -> needs kaiser_bot.py
 STAMP = (2026, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same bytes
 
 
 def zip_members(name: str) -> dict[str, bytes]:
     folder = HERE / name
-    # Subfolders too (mc carries a copy of the engine package), never Python's caches.
+    # Subfolders too, never Python's caches.
     members = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
                if p.is_file() and "__pycache__" not in p.parts}
     if BOTS[name]:
         members["kaiser_bot.py"] = (HERE / "kaiser_bot.py").read_bytes()
+    for module in ENGINE_MODULES.get(name, ()):
+        members[f"engine/{module}"] = (ENGINE / module).read_bytes()
     return members
 
 

@@ -1,7 +1,7 @@
 """builtin:mc as an uploadable bot: the same Monte Carlo player, over the JSON-lines protocol.
 
-The folder carries a copy of the engine modules the player needs (engine/, refreshed with
-`python bots/examples/mc/sync_engine.py`), because a sandboxed bot sees only its own files.
+Upload mc.zip, not this folder: the zip also carries the engine modules the player needs
+(build_zips.py packs them from engine/), because a sandboxed bot sees only its own files.
 It knows only what the protocol tells its seat: each `act` message's state and legal actions,
 plus the cards it discarded itself. When its time bank runs low it samples fewer deals.
 """

@@ -1,1 +1,0 @@
-"""The Kaiser engine: rules, games, matches, replays. Standard library only."""
