@@ -73,7 +73,10 @@ class Match:
 
     def _start_players(self) -> None:
         for side in SIDES:
-            self.slots[side] = [self.factories[side](0), self.factories[side](1)]
+            # One at a time, so that close() reaches every player made if a factory fails.
+            players = self.slots[side] = []
+            for slot in (0, 1):
+                players.append(self.factories[side](slot))
         for seat, player in enumerate(self.seats_for(0)):
             side = seat_sides(0)[seat]
             try:

@@ -218,3 +218,26 @@ def test_forfeit_at_the_trump_decision_records_no_trump_named() -> None:
     assert last["contract"]["trump"] is None
     assert last["tricks"] == [] and last["discards"] == []
     assert validate_replay(replay) == []
+
+
+def test_a_factory_failing_for_its_second_seat_still_closes_the_first() -> None:
+    from engine.faults import InfrastructureError
+
+    closed: list[int] = []
+
+    class Closing(Player):
+        def close(self) -> None:
+            closed.append(1)
+
+    class HalfFactory:
+        name, version = "half", "1"
+
+        def __call__(self, slot: int) -> Player:
+            if slot == 1:
+                raise InfrastructureError("the host ran out of processes")
+            return Closing()
+
+    with pytest.raises(InfrastructureError, match="out of processes"):
+        run_match(HalfFactory(), resolve_player("builtin:random"), games=2)
+
+    assert closed == [1]
