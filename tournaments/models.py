@@ -223,6 +223,10 @@ class Match(PlayConditions):
             models.Index(fields=["ladder", "status"]),
             models.Index(fields=["tournament", "round"]),
             models.Index(fields=["status", "finished"]),
+            # A bot's newest matches, one side at a time: an index-only scan of a few entries
+            # instead of every match of the bot (the bot page, the match list for one bot).
+            models.Index(fields=["version_a", "-id"], name="match_version_a_newest"),
+            models.Index(fields=["version_b", "-id"], name="match_version_b_newest"),
         ]
 
     def __str__(self) -> str:

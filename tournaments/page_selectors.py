@@ -19,6 +19,9 @@ from tournaments.models import Ladder, LadderEntry, Match, RatingChange, Tournam
 TREND_POINTS = 20
 FIT_INLINE_MAX = selectors.FIT_INLINE_MAX
 HISTORY_POINTS = 300
+# Head-to-head rows on the bot page: the most-played opponents (rendering a row per opponent
+# of a bot that met hundreds was most of the page's time); the match list has the rest.
+HEAD_TO_HEAD_ROWS = 30
 LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "forfeit", "error", "lease_token")
 
 
@@ -26,6 +29,14 @@ def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
     """Matches with both bots and the ladder joined, without the heavy columns."""
     qs = Match.objects.all() if queryset is None else queryset
     return qs.select_related("version_a__bot", "version_b__bot", "ladder").defer(*LIGHT_FIELDS)
+
+
+def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[Match]:
+    """matches[start:stop] (ordered newest first, by id) in two queries: the page's ids alone,
+    then those rows with their joins. One query would join every matching row (all of a bot's
+    matches) to the bots and ladders before the LIMIT cut them down."""
+    ids = list(matches.values_list("id", flat=True)[start:stop])
+    return list(matches_light(Match.objects.filter(id__in=ids)).order_by("-id"))
 
 
 # --- Leaderboard ------------------------------------------------------------------------------
@@ -176,10 +187,23 @@ def head_to_head_all(*, bot: Bot) -> list[HeadToHead]:
     return sorted(records.values(), key=lambda r: (-r.matches, r.name.lower()))
 
 
+def newest_match_ids(*, version_ids: list[int], limit: int,
+                     queryset: QuerySet[Match] | None = None) -> list[int]:
+    """The ids of the newest `limit` matches (of `queryset`) played by any of the versions,
+    newest first: one short index scan per side (match_version_{a,b}_newest) instead of
+    reading every match of the versions, or scanning all matches newest first, for the OR."""
+    qs = Match.objects.all() if queryset is None else queryset
+    ids: set[int] = set()
+    for side in ("a", "b"):
+        ids.update(qs.filter(**{f"version_{side}_id__in": version_ids}).order_by("-id")
+                   .values_list("id", flat=True)[:limit])
+    return sorted(ids, reverse=True)[:limit]
+
+
 def bot_matches(*, bot: Bot, limit: int = 20) -> list[Match]:
     version_ids = list(bot.versions.values_list("pk", flat=True))
-    qs = Match.objects.filter(Q(version_a_id__in=version_ids) | Q(version_b_id__in=version_ids))
-    return list(matches_light(qs).order_by("-id")[:limit])
+    ids = newest_match_ids(version_ids=version_ids, limit=limit)
+    return list(matches_light(Match.objects.filter(id__in=ids)).order_by("-id"))
 
 
 @dataclass(frozen=True)
@@ -312,10 +336,13 @@ def bot_activity_version(*, bot: Bot) -> str:
 
 
 def bot_activity(*, bot: Bot) -> dict[str, Any]:
-    """The bot page's public part: ratings with their history, head to head, recent matches."""
+    """The bot page's public part: ratings with their history, head to head (the
+    HEAD_TO_HEAD_ROWS most-played opponents, and how many there are), recent matches."""
+    records = head_to_head_all(bot=bot)
     return {
         "bot": bot,
         "standings": bot_standings(bot=bot),
         "matches": bot_matches(bot=bot),
-        "head_to_head": head_to_head_all(bot=bot),
+        "head_to_head": records[:HEAD_TO_HEAD_ROWS],
+        "head_to_head_total": len(records),
     }

@@ -125,7 +125,7 @@ def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
     thousand matches it costs more than the page itself."""
     number = max(_int_or_none(raw) or 1, 1)
     start = (number - 1) * MATCHES_PER_PAGE
-    rows = list(matches[start:start + MATCHES_PER_PAGE + 1])
+    rows = page_selectors.matches_slice(matches, start, start + MATCHES_PER_PAGE + 1)
     return {"matches": rows[:MATCHES_PER_PAGE], "number": number,
             "has_next": len(rows) > MATCHES_PER_PAGE}
 
