@@ -64,6 +64,17 @@ def database_drop() -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
+def cache_forget() -> None:
+    """Delete this benchmark's cache keys (only its prefix: the Redis is shared), so that a run
+    never serves pages another run rendered (and stored under the same key)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS)
+    keys = list(client.scan_iter(match="kaiser-bench-pages:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
 def django_setup(url: str) -> None:
     os.environ.update(DATABASE_URL=url, REDIS_URL=REDIS, CACHE_KEY_PREFIX="kaiser-bench-pages",
                       DJANGO_SETTINGS_MODULE="kaiser_site.settings")
@@ -348,6 +359,7 @@ def main() -> None:
     proc = None
     try:
         django_setup(url)
+        cache_forget()
         versions = fill(args) if not args.reuse else bench_versions()
         port = free_port()
         access_log = Path(tempfile.mkdtemp(prefix="kaiser-bench-log-")) / "access.log"
