@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
-from hardening_support import Processes, database_url_of_this_test
+from hardening_support import Processes
 
 from bots.models import Bot, BotProgram, BotVersion
 from bots.services import bot_version_add_builtin
+from tests.processes import database_url_of_this_test
 from tournaments.models import Ladder
 
 LEASE_SECONDS = 3

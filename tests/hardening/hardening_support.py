@@ -7,12 +7,9 @@ its process group), never by name.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
-import re
-import signal
 import socket
 import subprocess
 import sys
@@ -20,12 +17,12 @@ import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from bots.models import BotVersion
+from tests.processes import LoggedProcess as Proc
 from tournaments import selectors, services
 from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
 
@@ -88,51 +85,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def database_url_of_this_test() -> str:
-    """The URL of the database the running test uses, for a subprocess's DATABASE_URL."""
-    s = connection.settings_dict
-    if connection.vendor == "sqlite":
-        name = str(s["NAME"])
-        assert "memory" not in name, "a subprocess cannot open an in-memory database"
-        return f"sqlite:///{name}"
-    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-@dataclass
-class Proc:
-    """A subprocess in its own session, its output in a log file."""
-
-    proc: subprocess.Popen[bytes]
-    log: Path
-
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def wait_for_log(self, pattern: str, count: int = 1, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while len(re.findall(pattern, self.text())) < count:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"{self.log.name}: exited:\n{self.text()[-3000:]}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{self.log.name}: no {count} x {pattern!r}:\n"
-                                     f"{self.text()[-3000:]}")
-            time.sleep(0.1)
-
-    def kill_group(self) -> None:
-        """SIGKILL the process and everything in its process group (a pool's children)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(20)
-        self.kill_group()
 
 
 @dataclass

@@ -4,24 +4,21 @@ is set, else the test run's SQLite file), consuming a queue of its own."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from engine.validate import validate_replay
+from tests.processes import LoggedProcess, database_url_of_this_test
 from tournaments import selectors, services
 from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
 from tournaments.tasks import run_match
@@ -47,46 +44,7 @@ for line in sys.stdin:
 """
 
 
-def _test_database_url() -> str:
-    """The URL of the database this test uses, for the worker's DATABASE_URL."""
-    s = connection.settings_dict
-    if connection.vendor == "sqlite":
-        name = str(s["NAME"])
-        assert "memory" not in name, "the worker cannot open an in-memory database"
-        return f"sqlite:///{name}"
-    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-@dataclass
-class Worker:
-    proc: subprocess.Popen[bytes]
-    log: Path
-
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def wait_for_log(self, pattern: str, count: int = 1, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while len(re.findall(pattern, self.text())) < count:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the worker exited:\n{self.text()[-3000:]}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no {count} x {pattern!r} in the log:\n{self.text()[-3000:]}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(20)
-        with contextlib.suppress(ProcessLookupError):  # pool children, bot processes left
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
+Worker = LoggedProcess
 
 
 @pytest.fixture
@@ -97,7 +55,7 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
     for name, value in overrides.items():
         setattr(settings, name, value)
     env = {**os.environ, **{k: str(v) for k, v in overrides.items()},
-           "DATABASE_URL": _test_database_url(),
+           "DATABASE_URL": database_url_of_this_test(),
            "KAISER_PROGRAM_DIR": str(django_settings.KAISER_PROGRAM_DIR),
            "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
     workers: list[Worker] = []
