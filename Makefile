@@ -1,4 +1,4 @@
-# make check: what CI runs (lint, types, the whole test suite). make bench: the long runs,
+# make check: lint, types and the whole test suite (CI runs the suite through .ci/run). make bench: the long runs,
 # which print figures instead of asserting on time. Both use DATABASE_URL / REDIS_URL when
 # set (CI sets them: PostgreSQL and Redis), else SQLite and Kombu's filesystem broker.
 PY := .venv/bin/python
