@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +140,24 @@ def clients(
 ) -> dict[str, APIClient]:
     return {"anon": anon_client, "owner": owner_client, "other": other_client,
             "staff": staff_client}
+
+
+@pytest.fixture
+def house(db: None) -> User:
+    """The owner of house bots made by a test."""
+    return User.objects.create_user(username="house-test")
+
+
+@pytest.fixture
+def make_builtin(house: User) -> Callable[..., Any]:
+    """make(name, spec="builtin:greedy"): a bot of the house with an active built-in version."""
+    from bots.models import Bot
+    from bots.services import bot_version_add_builtin
+
+    def make(name: str, spec: str = "builtin:greedy") -> Any:
+        return bot_version_add_builtin(bot=Bot.objects.create(owner=house, name=name), spec=spec)
+
+    return make
 
 
 @pytest.fixture

@@ -96,8 +96,11 @@ def test_notifications_arrive_in_order_and_match_end_comes_last(recorded) -> Non
         assert all("id" not in m or m["id"] is None for m in deal_ends + game_ends)
 
 
-def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game() -> None:
-    bot = program(PROGRAMS / "slow_recorder.py",
+def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game(tmp_path: Path) -> None:
+    # recorder.py, but its first two decisions of each game take move_ms + 50 ms.
+    slow = tmp_path / "slow_recorder.py"
+    slow.write_text((PROGRAMS / "recorder.py").read_text().replace("SLOW = False", "SLOW = True"))
+    bot = program(slow,
                   time=TimeControl(move_ms=100, bank_ms=1000, startup_ms=5000))
     replay = play(bot, time=TimeControl(move_ms=100, bank_ms=1000, startup_ms=5000))
 

@@ -16,24 +16,10 @@ from django.contrib.auth.models import User
 from hardening_support import Processes
 
 from bots.models import Bot, BotProgram, BotVersion
-from bots.services import bot_version_add_builtin
 from tests.processes import database_url_of_this_test
 from tournaments.models import Ladder
 
 LEASE_SECONDS = 3
-
-
-@pytest.fixture
-def house(db: None) -> User:
-    return User.objects.create_user(username="house-hardening")
-
-
-@pytest.fixture
-def make_builtin(house: User) -> Callable[..., BotVersion]:
-    def make(name: str, spec: str = "builtin:greedy") -> BotVersion:
-        return bot_version_add_builtin(bot=Bot.objects.create(owner=house, name=name), spec=spec)
-
-    return make
 
 
 @pytest.fixture

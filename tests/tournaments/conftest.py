@@ -10,26 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 
 from bots.models import Bot, BotProgram, BotVersion
-from bots.services import bot_version_add_builtin
 from tournaments import services
 from tournaments.models import Ladder, Match
 
 # A bot program that dies before answering hello: it forfeits every game it plays.
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"
-
-
-@pytest.fixture
-def house(db: None) -> User:
-    return User.objects.create_user(username="house-test")
-
-
-@pytest.fixture
-def make_builtin(house: User) -> Callable[..., BotVersion]:
-    def make(name: str, spec: str = "builtin:greedy") -> BotVersion:
-        bot = Bot.objects.create(owner=house, name=name)
-        return bot_version_add_builtin(bot=bot, spec=spec)
-
-    return make
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import json
 import sys
 import time
 
-SLOW = False
+SLOW = False  # tests/engine/test_botproc.py runs a copy with True (the bank test)
 first = None
 acts_this_game = {}
 for line in sys.stdin:
