@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 from engine.archive import BotProgram, program_unpack
 from engine.faults import BotFault, InfrastructureError
 from engine.players import Player, TimeControl
-from engine.protocol import PROTOCOL_VERSION, action_from_wire, legal_to_wire
+from engine.protocol import PROTOCOL_VERSION
 from engine.sandbox import (
     SandboxLimits,
     SandboxProcess,
     unsandboxed_requested,
     warn_unsandboxed,
 )
+from engine.wire import ActWriter, action_from_reply
 
 if TYPE_CHECKING:
     from engine.game import Action, GameState
@@ -83,6 +84,7 @@ class ProgramPlayer(Player):
         self._keep_alive = keep_alive  # the staged files must outlive the process
         self._stderr = StderrLog()
         self._buffer = bytearray()
+        self._writer = ActWriter()
         self._next_id = 0
         self._fault: BotFault | None = None
         self._time = TimeControl()
@@ -139,18 +141,16 @@ class ProgramPlayer(Player):
         self._running()
         self._next_id += 1
         mid = self._next_id
-        message = {"type": "act", "id": mid, "decision": state.decision,
-                   "legal": legal_to_wire(state, legal),
-                   "state": {**state.observation(state.seat), "bank_ms": int(self._bank_ms)}}
+        data = self._writer.message(state, legal, mid, int(self._bank_ms))
         sent = _now()
         deadline = sent + (self._time.move_ms + self._bank_ms) / 1000
-        self._send(message, deadline, mid)
+        self._write(data, deadline, mid)
         reply = self._receive(deadline, mid)
         self._charge(sent)
         if "action" not in reply:
             raise BotFault("protocol", f'reply has no "action": {_clip(reply)}', mid)
         try:
-            return action_from_wire(state, reply["action"])
+            return action_from_reply(state, legal, reply["action"])
         except (ValueError, TypeError, KeyError) as exc:  # whatever odd JSON a bot sends
             raise BotFault("illegal", str(exc) or f"not a legal action: {_clip(reply)}",
                            mid) from None
@@ -198,18 +198,28 @@ class ProgramPlayer(Player):
             self._bank_ms = max(0.0, self._bank_ms - over_ms)
 
     def _send(self, message: dict[str, Any], deadline: float, mid: int) -> None:
+        self._write(json.dumps(message, separators=(",", ":")).encode() + b"\n", deadline, mid)
+
+    def _write(self, data: bytes, deadline: float, mid: int) -> None:
         proc = self._running()
-        data = memoryview(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-        while data:
+        try:
+            written = os.write(proc.stdin_fd, data)  # as a rule, all of it at once
+        except BlockingIOError:
+            written = 0
+        except BrokenPipeError:
+            raise self._died(mid) from None
+        if written == len(data):
+            return
+        view = memoryview(data)[written:]
+        while view:  # the pipe was full: wait until the bot reads, within the deadline
+            if not self._wait_writable(proc, deadline):
+                raise self._timeout(mid, "did not read its input in time")
             try:
-                data = data[os.write(proc.stdin_fd, data):]
-                continue
+                view = view[os.write(proc.stdin_fd, view):]
             except BlockingIOError:
                 pass
             except BrokenPipeError:
                 raise self._died(mid) from None
-            if not self._wait_writable(proc, deadline):
-                raise self._timeout(mid, "did not read its input in time")
 
     def _wait_writable(self, proc: SandboxProcess, deadline: float) -> bool:
         poll = select.poll()
@@ -241,15 +251,24 @@ class ProgramPlayer(Player):
 
     def _read_line(self, deadline: float, mid: int) -> bytes:
         proc = self._running()
+        buffer = self._buffer
+        if not buffer:  # the reply is often there already: read it without a poll first
+            try:
+                buffer += os.read(proc.stdout_fd, MAX_LINE + 1)
+            except BlockingIOError:
+                pass
+            else:
+                if not buffer:
+                    raise self._died(mid)
         while True:
-            end = self._buffer.find(b"\n")
+            end = buffer.find(b"\n")
             if end >= 0:
                 if end > MAX_LINE:
                     raise BotFault("protocol", "reply line longer than 64 KiB", mid)
-                line = bytes(self._buffer[:end])
-                del self._buffer[:end + 1]
+                line = bytes(buffer[:end])
+                del buffer[:end + 1]
                 return line
-            if len(self._buffer) > MAX_LINE:
+            if len(buffer) > MAX_LINE:
                 raise BotFault("protocol", "reply line longer than 64 KiB", mid)
             left = deadline - _now()
             if left <= 0:
