@@ -18,6 +18,7 @@ class SeededPlayer(Player):
     """A trusted in-process player with its own seeded random generator."""
 
     trusted = True
+    makes_cycles = False
 
     def __init__(self) -> None:
         self.rng = random.Random(0)

@@ -137,15 +137,16 @@ class DealLog:
     def to_dict(self) -> dict[str, Any]:
         names, bid_names = CARD_NAMES, BID_NAMES
         n0, n1, n2, n3 = CHUNK_NAMES
+        contract, kitty, discards = self.contract, self.kitty, self.discards
         record: dict[str, Any] = {
             "dealer": self.dealer,
             "hands": [[*n0[h & 1023], *n1[h >> 10 & 1023], *n2[h >> 20 & 1023], *n3[h >> 30]]
                       for h in self.hands],
-            "kitty": mask_names(self.kitty),
+            "kitty": mask_names(kitty) if kitty else [],
             "misdeal": None if self.misdeal is None else {"seat": self.misdeal},
             "bids": [{"seat": s, "bid": bid_names[b]} for s, b in self.bids],
-            "contract": _contract_dict(self.contract),
-            "discards": [names[c] for c in self.discards],
+            "contract": contract and _contract_dict(contract),
+            "discards": [names[c] for c in discards] if discards else [],
             "tricks": [{"leader": ld, "cards": [names[c0], names[c1], names[c2], names[c3]],
                         "winner": w} for ld, (c0, c1, c2, c3), w in self.tricks],
         }
@@ -162,7 +163,7 @@ def _contract_dict(contract: tuple[int, int, int] | None) -> dict[str, Any] | No
     seat, bid, trump = contract
     # Null for no trump, and until the contractor names trump (self.trump is still -1).
     named = SUITS[trump] if 0 <= trump < NO_TRUMP else None
-    return {"seat": seat, "bid": bid_str(bid), "trump": named}
+    return {"seat": seat, "bid": BID_NAMES[bid], "trump": named}
 
 
 class GameState:

@@ -61,15 +61,23 @@ class Match:
     def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
         try:
             self._start_players()
-            for game in range(self.games_total):
-                self.games.append(self._play_game(game))
-                if on_progress:
-                    on_progress(game + 1, self.games_total)
+            if not any(p.makes_cycles for p in self.seats_for(0)):
+                # Only the engine and built-in players run: see _collector_paused.
+                with _collector_paused():
+                    self._play_games(on_progress)
+            else:
+                self._play_games(on_progress)
         except _Forfeit as forfeit:
             self.forfeit = forfeit.record
         finally:
             self._close_players()
         return self.replay()
+
+    def _play_games(self, on_progress: ProgressFn | None) -> None:
+        for game in range(self.games_total):
+            self.games.append(self._play_game(game))
+            if on_progress:
+                on_progress(game + 1, self.games_total)
 
     def _start_players(self) -> None:
         for side in SIDES:
@@ -115,8 +123,7 @@ class Match:
             self.games.append(self._game_record(game, deals_done, list(state.score),
                                                 1 - seat % 2, record))
             raise _Forfeit(record) from None
-        with _collector_paused():
-            deals_done = state.records()
+        deals_done = state.records()
         result = self._game_record(game, deals_done, list(state.score), state.winner, None)
         self._notify(players, {"type": "game_end", "game": game, "winner": state.winner,
                                "score": list(state.score)})
@@ -177,11 +184,14 @@ class Match:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while only the engine's own code runs.
+    """Pause the cyclic garbage collector while only in-process code runs (the engine and
+    built-in players: Match.run).
 
-    A game makes thousands of small tuples, lists and dicts that survive into the replay: the
-    collector would keep running and find nothing (a quarter of the time of a random-vs-random
-    match). The engine makes no reference cycles: reference counting frees everything.
+    A match makes thousands of small lists and dicts that survive into the replay: the
+    collector would keep running, rescanning the growing replay and finding nothing (two
+    fifths of the time of a long random-vs-random match). The engine and the built-in players
+    make no reference cycles (tests/engine/test_speed_paths.py checks it): reference counting
+    frees everything, and the collector runs again once the match is over.
     """
     if not gc.isenabled():
         yield
@@ -209,8 +219,12 @@ def _step(state: GameState, players: list[Player]) -> None:
     except BotFault as fault:
         raise _SeatFault(seat, fault) from None
     if not player.trusted and action not in legal:
-        raise _SeatFault(seat, BotFault("illegal", f"{action!r} is not a legal action"))
+        raise _illegal(seat, action)
     state.apply(action)
+
+
+def _illegal(seat: int, action: object) -> _SeatFault:
+    return _SeatFault(seat, BotFault("illegal", f"{action!r} is not a legal action"))
 
 
 def _loop(state: GameState, players: list[Player]) -> None:
@@ -218,18 +232,27 @@ def _loop(state: GameState, players: list[Player]) -> None:
     randoms = [p for p in players if type(p) is RandomPlayer]
     if len(randoms) == 4:
         # Four built-in random players: the same draws from their own generators as their
-        # act(), without a call per decision. Only engine code runs, so the collector waits.
-        with _collector_paused():
-            state.play_uniform([p.random for p in randoms])
+        # act(), without a call per decision.
+        state.play_uniform([p.random for p in randoms])
         return
+    acts = [p.act for p in players]
+    legal_actions, apply = state.legal_actions, state.apply
     if all(p.trusted for p in players):
-        acts = [p.act for p in players]
-        legal_actions, apply = state.legal_actions, state.apply
         while state.phase != 5:  # OVER
             apply(acts[state.seat](state, legal_actions()))  # type: ignore[arg-type]
         return
-    while not state.is_terminal():
-        _step(state, players)
+    # _step, inlined: every action of an untrusted player is checked before it is applied.
+    trusted = [p.trusted for p in players]
+    while state.phase != 5:  # OVER
+        seat = state.seat
+        legal = legal_actions()
+        try:
+            action = acts[seat](state, legal)  # type: ignore[arg-type]
+        except BotFault as fault:
+            raise _SeatFault(seat, fault) from None
+        if action not in legal and not trusted[seat]:
+            raise _illegal(seat, action)
+        apply(action)
 
 
 def run_match(a: PlayerFactory, b: PlayerFactory, *, games: int = 2, seed: str | int = "0",

@@ -34,6 +34,9 @@ class Player:
 
     trusted = False  # True: the runner skips re-checking actions (built-in players only)
     wants_notifications = False
+    # False: act() makes no reference cycles, so the runner may pause the cyclic garbage
+    # collector for the match (engine.match._collector_paused). Built-in players only.
+    makes_cycles = True
 
     def start(
         self, *, seat: int, rules: Rules, games: int, time: TimeControl, seed: str

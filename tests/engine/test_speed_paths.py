@@ -4,11 +4,12 @@ duplicate pair taking the first game's deals instead of shuffling them again."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
 
-from engine.builtin import BuiltinFactory, RandomPlayer
+from engine.builtin import BuiltinFactory, RandomPlayer, resolve_player
 from engine.game import GameState, pair_deals
 from engine.match import replay_json, run_match
 from engine.rules import PRESETS
@@ -68,3 +69,60 @@ def test_play_uniform_matches_apply_from_the_middle_of_a_trick() -> None:
         states[1].apply(players[1][states[1].seat].act(states[1], states[1].legal_actions()))
     assert states[0].records() == states[1].records()
     assert (states[0].winner, states[0].score) == (states[1].winner, states[1].score)
+
+
+# --- the cyclic garbage collector, paused for matches of built-in players ---------------------
+class _CollectorWatch(RandomPlayer):
+    """A random player noting, at each decision, whether the cyclic collector is running."""
+
+    seen: list[bool] = []
+
+    def act(self, state: GameState, legal: Any) -> Any:
+        self.seen.append(gc.isenabled())
+        return super().act(state, legal)
+
+
+class _Broken(RandomPlayer):
+    """A built-in player with a bug: it raises on its first decision."""
+
+    def act(self, state: GameState, legal: Any) -> Any:
+        raise RuntimeError("a bug in a built-in player")
+
+
+@pytest.mark.parametrize("makes_cycles", [False, True])
+def test_collector_pauses_only_when_no_player_makes_cycles(makes_cycles: bool) -> None:
+    watcher = type("RandomPlayer", (_CollectorWatch,), {"makes_cycles": makes_cycles, "seen": []})
+    assert gc.isenabled()
+    run_match(factory(watcher), factory(RandomPlayer), games=2, seed="gc",
+              rules=PRESETS["official"])
+    assert watcher.seen and set(watcher.seen) == {makes_cycles}
+    assert gc.isenabled()  # on again after the match
+
+
+def test_collector_runs_again_when_a_match_raises() -> None:
+    with pytest.raises(RuntimeError, match="a bug"):
+        run_match(factory(_Broken), factory(RandomPlayer), games=2, seed="gc",
+                  rules=PRESETS["official"])
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize(("a", "b", "games"), [("random", "random", 20), ("greedy", "random", 6),
+                                                ("mc", "greedy", 2)])
+def test_matches_of_built_in_players_make_no_reference_cycles(preset: str, a: str, b: str,
+                                                              games: int) -> None:
+    # The reason the collector may wait (engine.match._collector_paused): whatever such a match
+    # allocates, reference counting alone frees.
+    rules = PRESETS[preset]
+    run_match(resolve_player(f"builtin:{a}"), resolve_player(f"builtin:{b}"), games=2,
+              seed="warm", rules=rules)
+    gc.collect()
+    gc.disable()
+    try:
+        replay = run_match(resolve_player(f"builtin:{a}"), resolve_player(f"builtin:{b}"),
+                           games=games, seed="cycles", rules=rules)
+        del replay
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert found == 0
