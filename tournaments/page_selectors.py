@@ -9,8 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, F, Max, Q, QuerySet, Sum, Window
+from django.db import connection
+from django.db.models import Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
+from django.utils.timesince import timesince
+from django.utils.timezone import localtime
 
 from bots.models import Bot, BotVersion
 from tournaments import selectors
@@ -23,6 +27,17 @@ HISTORY_POINTS = 300
 # of a bot that met hundreds was most of the page's time); the match list has the rest.
 HEAD_TO_HEAD_ROWS = 30
 LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "forfeit", "error", "lease_token")
+# A match row on the pages, read as plain values under flat names: rows are shown, never saved,
+# and six model instances a row (the match, two versions, two bots, the ladder), looked up by
+# attribute in the template, were most of a list's time.
+ROW_VALUES = {
+    "a_bot": F("version_a__bot_id"), "a_name": F("version_a__bot__name"),
+    "a_number": F("version_a__number"), "b_bot": F("version_b__bot_id"),
+    "b_name": F("version_b__bot__name"), "b_number": F("version_b__number"),
+    "ladder_slug": F("ladder__slug"), "ladder_name": F("ladder__name"),
+}
+ROW_FIELDS = ("id", "status", "kind", "rated", "score", "games_a", "games_b", "forfeit_player",
+              "forfeit_reason", "tournament_id", "round", "created", "finished")
 
 
 def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
@@ -31,12 +46,26 @@ def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
     return qs.select_related("version_a__bot", "version_b__bot", "ladder").defer(*LIGHT_FIELDS)
 
 
-def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[Match]:
-    """matches[start:stop] (ordered newest first, by id) in two queries: the page's ids alone,
-    then those rows with their joins. One query would join every matching row (all of a bot's
-    matches) to the bots and ladders before the LIMIT cut them down."""
+def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
+    """The queryset's matches (in its order) as rows for tournaments/_match_rows.html: plain
+    dicts with the bots' names and numbers, the ladder, who won, and when, already worked out."""
+    now = timezone.now()
+    rows = list(queryset.values(*ROW_FIELDS, **ROW_VALUES))
+    for row in rows:
+        score, when = row["score"], row["finished"] or row["created"]
+        row["a_won"] = score is not None and score > 0.5
+        row["b_won"] = score is not None and score < 0.5
+        row["ago"] = timesince(when, now)  # as the timesince filter would show it
+        row["iso"] = localtime(row["created"]).isoformat()  # as the date:"c" filter would
+    return rows
+
+
+def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[dict[str, Any]]:
+    """matches[start:stop] (ordered newest first, by id) as match_rows, in two queries: the
+    page's ids alone, then those rows with their joins. One query would join every matching row
+    (all of a bot's matches) to the bots and ladders before the LIMIT cut them down."""
     ids = list(matches.values_list("id", flat=True)[start:stop])
-    return list(matches_light(Match.objects.filter(id__in=ids)).order_by("-id"))
+    return match_rows(Match.objects.filter(id__in=ids).order_by("-id"))
 
 
 # --- Leaderboard ------------------------------------------------------------------------------
@@ -133,58 +162,71 @@ def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
     return rows, total
 
 
-def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[Match]:
+def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dict[str, Any]]:
     qs = Match.objects.filter(status=Match.Status.FINISHED)
     if ladder is not None:
         qs = qs.filter(ladder=ladder)
-    return list(matches_light(qs).order_by("-finished")[:limit])
+    return match_rows(qs.order_by("-finished")[:limit])
 
 
 # --- Bot page ---------------------------------------------------------------------------------
 
 
-@dataclass
-class HeadToHead:
-    bot_id: int
-    name: str
-    matches: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    points: float = 0.0  # this bot's share of the games, summed over matches
+@dataclass(frozen=True)
+class BotFacts:
+    """What the bot page's public part is drawn from, read once: the bot's versions, its ladder
+    entries, and a token that changes whenever that part can (the cache key)."""
 
-    @property
-    def share(self) -> float | None:
-        return self.points / self.matches if self.matches else None
+    bot: Bot
+    version_ids: list[int]
+    entries: list[LadderEntry]
+    version: str
 
 
-def _h2h_side(version_ids: list[int], side: str) -> QuerySet[Any]:
-    other = "b" if side == "a" else "a"
-    return (Match.objects.filter(status=Match.Status.FINISHED,
-                                 **{f"version_{side}_id__in": version_ids})
-            .order_by().values(f"version_{other}__bot_id", f"version_{other}__bot__name")
-            .annotate(n=Count("id"), s=Sum("score"),
-                      w=Count("id", filter=Q(score__gt=0.5)),
-                      d=Count("id", filter=Q(score=0.5)),
-                      lo=Count("id", filter=Q(score__lt=0.5))))
+def bot_facts(*, bot: Bot) -> BotFacts:
+    """Three queries. The token covers the bot's name, its entries as read (Elo, games, anchor,
+    activity) and its matches: one made, started, finished or cancelled (top id, latest start
+    and end, how many are open), so the cache never answers past the bot's next result."""
+    ids = list(bot.versions.values_list("pk", flat=True))
+    entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
+        "ladder", "version").order_by("ladder__name", "-version__number"))
+    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
+        top=Max("id"), last=Max("finished"), started=Max("started"),
+        open=Count("id", filter=Q(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])))
+    state = [(e.pk, e.elo, e.games, e.pinned, e.active, e.updated) for e in entries]
+    raw = f"{bot.pk}:{bot.name}:{ids}:{state}:{sorted(agg.items())}"
+    return BotFacts(bot, ids, entries, hashlib.sha256(raw.encode()).hexdigest())
 
 
-def head_to_head_all(*, bot: Bot) -> list[HeadToHead]:
-    """The bot's record against each opponent bot, most played first."""
-    version_ids = list(bot.versions.values_list("pk", flat=True))
-    records: dict[int, HeadToHead] = {}
-    for side in ("a", "b"):
-        other = "b" if side == "a" else "a"
-        for row in _h2h_side(version_ids, side):
-            opp = row[f"version_{other}__bot_id"]
-            rec = records.setdefault(opp, HeadToHead(opp, row[f"version_{other}__bot__name"]))
-            wins, losses = (row["w"], row["lo"]) if side == "a" else (row["lo"], row["w"])
-            rec.matches += row["n"]
-            rec.wins += wins
-            rec.losses += losses
-            rec.draws += row["d"]
-            rec.points += (row["s"] or 0.0) if side == "a" else row["n"] - (row["s"] or 0.0)
-    return sorted(records.values(), key=lambda r: (-r.matches, r.name.lower()))
+def head_to_head(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The bot's record against each opponent bot, most played first: the first `limit` rows
+    (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
+    opponents there are. One query: both sides' finished matches as (opponent, this bot's
+    score), grouped by opponent bot; only the rows shown leave the database."""
+    if not version_ids:
+        return [], 0
+    marks = ", ".join(["%s"] * len(version_ids))
+    match, version, bot = (m._meta.db_table for m in (Match, BotVersion, Bot))
+    sql = f"""
+        SELECT v.bot_id, b.name, COUNT(*), SUM(s.points),
+               SUM(CASE WHEN s.points > 0.5 THEN 1 ELSE 0 END),
+               SUM(CASE WHEN s.points = 0.5 THEN 1 ELSE 0 END),
+               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END), COUNT(*) OVER ()
+        FROM (SELECT version_b_id AS opponent, score AS points FROM {match}
+              WHERE status = %s AND version_a_id IN ({marks})
+              UNION ALL
+              SELECT version_a_id, 1 - score FROM {match}
+              WHERE status = %s AND version_b_id IN ({marks})) s
+        JOIN {version} v ON v.id = s.opponent JOIN {bot} b ON b.id = v.bot_id
+        GROUP BY v.bot_id, b.name ORDER BY COUNT(*) DESC, LOWER(b.name), v.bot_id LIMIT %s"""
+    finished = Match.Status.FINISHED
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [finished, *version_ids, finished, *version_ids, limit])
+        found = cursor.fetchall()
+    rows = [{"bot_id": bot_id, "name": name, "matches": n, "wins": int(w), "draws": int(d),
+             "losses": int(lo), "share": (points or 0.0) / n}
+            for bot_id, name, n, points, w, d, lo, _ in found]
+    return rows, (found[0][-1] if found else 0)
 
 
 def newest_match_ids(*, version_ids: list[int], limit: int,
@@ -200,31 +242,25 @@ def newest_match_ids(*, version_ids: list[int], limit: int,
     return sorted(ids, reverse=True)[:limit]
 
 
-def bot_matches(*, bot: Bot, limit: int = 20) -> list[Match]:
-    version_ids = list(bot.versions.values_list("pk", flat=True))
-    ids = newest_match_ids(version_ids=version_ids, limit=limit)
-    return list(matches_light(Match.objects.filter(id__in=ids)).order_by("-id"))
-
-
 @dataclass(frozen=True)
 class LadderStanding:
     entry: LadderEntry
     history: list[tuple[float, int]]  # (rating after, version number), oldest first
 
 
-def bot_standings(*, bot: Bot) -> list[LadderStanding]:
-    """The bot's playing entry on each ladder, with the bot's rating history there (all its
-    versions, the last HISTORY_POINTS changes)."""
-    entries = list(LadderEntry.objects.filter(version__bot=bot).select_related("ladder", "version")
-                   .order_by("ladder__name", "-version__number"))
-    changes = (RatingChange.objects.filter(entry__version__bot=bot)
+def bot_standings(*, entries: list[LadderEntry]) -> list[LadderStanding]:
+    """The bot's playing entry on each ladder (`entries`: all of the bot's, by ladder name and
+    newest version first), with the bot's rating history there (all its versions, the last
+    HISTORY_POINTS changes)."""
+    number = {e.pk: e.version.number for e in entries}
+    changes = (RatingChange.objects.filter(entry_id__in=list(number))
                .annotate(n=Window(RowNumber(), partition_by=[F("entry__ladder_id")],
                                   order_by=F("id").desc()))
                .filter(n__lte=HISTORY_POINTS).order_by("id")
-               .values_list("entry__ladder_id", "after", "entry__version__number"))
+               .values_list("entry__ladder_id", "after", "entry_id"))
     history: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for ladder_id, after, number in changes:
-        history[ladder_id].append((after, number))
+    for ladder_id, after, entry_id in changes:
+        history[ladder_id].append((after, number[entry_id]))
     seen: set[int] = set()
     out = []
     for entry in entries:  # the newest version's entry speaks for the bot on each ladder
@@ -232,6 +268,20 @@ def bot_standings(*, bot: Bot) -> list[LadderStanding]:
             seen.add(entry.ladder_id)
             out.append(LadderStanding(entry, history.get(entry.ladder_id, [])))
     return out
+
+
+def bot_activity(*, facts: BotFacts, matches: int = 20) -> dict[str, Any]:
+    """The bot page's public part: ratings with their history, head to head (the
+    HEAD_TO_HEAD_ROWS most-played opponents, and how many there are), recent matches."""
+    records, total = head_to_head(version_ids=facts.version_ids, limit=HEAD_TO_HEAD_ROWS)
+    ids = newest_match_ids(version_ids=facts.version_ids, limit=matches)
+    return {
+        "bot": facts.bot,
+        "standings": bot_standings(entries=facts.entries),
+        "matches": match_rows(Match.objects.filter(id__in=ids).order_by("-id")),
+        "head_to_head": records,
+        "head_to_head_total": total,
+    }
 
 
 def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
@@ -322,27 +372,3 @@ def tournament_rounds(*, tournament: Tournament) -> list[Round]:
         by_round[match.round or 0].append(match)
     numbers = sorted(set(by_round) | set(byes))
     return [Round(n, by_round.get(n, []), byes.get(n, [])) for n in numbers]
-
-
-def bot_activity_version(*, bot: Bot) -> str:
-    """A token that changes whenever the bot's ratings, results or match list can: a match of
-    its versions made, started or finished, a version added."""
-    ids = list(bot.versions.values_list("pk", flat=True))
-    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
-        top=Max("id"), last=Max("finished"), started=Max("started"),
-        open=Count("id", filter=Q(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])))
-    raw = f"{bot.pk}:{ids}:{agg['top']}:{agg['last']}:{agg['started']}:{agg['open']}"
-    return hashlib.sha256(raw.encode()).hexdigest()
-
-
-def bot_activity(*, bot: Bot) -> dict[str, Any]:
-    """The bot page's public part: ratings with their history, head to head (the
-    HEAD_TO_HEAD_ROWS most-played opponents, and how many there are), recent matches."""
-    records = head_to_head_all(bot=bot)
-    return {
-        "bot": bot,
-        "standings": bot_standings(bot=bot),
-        "matches": bot_matches(bot=bot),
-        "head_to_head": records[:HEAD_TO_HEAD_ROWS],
-        "head_to_head_total": len(records),
-    }

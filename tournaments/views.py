@@ -79,12 +79,14 @@ def _board_html(ladder: Ladder | None, page: int) -> str:
 
 def bot_activity_html(*, bot: Bot) -> str:
     """The bot page's public part (ratings, head to head, recent matches), the same for every
-    visitor: rendered once per change of the bot's matches, then served from the cache."""
-    key = f"bot-activity-html:{page_selectors.bot_activity_version(bot=bot)}"
+    visitor: rendered once per change of the bot's entries or matches (page_selectors.bot_facts),
+    then served from the cache."""
+    facts = page_selectors.bot_facts(bot=bot)
+    key = f"bot-activity-html:{facts.version}"
     html = cache.get(key)
     if html is None:
-        html = render_to_string("bots/_bot_activity.html",
-                                page_selectors.bot_activity(bot=bot))
+        html = render_to_string("tournaments/_bot_activity.html",
+                                page_selectors.bot_activity(facts=facts))
         cache.set(key, html, 60)  # "N minutes ago" must not go stale for long
     return mark_safe(html)  # rendered by our own template, escaped there
 

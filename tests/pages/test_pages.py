@@ -181,6 +181,58 @@ def test_head_to_head_counts_wins_draws_and_losses_from_the_bots_side(arena: Are
     assert losses >= 1  # the fault was a loss for oscars-bot
 
 
+def _h2h_rows(body: str) -> dict[str, tuple[int, int, int, int, str]]:
+    """Head to head on a bot page: opponent -> (matches, wins, draws, losses, share)."""
+    h2h = body.split("<h2>Head to head</h2>")[1].split("<h2>")[0]
+    rows = re.findall(r'<tr><td><a href="/bots/\d+/">([^<]+)</a></td><td class="num">'
+                      r'<a [^>]+>(\d+)</a></td>\s*<td class="num">(\d+)</td>'
+                      r'<td class="num">(\d+)</td><td class="num">(\d+)</td>'
+                      r'<td class="num">([^<]+)</td></tr>', h2h)
+    return {name: (int(n), int(w), int(d), int(lo), share) for name, n, w, d, lo, share in rows}
+
+
+def test_head_to_head_shows_the_most_played_opponents_with_their_share_and_how_many_there_are(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tournaments import page_selectors
+
+    monkeypatch.setattr(page_selectors, "HEAD_TO_HEAD_ROWS", 1)
+    body = _text(Client().get(reverse("bot-detail", args=[arena.mine.bot_id])))
+    rows = _h2h_rows(body)
+    assert list(rows) == ["oscars-bot"]  # three matches; greedy and random one each
+    games = [m.score if m.version_a_id == arena.mine.pk else 1 - m.score
+             for m in Match.objects.filter(status="finished", version_a__in=[arena.mine,
+                                           arena.theirs], version_b__in=[arena.mine,
+                                           arena.theirs])]
+    assert rows["oscars-bot"][0] == len(games) == 3
+    assert rows["oscars-bot"][4] == f"{100 * sum(games) / 3:.0f}%"
+    assert "The 1 most-played of 3 opponents" in body
+
+
+def test_the_bot_page_shows_a_finished_matchs_rating_and_head_to_head_at_once(
+    arena: Arena,
+) -> None:
+    url = reverse("bot-detail", args=[arena.theirs.bot_id])
+    before = _text(Client().get(url))  # the public part is cached from here on
+    assert _text(Client().get(url)) == before
+    played = _h2h_rows(before)["greedy"][0]
+    match = play(arena.greedy, arena.theirs, ladder=arena.ladder)
+    after = _text(Client().get(url))
+    assert _h2h_rows(after)["greedy"][0] == played + 1
+    entry = arena.ladder.entries.get(version=arena.theirs)
+    assert (f"Elo <strong>{entry.elo:.0f}</strong> after {entry.games} rated matches"
+            in after)
+    assert f'href="/matches/{match.pk}/"' in after.split("<h2>Recent matches</h2>")[1]
+
+
+def test_the_bot_page_shows_a_new_anchor_rating_at_once(arena: Arena) -> None:
+    url = reverse("bot-detail", args=[arena.theirs.bot_id])
+    assert ", anchor)" not in _text(Client().get(url))
+    services.ladder_anchor_set(ladder=arena.ladder, version=arena.theirs, rating=1234.0)
+    assert "Elo <strong>1234</strong>" in (body := _text(Client().get(url)))
+    assert ", anchor)" in body
+
+
 def test_check_stderr_is_shown_to_the_bots_owner_only(arena: Arena, logged_in: Client,
                                                       other: User) -> None:
     BotVersion.objects.filter(pk=arena.mine.pk).update(check_stderr="my private debug line")
