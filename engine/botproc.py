@@ -29,7 +29,7 @@ from engine.sandbox import (
     unsandboxed_requested,
     warn_unsandboxed,
 )
-from engine.wire import ActWriter, action_from_reply
+from engine.wire import ActWriter, action_from_reply, parse_line
 
 if TYPE_CHECKING:
     from engine.game import Action, GameState
@@ -238,7 +238,7 @@ class ProgramPlayer(Player):
     def _receive(self, deadline: float, mid: int) -> dict[str, Any]:
         line = self._read_line(deadline, mid)
         try:
-            reply = json.loads(line)
+            reply = parse_line(line)
         except (ValueError, RecursionError):
             raise BotFault("protocol", f"not JSON: {_clip(line)}", mid) from None
         if not isinstance(reply, dict):

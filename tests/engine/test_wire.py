@@ -14,7 +14,7 @@ from engine.cards import deck
 from engine.game import Deal, GameState, pair_deals
 from engine.protocol import action_from_wire, action_to_wire
 from engine.rules import PRESETS, Rules
-from engine.wire import ActWriter, action_from_reply, reference_message
+from engine.wire import ActWriter, action_from_reply, parse_line, reference_message
 
 DECISIONS = {"misdeal", "bid", "trump", "discard", "play"}
 STATE_KEYS = ["game", "deal", "seat", "dealer", "score", "hand", "bids", "contract", "tricks",
@@ -153,3 +153,28 @@ def test_tricks_that_change_in_place_are_encoded_again() -> None:
     assert json.loads(f"[{again}]") == [
         {"leader": 0, "cards": ["AC", "7C", "8C", "9C"], "winner": 2},
         {"leader": 2, "cards": ["TC", "JC", "QC", "KC"], "winner": 1}]
+
+
+REPLY_LINES = [
+    b'{"id": 57, "action": "AH"}', b'{"id":1,"action":["3S","5H"]}', b'{"action": true, "id": 2}',
+    b'{"id": 3, "action": "\\u00e9\\ud800"}', '{"id": 4, "name": "été"}'.encode(),
+    b'{"id": 5, "action": "\xff"}', b'{"id": 6, "action": "\xed\xa0\x80"}', b"{", b"{}", b"{x",
+    b'{"id": 7} trailing', b'{"a": ' * 2000 + b"1" + b"}" * 2000, b"", b" ", b"[1, 2]", b"57",
+    b'"AH"', b"null", b"\xef\xbb\xbf{\"id\": 8}", '{"id": 9}'.encode("utf-16"),
+    '{"id": 10}'.encode("utf-16-le"), '{"id": 11}'.encode("utf-16-be"),
+    '{"id": 12}'.encode("utf-32"), '{"id": 13}'.encode("utf-32-le"), b"{\x00", b"{\x00\x00\x00",
+    b'{"id": NaN, "action": Infinity}', b'{"id": 1e400}', b'{"id": 14, "id": 15}',
+]
+
+
+@pytest.mark.parametrize("line", REPLY_LINES)
+def test_a_reply_line_parses_exactly_as_json_loads_parses_it(line: bytes) -> None:
+    try:
+        expected = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        with pytest.raises(type(exc)) as raised:
+            parse_line(line)
+        assert str(raised.value) == str(exc)
+    else:
+        got = parse_line(line)
+        assert repr(got) == repr(expected)  # NaN == NaN is false; their reprs agree
