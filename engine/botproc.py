@@ -126,6 +126,10 @@ class ProgramPlayer(Player):
 
     def begin_game(self, game: int) -> None:
         self._bank_ms = float(self._time.bank_ms)
+        if self._proc is not None and self._stderr_open:
+            # What the last game left in the pipe is that game's: replies are read without
+            # a poll when they are there already, and only a poll drains standard error.
+            self._drain_stderr(self._proc)
         self._stderr.begin_game(game)
 
     def act(self, state: GameState, legal: list[Action]) -> Action:
