@@ -173,14 +173,16 @@ def main() -> None:
         memory_child(args.memory_child, args.traced)
         return
     print(f"Python {sys.version.split()[0]}, pid {os.getpid()}, load {os.getloadavg()[0]:.1f}")
+    if args.memory:
+        # First, while this process is small: Linux carries a parent's peak RSS at fork into
+        # the child's ru_maxrss.
+        memory(args.memory)
     for preset in args.rules.split(","):
         for path in args.paths.split(","):
             runs = [one_run(preset, path, args.games, args.seed) for _ in range(args.repeat)]
             report(preset, path, runs)
     if args.reference:
         reference(args.repeat)
-    if args.memory:
-        memory(args.memory)
 
 
 if __name__ == "__main__":

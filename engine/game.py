@@ -46,6 +46,7 @@ HONOURS = sum(1 << (s * 10 + r) for s in range(4) for r in (6, 7, 8, 9)) | FIVE_
 PROTECTED = FIVE_HEARTS_BIT | THREE_SPADES_BIT  # never discarded
 BITS = tuple(1 << c for c in range(40))
 FOLLOWERS = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
+_C0, _C1, _C2, _C3 = CHUNK_CARDS
 
 
 def all_bids(rules: Rules) -> tuple[int, ...]:
@@ -210,7 +211,9 @@ class GameState:
                 follow = CHUNK_CARDS[led][hand >> (10 * led) & 1023]
                 if follow:
                     return follow
-            return mask_cards(hand)
+            # mask_cards(hand), inlined
+            return (_C0[hand & 1023] + _C1[hand >> 10 & 1023] + _C2[hand >> 20 & 1023]
+                    + _C3[hand >> 30])
         if phase == BID:
             return self._legal_bids()
         if phase == TRUMP:
@@ -227,7 +230,7 @@ class GameState:
             return
         # Playing a card: the hot path, inlined.
         seat = self.seat
-        self.hands[seat] ^= 1 << action  # type: ignore[operator]
+        self.hands[seat] ^= BITS[action]  # type: ignore[index]
         trick = self.trick
         if not trick:
             self.led = action // 10  # type: ignore[operator]
