@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -13,8 +14,10 @@ from engine.botproc import program_player_factory
 from engine.builtin import resolve_player
 from engine.faults import InfrastructureError
 from engine.match import run_match
-from engine.players import TimeControl
+from engine.players import Player, TimeControl
+from engine.rules import PRESETS
 from engine.validate import validate_replay
+from engine.wire import reference_message
 from tests.engine.sandbox_support import (
     EXAMPLES,
     FAST,
@@ -257,3 +260,58 @@ def test_program_copies_left_by_a_killed_process_are_swept(tmp_path: Path) -> No
     _sweep_stale_staging.__wrapped__(str(tmp_path))
 
     assert not stale.exists() and mine.exists()
+
+
+HASHING_BOT = """\
+import hashlib, json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"id": 0, "type": "ready"}), flush=True)
+    elif m["type"] == "act":
+        print(hashlib.sha1(line.encode()).hexdigest(), file=sys.stderr, flush=True)
+        legal = m["legal"]
+        discard = m["decision"] == "discard"
+        action = legal[:len(m["state"]["hand"]) - 8] if discard else legal[-1]
+        print(json.dumps({"id": m["id"], "action": action}), flush=True)
+    elif m["type"] == "match_end":
+        break
+"""
+
+
+class Witness:
+    """Wraps a program factory: before each act(), the reference encoding of the message the
+    player is about to send (GameState.observation and json.dumps), kept by player."""
+
+    def __init__(self, factory: Any) -> None:
+        self.factory, self.name, self.version = factory, factory.name, factory.version
+        self.expected: dict[Player, list[bytes]] = {}
+
+    def __call__(self, slot: int) -> Player:
+        player = self.factory(slot)
+        sent = self.expected[player] = []
+        inner_act = player.act
+
+        def act(state: Any, legal: Any) -> Any:
+            sent.append(reference_message(state, legal, player._next_id + 1,
+                                          int(player._bank_ms)))
+            return inner_act(state, legal)
+
+        player.act = act  # type: ignore[method-assign]
+        return player
+
+
+@pytest.mark.parametrize("preset", ["saskatchewan", "pagat"])
+def test_the_bytes_a_bot_receives_are_the_reference_encoding(tmp_path: Path, preset: str) -> None:
+    source = tmp_path / "hashing.py"
+    source.write_text(HASHING_BOT)
+    witness = Witness(program_player_factory(source, time=RELAXED))
+
+    replay = run_match(witness, witness, rules=PRESETS[preset], seed="wire", time=RELAXED)
+
+    assert replay["result"]["forfeit"] is None
+    assert len(witness.expected) == 4
+    for player, sent in witness.expected.items():
+        received = player.stderr_text().split()
+        assert len(received) == len(sent) > 50
+        assert received == [hashlib.sha1(message).hexdigest() for message in sent]
