@@ -463,6 +463,10 @@ class SandboxProcess:
             # outer bwrap reaps it and exits by itself (no orphaned zombie for init to collect).
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self._inner_pidfd, signal.SIGKILL)
+                # The pidfd turns readable when pid 1 has exited, which the kernel lets happen
+                # only once every other process of the namespace is gone: a bot that has just
+                # touched a lot of memory can take a while to tear down on a busy host.
+                _readable(self._inner_pidfd, 10.0)
             self._close_fds(self._inner_pidfd)
             self._inner_pidfd = None
             with contextlib.suppress(subprocess.TimeoutExpired):
