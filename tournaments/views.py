@@ -4,6 +4,7 @@ write (a challenge) goes through services."""
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
 from bots.models import Bot, BotVersion
@@ -69,7 +70,8 @@ def _board_html(ladder: Ladder | None, page: int) -> str:
         html = render_to_string("tournaments/_board.html", {
             "ladder": ladder, "rows": rows, "total": total, "page": page,
             "pages": max(1, -(-total // LEADERBOARD_ROWS)),
-            "latest": page_selectors.latest_matches(ladder=ladder) if ladder else [],
+            "latest": match_rows_html(page_selectors.latest_matches(ladder=ladder)
+                                      if ladder else []),
             "fit_missing": bool(rows) and all(r.board.fitted is None for r in rows),
         })
         if key:
@@ -85,10 +87,51 @@ def bot_activity_html(*, bot: Bot) -> str:
     key = f"bot-activity-html:{facts.version}"
     html = cache.get(key)
     if html is None:
-        html = render_to_string("tournaments/_bot_activity.html",
-                                page_selectors.bot_activity(facts=facts))
+        context = page_selectors.bot_activity(facts=facts)
+        context["matches"] = match_rows_html(context["matches"])
+        html = render_to_string("tournaments/_bot_activity.html", context)
         cache.set(key, html, 60)  # "N minutes ago" must not go stale for long
     return mark_safe(html)  # rendered by our own template, escaped there
+
+
+def match_rows_html(rows: list[dict[str, Any]]) -> SafeString:
+    """The <tr>s of tournaments/_match_rows.html for page_selectors.match_rows. Built here, not
+    in a template loop: the loop took about 0.1 ms a row (5 ms, near half the time of a list
+    of 50), this a few microseconds. Every text from the database is escaped."""
+    return mark_safe("".join(_match_row(m) for m in rows))  # escaped in _match_row
+
+
+def _match_row(m: dict[str, Any]) -> str:
+    status = escape(m["status"])
+    if m["status"] == Match.Status.FINISHED:
+        result = f"<strong>{m['games_a']}–{m['games_b']}</strong>"
+        result += ' <span class="badge">draw</span>' if m["score"] == 0.5 else ""
+    else:
+        result = f'<span class="status status-{status}">{status}</span>'
+    if m["forfeit_player"]:
+        player, reason = escape(m["forfeit_player"]), escape(m["forfeit_reason"])
+        result += f' <span class="badge fault" title="{reason}">fault {player}: {reason}</span>'
+    if m["kind"] == Match.Kind.TOURNAMENT:
+        where = f'<a href="/tournaments/{m["tournament_id"]}/">tournament</a> r{m["round"]}'
+    elif m["kind"] == Match.Kind.CHALLENGE:
+        where = "challenge"
+    elif m["ladder_slug"]:
+        where = f'<a href="/ladders/{escape(m["ladder_slug"])}/">{escape(m["ladder_name"])}</a>'
+    else:
+        where = ""
+    where += "" if m["rated"] else ' <small class="muted">unrated</small>'
+    return (
+        f'<tr class="match-row status-row-{status}"><td><a href="/matches/{m["id"]}/">'
+        f'#{m["id"]}</a></td>\n<td>{_player(m, "a")}\n<span class="muted">vs</span>\n'
+        f'{_player(m, "b")}</td>\n<td>{result}</td>\n<td class="hide-sm">{where}</td>\n'
+        f'<td class="hide-sm"><time datetime="{m["iso"]}">{escape(m["ago"])} ago</time></td>'
+        "</tr>\n")
+
+
+def _player(m: dict[str, Any], side: str) -> str:
+    won = "winner" if m[f"{side}_won"] else ""
+    return (f'<a href="/bots/{m[f"{side}_bot"]}/" class="{won}">{escape(m[f"{side}_name"])}</a>'
+            f'<small class="muted"> v{m[f"{side}_number"]}</small>')
 
 
 def _bot_named(name: str | None) -> Bot | None:
@@ -128,7 +171,7 @@ def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
     number = max(_int_or_none(raw) or 1, 1)
     start = (number - 1) * MATCHES_PER_PAGE
     rows = page_selectors.matches_slice(matches, start, start + MATCHES_PER_PAGE + 1)
-    return {"matches": rows[:MATCHES_PER_PAGE], "number": number,
+    return {"matches": match_rows_html(rows[:MATCHES_PER_PAGE]), "number": number,
             "has_next": len(rows) > MATCHES_PER_PAGE}
 
 
