@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
@@ -89,6 +90,7 @@ def bot_activity_html(*, bot: Bot) -> str:
     if html is None:
         context = page_selectors.bot_activity(facts=facts)
         context["matches"] = match_rows_html(context["matches"])
+        context["head_to_head_html"] = head_to_head_html(context["head_to_head"], bot=bot)
         html = render_to_string("tournaments/_bot_activity.html", context)
         cache.set(key, html, 60)  # "N minutes ago" must not go stale for long
     return mark_safe(html)  # rendered by our own template, escaped there
@@ -134,6 +136,19 @@ def _player(m: dict[str, Any], side: str) -> str:
             f'<small class="muted"> v{m[f"{side}_number"]}</small>')
 
 
+def head_to_head_html(rows: list[dict[str, Any]], *, bot: Bot) -> SafeString:
+    """The <tr>s of the bot page's head to head (page_selectors.head_to_head), built here for
+    the reason match_rows_html is; each count links to the two bots' finished matches."""
+    mine = escape(quote(bot.name, safe="/"))
+    return mark_safe("".join(  # escaped here
+        f'<tr><td><a href="/bots/{r["bot_id"]}/">{escape(r["name"])}</a></td><td class="num">'
+        f'<a href="/matches/?bot={mine}&amp;opponent={escape(quote(r["name"], safe="/"))}'
+        f'&amp;status=finished" title="the matches">{r["matches"]}</a></td>\n'
+        f'<td class="num">{r["wins"]}</td><td class="num">{r["draws"]}</td>'
+        f'<td class="num">{r["losses"]}</td><td class="num">{100 * r["share"]:.0f}%</td></tr>\n'
+        for r in rows))
+
+
 def _bot_named(name: str | None) -> Bot | None:
     return Bot.objects.filter(name__iexact=name.strip()).first() if name else None
 
@@ -145,7 +160,7 @@ def _int_or_none(raw: str | None) -> int | None:
 def match_list(request: HttpRequest) -> HttpResponse:
     params = request.GET
     bot, opponent = _bot_named(params.get("bot")), _bot_named(params.get("opponent"))
-    ladder = Ladder.objects.filter(slug=params.get("ladder", "")).first()
+    ladder = Ladder.objects.filter(slug=params["ladder"]).first() if params.get("ladder") else None
     status = params.get("status") if params.get("status") in Match.Status.values else None
     result = params.get("result") if params.get("result") in page_selectors.RESULTS else None
     tournament = _int_or_none(params.get("tournament"))
