@@ -290,6 +290,47 @@ def load(port: int, paths: dict[str, Callable[[random.Random], str]], clients: i
     return times
 
 
+def query_counts(versions: list[int]) -> None:
+    """The queries of a first visit (nothing cached) to each page, in-process; the bot page and
+    one bot's matches for the bot with the fewest and the one with the most matches: a count
+    that grows with the rows shown would differ."""
+    from django.db import connection
+    from django.db.models import Count
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from bots.models import BotVersion
+    from tournaments.models import Match
+
+    played = BotVersion.objects.filter(pk__in=versions).values_list("pk", "bot_id", "bot__name")
+    per_version = dict(Match.objects.order_by().values_list("version_a_id").annotate(
+        n=Count("id")))
+    for version, n in Match.objects.order_by().values_list("version_b_id").annotate(
+            n=Count("id")):
+        per_version[version] = per_version.get(version, 0) + n
+    ranked = sorted(played, key=lambda v: per_version.get(v[0], 0))
+    few, many = ranked[0], ranked[-1]
+    match = Match.objects.order_by("-id").values_list("id", flat=True).first()
+    client = Client(HTTP_ACCEPT="text/html")
+    urls = {"home": ["/"], "bot page": [f"/bots/{few[1]}/", f"/bots/{many[1]}/"],
+            "match page": [f"/matches/{match}/"], "match list": ["/matches/"],
+            "match list, one bot": [f"/matches/?bot={few[2]}", f"/matches/?bot={many[2]}"],
+            "replay (API)": [f"/api/v1/matches/{match}/replay/"]}
+    counts = []
+    for name, paths in urls.items():
+        found = []
+        for path in paths:
+            with CaptureQueriesContext(connection) as captured:
+                accept = "application/json" if path.startswith("/api/") else "text/html"
+                assert client.get(path, HTTP_ACCEPT=accept).status_code == 200, path
+            found.append(str(len(captured)))
+        counts.append(f"{name} {' / '.join(found)}")
+    print(f"queries of a first visit (bot pages and one bot's matches: the bot with the fewest, "
+          f"{per_version.get(few[0], 0)}, and the most matches, {per_version.get(many[0], 0)}): "
+          + ", ".join(counts))
+    cache_forget()
+
+
 PAGE_OF = [  # the page a logged request path belongs to
     (re.compile(r"^/\?$"), "home"),
     (re.compile(r"^/bots/\d+/\?$"), "bot page"),
@@ -361,6 +402,7 @@ def main() -> None:
         django_setup(url)
         cache_forget()
         versions = fill(args) if not args.reuse else bench_versions()
+        query_counts(versions)
         port = free_port()
         access_log = Path(tempfile.mkdtemp(prefix="kaiser-bench-log-")) / "access.log"
         proc = server_start(url, port, args.workers, access_log)
