@@ -233,6 +233,23 @@ def test_the_bot_page_shows_a_new_anchor_rating_at_once(arena: Arena) -> None:
     assert ", anchor)" in body
 
 
+def test_names_are_escaped_in_the_match_rows_and_the_head_to_head(arena: Arena) -> None:
+    from bots.models import Bot
+
+    Bot.objects.filter(pk=arena.theirs.bot_id).update(name='<i>o&"\'</i>')
+    Match.objects.filter(pk=arena.matches[-1].pk).update(forfeit_reason="<b>late</b>")
+    escaped = "&lt;i&gt;o&amp;&quot;&#x27;&lt;/i&gt;"
+    for url in (reverse("match-list"), reverse("bot-detail", args=[arena.mine.bot_id])):
+        body = Client().get(url).content.decode()
+        assert "<i>" not in body and "<b>late" not in body
+        assert f">{escaped}</a>" in body
+        assert "fault B: &lt;b&gt;late&lt;/b&gt;" in body
+    h2h = Client().get(reverse("bot-detail", args=[arena.mine.bot_id])).content.decode().split(
+        "<h2>Head to head</h2>")[1].split("<h2>")[0]
+    assert f">{escaped}</a></td>" in h2h
+    assert "opponent=%3Ci%3Eo%26%22%27%3C/i%3E&amp;status=finished" in h2h
+
+
 def test_check_stderr_is_shown_to_the_bots_owner_only(arena: Arena, logged_in: Client,
                                                       other: User) -> None:
     BotVersion.objects.filter(pk=arena.mine.pk).update(check_stderr="my private debug line")
