@@ -61,11 +61,11 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
 
 
 def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[dict[str, Any]]:
-    """matches[start:stop] (ordered newest first, by id) as match_rows, in two queries: the
-    page's ids alone, then those rows with their joins. One query would join every matching row
-    (all of a bot's matches) to the bots and ladders before the LIMIT cut them down."""
-    ids = list(matches.values_list("id", flat=True)[start:stop])
-    return match_rows(Match.objects.filter(id__in=ids).order_by("-id"))
+    """matches[start:stop] (ordered newest first, by id) as match_rows: the page's ids are cut
+    in a subquery first, so only those rows are joined to their bots and ladder (joined before
+    the LIMIT, every matching row, all of a bot's matches, would be)."""
+    page = matches.values("id")[start:stop]
+    return match_rows(Match.objects.filter(id__in=page).order_by("-id"))
 
 
 # --- Leaderboard ------------------------------------------------------------------------------
