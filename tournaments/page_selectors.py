@@ -172,6 +172,11 @@ def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dic
 # --- Bot page ---------------------------------------------------------------------------------
 
 
+# What the bot page shows of its entries: not the versions' check replay, stderr and summary.
+ENTRY_FIELDS = ("ladder_id", "version_id", "elo", "games", "pinned", "active", "updated",
+                "ladder__slug", "ladder__name", "version__number")
+
+
 @dataclass(frozen=True)
 class BotFacts:
     """What the bot page's public part is drawn from, read once: the bot's versions, its ladder
@@ -189,7 +194,7 @@ def bot_facts(*, bot: Bot) -> BotFacts:
     and end, how many are open), so the cache never answers past the bot's next result."""
     ids = list(bot.versions.values_list("pk", flat=True))
     entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
-        "ladder", "version").order_by("ladder__name", "-version__number"))
+        "ladder", "version").only(*ENTRY_FIELDS).order_by("ladder__name", "-version__number"))
     agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
         top=Max("id"), last=Max("finished"), started=Max("started"),
         open=Count("id", filter=Q(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])))
