@@ -190,14 +190,16 @@ class BotFacts:
 
 def bot_facts(*, bot: Bot) -> BotFacts:
     """Three queries. The token covers the bot's name, its entries as read (Elo, games, anchor,
-    activity) and its matches: one made, started, finished or cancelled (top id, latest start
-    and end, how many are open), so the cache never answers past the bot's next result."""
+    activity) and its matches: one made, started, put back in the queue, finished or cancelled
+    (top id, latest start and end, how many are queued and running), so the cache never
+    answers past the bot's next result."""
     ids = list(bot.versions.values_list("pk", flat=True))
     entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
         "ladder", "version").only(*ENTRY_FIELDS).order_by("ladder__name", "-version__number"))
     agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
         top=Max("id"), last=Max("finished"), started=Max("started"),
-        open=Count("id", filter=Q(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])))
+        queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)))
     state = [(e.pk, e.elo, e.games, e.pinned, e.active, e.updated) for e in entries]
     raw = f"{bot.pk}:{bot.name}:{ids}:{state}:{sorted(agg.items())}"
     return BotFacts(bot, ids, entries, hashlib.sha256(raw.encode()).hexdigest())

@@ -225,6 +225,23 @@ def test_the_bot_page_shows_a_finished_matchs_rating_and_head_to_head_at_once(
     assert f'href="/matches/{match.pk}/"' in after.split("<h2>Recent matches</h2>")[1]
 
 
+def test_the_bot_page_shows_a_match_put_back_in_the_queue_at_once(arena: Arena) -> None:
+    url = reverse("bot-detail", args=[arena.theirs.bot_id])
+    match = services.match_create(version_a=arena.greedy, version_b=arena.theirs,
+                                  kind=Match.Kind.LADDER, conditions=arena.ladder,
+                                  ladder=arena.ladder, rated=True)
+    claim = services.match_start(match_id=match.pk, worker="page-tests")
+    assert claim is not None
+
+    def row() -> str:
+        recent = _text(Client().get(url)).split("<h2>Recent matches</h2>")[1]
+        return recent.split(f'href="/matches/{match.pk}/"')[1].split("</tr>")[0]
+
+    assert "status-running" in row()
+    assert services.match_release(match_id=match.pk, token=claim[1], error="worker stopped")
+    assert "status-queued" in row()
+
+
 def test_the_bot_page_shows_a_new_anchor_rating_at_once(arena: Arena) -> None:
     url = reverse("bot-detail", args=[arena.theirs.bot_id])
     assert ", anchor)" not in _text(Client().get(url))
