@@ -126,3 +126,39 @@ def test_matches_of_built_in_players_make_no_reference_cycles(preset: str, a: st
     finally:
         gc.enable()
     assert found == 0
+
+
+def test_a_match_of_built_in_players_leaves_its_objects_out_of_the_young_generation() -> None:
+    gc.collect()
+    assert gc.get_freeze_count() == 0
+    collections: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        replay = run_match(factory(RandomPlayer), factory(RandomPlayer), games=200,
+                           seed="young", rules=PRESETS["official"])
+    finally:
+        gc.callbacks.remove(note)
+    # Tens of thousands of lists and dicts in the replay (gc's young threshold is 700), moved
+    # to the oldest generation at the end of the match: no collection scanned them.
+    assert len(replay["games"]) == 200
+    assert collections == []
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(replay["games"][0]["deals"][0]["hands"]) in oldest
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_match_leaves_a_callers_frozen_objects_frozen() -> None:
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        run_match(factory(RandomPlayer), factory(RandomPlayer), games=20, seed="frozen",
+                  rules=PRESETS["official"])
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
