@@ -103,6 +103,9 @@ def report(preset: str, path: str, runs: list[dict[str, float]]) -> None:
     dumps = [run["json"] for run in runs]
     print(f"  replay_json of the replay: best {min(dumps) * 1000:.0f} ms "
           f"({first['deals'] / min(dumps):,.0f} deals/s)")
+    both = [run["deals"] / (run["cpu"] + run["json"]) for run in runs]
+    print(f"  the match and replay_json together: cpu deals/s best {max(both):,.0f}   "
+          f"median {statistics.median(both):,.0f}")
 
 
 def plain_loop(deals: int, rng: random.Random) -> None:
