@@ -177,6 +177,10 @@ class ProgramPlayer(Player):
         try:
             if self._greeted and self._fault is None and proc.poll() is None:
                 self._say_goodbye(proc)
+            else:
+                # What it logged before its fault: a reply read without a poll leaves that
+                # in the pipe, and the owner needs it most now.
+                self._drain_stderr(proc)
         except (OSError, BotFault):
             pass  # a bot that will not say goodbye is killed all the same, just below
         finally:
