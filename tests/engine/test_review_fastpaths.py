@@ -4,10 +4,17 @@ act messages from cached fragments (engine.wire), the collector paused for built
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from engine.builtin import BuiltinFactory, RandomPlayer
+from engine.game import GameState
+from engine.match import run_match
+from engine.players import Player
+from engine.rules import PRESETS
 from tests.engine.sandbox_support import RELAXED, play, processes_in, program
 
 # --- standard error written just before a reply the engine reads without a poll ------------
@@ -64,3 +71,132 @@ def test_what_a_bot_logged_before_a_faulty_reply_read_without_a_poll_is_kept(
     # In game 0, side A's first player sits at seat 0, its second at seat 2.
     assert f"LAST WORDS of seat {seat}" in a.players[seat // 2].stderr_text()
     assert processes_in(a.namespaces + b.namespaces) == []
+
+
+# --- a reply begun ahead of time: the read before the poll finds part of a line ---------------
+
+# After each answer, writes the start of the next one (ids count up), cut inside the two bytes
+# of the "é" of a note: the engine finds it when it reads before polling. On the next act, the
+# rest, padded with JSON blanks so that every line after the first is LINE bytes long.
+BEGUN_AHEAD = """\
+import json, sys, time
+LINE = {line}
+out = sys.stdout.buffer
+for text in sys.stdin:
+    m = json.loads(text)
+    if m["type"] == "hello":
+        out.write(b'{{"id": 0, "type": "ready"}}\\n')
+    elif m["type"] == "act":
+        action = json.dumps(m["legal"][0]).encode()
+        if m["id"] == 1:
+            out.write(b'{{"id": 1, "action": ' + action + b'}}\\n')
+        else:
+            head = f'{{{{"id": {{m["id"]}}, "note": "'.encode() + b"\\xc3"
+            tail = b'\\xa9", "action": ' + action + b"}}"
+            out.write(tail[:2] + b" " * (LINE - len(head) - len(tail)) + tail[2:] + b"\\n")
+        out.flush()
+        time.sleep(0.005)  # the engine has read this answer: the next one's start comes alone
+        out.write(f'{{{{"id": {{m["id"] + 1}}, "note": "'.encode() + b"\\xc3")
+    elif m["type"] == "match_end":
+        break
+    out.flush()
+"""
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("line", [64 * 1024, 64 * 1024 + 1])
+def test_a_reply_begun_ahead_of_time_is_read_whole_up_to_64_kib(tmp_path: Path,
+                                                                line: int) -> None:
+    source = tmp_path / "ahead.py"
+    source.write_text(BEGUN_AHEAD.format(line=line))
+    bot = program(source, time=RELAXED)
+
+    replay = play(bot)
+
+    forfeit = replay["result"]["forfeit"]
+    if line <= 64 * 1024:
+        assert forfeit is None, forfeit
+        assert len(replay["games"]) == 2
+    else:
+        assert (forfeit["player"], forfeit["reason"], forfeit["message_id"]) == (
+            "A", "protocol", 2), forfeit
+        assert "longer than 64 KiB" in forfeit["detail"]
+    assert processes_in(bot.namespaces) == []
+
+
+# --- the cyclic collector, paused for a match of built-in players ---------------------------
+def builtin(cls: type[Player]) -> BuiltinFactory:
+    return BuiltinFactory("random", "1", cls, {})
+
+
+class _Cheat(RandomPlayer):
+    """An in-process player, not trusted, that makes no cycles: the runner pauses the
+    collector for its match, and checks its actions. Its third decision is a card it lacks."""
+
+    trusted = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decisions = 0
+
+    def act(self, state: GameState, legal: Any) -> Any:
+        self.decisions += 1
+        if self.decisions == 3:
+            return next(c for c in range(40) if c not in legal)
+        return super().act(state, legal)
+
+
+def test_a_forfeit_inside_the_pause_turns_the_collector_on_and_leaves_nothing_frozen() -> None:
+    gc.collect()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+    replay = run_match(builtin(_Cheat), builtin(RandomPlayer), games=4, seed="gc",
+                       rules=PRESETS["official"])
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"]) == ("A", "illegal")
+    assert replay["result"]["games"]["B"] == 4
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert id(replay["games"][0]) in {id(o) for o in gc.get_objects(generation=2)}
+
+
+def test_a_collector_the_caller_turned_off_stays_off_and_nothing_moves() -> None:
+    gc.collect()
+    gc.disable()
+    try:
+        replay = run_match(builtin(RandomPlayer), builtin(RandomPlayer), games=2, seed="off",
+                           rules=PRESETS["official"])
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() == 0
+        # Not moved to the oldest generation: the runner left the collector alone.
+        assert id(replay["games"][0]) not in {id(o) for o in gc.get_objects(generation=2)}
+    finally:
+        gc.enable()
+
+
+class _Nesting(RandomPlayer):
+    """A built-in player that, at its first decision, plays a whole match of its own (a
+    simulation, say), then notes at each decision whether the collector runs."""
+
+    running: list[bool] = []
+
+    def act(self, state: GameState, legal: Any) -> Any:
+        if not self.running:
+            inner = run_match(builtin(RandomPlayer), builtin(RandomPlayer), games=2,
+                              seed="inner", rules=PRESETS["official"])
+            assert inner["result"]["forfeit"] is None
+        self.running.append(gc.isenabled())
+        return super().act(state, legal)
+
+
+def test_a_match_played_inside_a_paused_match_keeps_it_paused() -> None:
+    gc.collect()
+    assert gc.isenabled()
+    _Nesting.running = []
+
+    run_match(builtin(_Nesting), builtin(RandomPlayer), games=2, seed="outer",
+              rules=PRESETS["official"])
+
+    assert len(_Nesting.running) > 20 and not any(_Nesting.running)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
