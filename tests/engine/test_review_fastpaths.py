@@ -5,17 +5,21 @@ act messages from cached fragments (engine.wire), the collector paused for built
 from __future__ import annotations
 
 import gc
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.builtin import BuiltinFactory, RandomPlayer
+from engine.cards import bid_str
 from engine.game import GameState
 from engine.match import run_match
 from engine.players import Player
-from engine.rules import PRESETS
+from engine.rules import PRESETS, Rules
+from engine.wire import ActWriter, reference_message
 from tests.engine.sandbox_support import RELAXED, play, processes_in, program
+from tests.engine.test_wire import rigged_deals
 
 # --- standard error written just before a reply the engine reads without a poll ------------
 
@@ -200,3 +204,37 @@ def test_a_match_played_inside_a_paused_match_keeps_it_paused() -> None:
 
     assert len(_Nesting.running) > 20 and not any(_Nesting.running)
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+# --- act messages under rules no preset has ---------------------------------------------------
+def test_act_messages_equal_the_reference_under_rules_no_preset_has() -> None:
+    """Bids from 1 to 12 of every kind, no-trump without low no-trump or neither, a kitty with
+    the misdeal rule, lockouts and targets that end games at once: one writer a seat, kept
+    from game to game and rules to rules, against the reference at every decision."""
+    rng = random.Random("review")
+    writers = [ActWriter() for _ in range(4)]
+    asked: set[str | None] = set()
+    mid = 0
+    for _ in range(120):
+        deck = rng.choice([32, 34])
+        low, high = sorted(rng.sample(range(1, 13), 2))
+        no_trump = rng.random() < 0.6
+        rules = Rules(preset="custom", deck=deck, kitty=deck - 32, min_bid=low, max_bid=high,
+                      no_trump=no_trump, low_no_trump=no_trump and rng.random() < 0.5,
+                      lockout=rng.randint(-10, 60), target=rng.randint(1, 80),
+                      lose_at=rng.choice([None, -rng.randint(0, 80)]),
+                      target_after_no_trump=rng.choice([None, rng.randint(1, 90)]),
+                      misdeal=rng.random() < 0.5, max_deals=rng.randint(1, 4))
+        rules.check()
+        state = GameState(rules, dealer=rng.randrange(4), deals=rigged_deals(rules, rng),
+                          game=rng.randrange(3))
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            mid += 1
+            bank_ms = rng.randrange(10**6)
+            assert (writers[state.seat].message(state, legal, mid, bank_ms)
+                    == reference_message(state, legal, mid, bank_ms))
+            asked.update(map(bid_str, legal) if state.decision == "bid" else [state.decision])
+            state.apply(rng.choice(legal))
+    assert {"1", "1N", "1L", "5", "6N", "12", "12L", "pass", "trump", "misdeal", "discard",
+            "play"} <= asked
