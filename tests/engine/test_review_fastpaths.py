@@ -77,6 +77,30 @@ def test_what_a_bot_logged_before_a_faulty_reply_read_without_a_poll_is_kept(
     assert processes_in(a.namespaces + b.namespaces) == []
 
 
+
+# Logs, then answers hello before it comes, wrongly, and waits.
+EARLY_WRONG_READY = """\
+import sys, time
+print("BOOT LOG", file=sys.stderr, flush=True)
+print('{"id": 0, "type": "steady"}', flush=True)
+time.sleep(30)
+"""
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(60)
+def test_what_a_bot_logged_before_a_faulty_hello_reply_is_kept(tmp_path: Path) -> None:
+    source = tmp_path / "early.py"
+    source.write_text(EARLY_WRONG_READY)
+    bot = program(source, time=RELAXED)
+
+    replay = play(bot)
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"], forfeit["message_id"]) == ("A", "protocol", 0)
+    assert "BOOT LOG" in bot.players[0].stderr_text()
+    assert processes_in(bot.namespaces) == []
+
 # --- a reply begun ahead of time: the read before the poll finds part of a line ---------------
 
 # After each answer, writes the start of the next one (ids count up), cut inside the two bytes
