@@ -297,7 +297,11 @@ class ProgramPlayer(Player):
         return bool(chunk)
 
     def _drain_stderr(self, proc: SandboxProcess) -> None:
-        while self._stderr_open:
+        # At most 1 MiB a call: a bot refilling the pipe as fast as it is read must not keep
+        # the engine here past a deadline (callers poll again, and check it, between calls).
+        for _ in range(16):
+            if not self._stderr_open:
+                return
             try:
                 chunk = os.read(proc.stderr_fd, 1 << 16)
             except BlockingIOError:

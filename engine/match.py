@@ -203,14 +203,16 @@ def _collector_paused() -> Iterator[None]:
     if not gc.isenabled():
         yield
         return
-    gc.disable()
     try:
+        gc.disable()  # inside the try: an exception raised by a signal handler right after
         yield
     finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()  # everything now in the oldest generation, nothing frozen
-        gc.enable()
+        try:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()  # everything now in the oldest generation, nothing frozen
+        finally:
+            gc.enable()
 
 
 class _SeatFault(Exception):
