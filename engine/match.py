@@ -204,7 +204,7 @@ def _collector_paused() -> Iterator[None]:
         yield
         return
     try:
-        gc.disable()  # inside the try: an exception raised by a signal handler right after
+        gc.disable()  # inside the try: an exception raised just after it still re-enables
         yield
     finally:
         try:
@@ -240,7 +240,8 @@ def _illegal(seat: int, action: object) -> _SeatFault:
 
 
 def _loop(state: GameState, players: list[Player]) -> None:
-    """The hot loop: trusted in-process players, no notifications."""
+    """The loop for players that want no notifications: four random players in one call,
+    trusted players unchecked, any other player's action checked before it is applied."""
     randoms = [p for p in players if type(p) is RandomPlayer]
     if len(randoms) == 4:
         # Four built-in random players: the same draws from their own generators as their
