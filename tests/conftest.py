@@ -161,6 +161,28 @@ def make_builtin(house: User) -> Callable[..., Any]:
 
 
 @pytest.fixture
+def make_program(house: User) -> Callable[..., Any]:
+    """make(name, content, owner=None, kind="py"): a bot with an active version whose program
+    is `content` (a bot.py, or a zip with kind="zip"); no upload check, the test decides."""
+    import hashlib
+
+    from bots.models import Bot, BotProgram, BotVersion
+
+    def make(name: str, content: bytes, owner: User | None = None,
+             kind: str = BotVersion.Kind.PYTHON) -> Any:
+        program, _ = BotProgram.objects.get_or_create(
+            sha256=hashlib.sha256(content).hexdigest(),
+            defaults={"content": content, "size": len(content)})
+        bot = Bot.objects.create(owner=owner or house, name=name)
+        filename = "bot.zip" if kind == BotVersion.Kind.ZIP else "bot.py"
+        return BotVersion.objects.create(
+            bot=bot, number=1, kind=kind, program=program, filename=filename,
+            size=len(content), status=BotVersion.Status.ACTIVE)
+
+    return make
+
+
+@pytest.fixture
 def celery_eager() -> Iterator[None]:
     """Run tasks in-process when they are sent (unit tests; the real worker is tested in
     tests/tournaments)."""

@@ -1,41 +1,22 @@
-"""Fixtures of the hardening tests: bots, a closed ladder, and the real processes (workers,
+"""Fixtures of the hardening tests: a closed ladder, and the real processes (workers,
 a private redis-server, a sweeper) that the fault tests break on purpose."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth.models import User
 from hardening_support import Processes
 
-from bots.models import Bot, BotProgram, BotVersion
 from tests.processes import database_url_of_this_test
 from tournaments.models import Ladder
 
 LEASE_SECONDS = 3
-
-
-@pytest.fixture
-def make_zip_program(house: User) -> Callable[..., BotVersion]:
-    """An active version whose program is this zip (no upload check: the test decides)."""
-
-    def make(name: str, content: bytes, owner: User | None = None) -> BotVersion:
-        sha = hashlib.sha256(content).hexdigest()
-        program, _ = BotProgram.objects.get_or_create(
-            sha256=sha, defaults={"content": content, "size": len(content)})
-        bot = Bot.objects.create(owner=owner or house, name=name)
-        return BotVersion.objects.create(
-            bot=bot, number=1, kind=BotVersion.Kind.ZIP, program=program, filename="bot.zip",
-            size=len(content), status=BotVersion.Status.ACTIVE)
-
-    return make
 
 
 @pytest.fixture

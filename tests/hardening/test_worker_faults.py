@@ -45,20 +45,20 @@ def _all_finished(matches: list[Match]) -> bool:
     return all(s == Match.Status.FINISHED for s in _statuses(matches))
 
 
-def _slow_pairs(make_zip_program, make_builtin, marker: str):  # type: ignore[no-untyped-def]
+def _slow_pairs(make_program, make_builtin, marker: str):  # type: ignore[no-untyped-def]
     """Four matches, each with a sandboxed slow bot in it."""
     content = slow_bot_zip(marker, pause=0.005)
-    slow = [make_zip_program(f"slow{i}", content) for i in range(2)]
+    slow = [make_program(f"slow{i}", content, kind="zip") for i in range(2)]
     rivals = [make_builtin(f"rival{i}", "builtin:random" if i % 2 else "builtin:greedy")
               for i in range(4)]
     return [(slow[i % 2], rival) for i, rival in enumerate(rivals)]
 
 
 def test_a_worker_killed_with_sigkill_in_the_middle_of_matches_loses_nothing(
-    processes, closed_ladder, make_zip_program, make_builtin
+    processes, closed_ladder, make_program, make_builtin
 ):
     marker = f"kaiser-marker-{uuid.uuid4().hex}"
-    matches = queue_matches(closed_ladder, _slow_pairs(make_zip_program, make_builtin, marker))
+    matches = queue_matches(closed_ladder, _slow_pairs(make_program, make_builtin, marker))
     doomed = processes.worker(pool="prefork", concurrency=2)
     processes.sweeper()
     _wait_for(lambda: _statuses(matches).count(Match.Status.RUNNING) == 2 and processes_with(
@@ -77,14 +77,14 @@ def test_a_worker_killed_with_sigkill_in_the_middle_of_matches_loses_nothing(
 
 
 def test_a_redis_restart_that_empties_the_queue_loses_no_match(
-    processes, closed_ladder, make_zip_program, make_builtin
+    processes, closed_ladder, make_program, make_builtin
 ):
     """A private redis-server (no persistence): the shared one is never touched."""
     port = free_port()
     broker = {"REDIS_URL": f"redis://127.0.0.1:{port}/0"}
     redis = processes.redis(port)
     marker = f"kaiser-marker-{uuid.uuid4().hex}"
-    matches = queue_matches(closed_ladder, _slow_pairs(make_zip_program, make_builtin, marker))
+    matches = queue_matches(closed_ladder, _slow_pairs(make_program, make_builtin, marker))
     worker = processes.worker(env=broker)
     processes.sweeper(env=broker)
     _wait_for(lambda: Match.Status.RUNNING in _statuses(matches), "a match running")
