@@ -138,7 +138,7 @@ class DealLog:
     def to_dict(self) -> dict[str, Any]:
         names, bid_names = CARD_NAMES, BID_NAMES
         n0, n1, n2, n3 = CHUNK_NAMES
-        contract, kitty, discards = self.contract, self.kitty, self.discards
+        kitty, discards = self.kitty, self.discards
         record: dict[str, Any] = {
             "dealer": self.dealer,
             "hands": [[*n0[h & 1023], *n1[h >> 10 & 1023], *n2[h >> 20 & 1023], *n3[h >> 30]]
@@ -146,7 +146,7 @@ class DealLog:
             "kitty": mask_names(kitty) if kitty else [],
             "misdeal": None if self.misdeal is None else {"seat": self.misdeal},
             "bids": [{"seat": s, "bid": bid_names[b]} for s, b in self.bids],
-            "contract": contract and _contract_dict(contract),
+            "contract": _contract_dict(self.contract),
             "discards": [names[c] for c in discards] if discards else [],
             "tricks": [{"leader": ld, "cards": [names[c0], names[c1], names[c2], names[c3]],
                         "winner": w} for ld, (c0, c1, c2, c3), w in self.tricks],

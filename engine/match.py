@@ -263,7 +263,7 @@ def _loop(state: GameState, players: list[Player]) -> None:
             action = acts[seat](state, legal)  # type: ignore[arg-type]
         except BotFault as fault:
             raise _SeatFault(seat, fault) from None
-        if action not in legal and not trusted[seat]:
+        if not trusted[seat] and action not in legal:
             raise _illegal(seat, action)
         apply(action)
 
