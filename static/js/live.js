@@ -103,6 +103,7 @@
     var panel = document.getElementById("upload-progress");
     var chosen = function () { text("drop-name", input.files.length ? input.files[0].name : "no file chosen"); };
     input.addEventListener("change", chosen);
+    chosen();  // a file chosen before this deferred script ran (or kept by the browser) shows too
     ["dragenter", "dragover"].forEach(function (kind) {
       zone.addEventListener(kind, function (e) { e.preventDefault(); zone.classList.add("dragging"); });
     });
