@@ -58,6 +58,9 @@ def bot_retire(*, bot: Bot) -> Bot:
     if not bot.retired:
         bot.retired = True
         bot.save(update_fields=["retired"])
+        from tournaments.services import tournament_entries_withdraw
+
+        tournament_entries_withdraw(bot_id=bot.pk)  # its tournament matches become walkovers
     return bot
 
 

@@ -208,6 +208,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=30),
         "options": {"expires": 30},
     },
+    "tournaments-start-due": {  # open entry: a tournament starts once its deadline passes
+        "task": "tournaments.tasks.tournaments_start_due",
+        "schedule": timedelta(seconds=15),
+        "options": {"expires": 15},
+    },
     "matches-requeue-stale": {
         "task": "tournaments.tasks.matches_requeue_stale",
         "schedule": timedelta(seconds=60),

@@ -94,12 +94,14 @@ class Tournament(PlayConditions):
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin", "round robin"
         SWISS = "swiss", "Swiss"
-        KNOCKOUT = "knockout", "single elimination"
+        KNOCKOUT = "knockout", "knockout"
 
     class Status(models.TextChoices):
         DRAFT = "draft"
+        OPEN = "open", "open for entry"  # authors enter until entry_deadline, then it starts
         RUNNING = "running"
         FINISHED = "finished"
+        CANCELLED = "cancelled"
 
     name = models.CharField(max_length=80)
     format = models.CharField(max_length=12, choices=Format.choices)
@@ -115,9 +117,13 @@ class Tournament(PlayConditions):
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # Open entry: authors enter their bots until then; the beat's task then starts it.
+    entry_deadline = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created"]
+        indexes = [models.Index(fields=["status", "entry_deadline"])]
 
     def __str__(self) -> str:
         return self.name
@@ -126,9 +132,14 @@ class Tournament(PlayConditions):
 class TournamentEntrant(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
     version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
-    seed = models.PositiveIntegerField()  # 1 is the best
+    # 1 is the best. Blank until the start, which seeds by the ladder's rating (if the
+    # tournament has a ladder) or else by the seeds given, then entry order.
+    seed = models.PositiveIntegerField(null=True, blank=True)
     eliminated_round = models.PositiveIntegerField(null=True, blank=True)
     final_rank = models.PositiveIntegerField(null=True, blank=True)
+    entered = models.DateTimeField(auto_now_add=True, null=True)
+    # The bot was retired while the tournament ran: its remaining matches are walkovers.
+    withdrawn = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["tournament_id", "seed"]

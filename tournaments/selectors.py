@@ -192,7 +192,7 @@ def replays_export(*, matches: QuerySet[Match], chunk: int = 200) -> Iterator[st
 class TableRow:
     version_id: int
     name: str
-    seed: int
+    seed: int | None
     played: int = 0
     wins: int = 0
     draws: int = 0
@@ -204,6 +204,8 @@ class TableRow:
     opponents: list[int] = field(default_factory=list)
     eliminated_round: int | None = None
     final_rank: int | None = None
+    bot_id: int | None = None
+    withdrawn: bool = False
 
 
 def _outcome(score: float | None) -> float:
@@ -226,9 +228,13 @@ def _tally(row: TableRow, points: float, games_won: int, opponent: int) -> None:
 def tournament_table(*, tournament: Tournament) -> list[TableRow]:
     """Standings: points (win 1, draw or void ½, bye 1), then Buchholz (the points of the
     opponents met), then games won, then seed."""
-    rows = {e.version_id: TableRow(e.version_id, e.version.bot.name, e.seed,
-                                   eliminated_round=e.eliminated_round, final_rank=e.final_rank)
-            for e in tournament.entrants.select_related("version__bot")}
+    rows = {e["version_id"]: TableRow(e["version_id"], e["version__bot__name"], e["seed"],
+                                      eliminated_round=e["eliminated_round"],
+                                      final_rank=e["final_rank"], bot_id=e["version__bot_id"],
+                                      withdrawn=e["withdrawn"] is not None)
+            for e in tournament.entrants.values(
+                "version_id", "version__bot__name", "version__bot_id", "seed",
+                "eliminated_round", "final_rank", "withdrawn")}
     done = tournament.matches.filter(status__in=[Match.Status.FINISHED, Match.Status.VOID,
                                                  Match.Status.FAILED])
     for a, b, score, ga, gb in done.values_list("version_a_id", "version_b_id", "score",
@@ -240,7 +246,8 @@ def tournament_table(*, tournament: Tournament) -> list[TableRow]:
         rows[version_id].points += 1.0
     for row in rows.values():
         row.buchholz = sum(rows[o].points for o in row.opponents)
-    return sorted(rows.values(), key=lambda r: (-r.points, -r.buchholz, -r.games_won, r.seed))
+    return sorted(rows.values(),
+                  key=lambda r: (-r.points, -r.buchholz, -r.games_won, r.seed or 10**6))
 
 
 def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
@@ -279,8 +286,8 @@ def _points_margin(match: Match) -> int:
 
 def _knockout_winner(match: Match, seeds: dict[int, int]) -> tuple[int, int]:
     a, b = match.version_a_id, match.version_b_id
-    if match.status == Match.Status.FINISHED and match.score != 0.5:
-        return (a, b) if (match.score or 0) > 0.5 else (b, a)
+    if match.score is not None and match.score != 0.5:  # (also a walkover, a void match)
+        return (a, b) if match.score > 0.5 else (b, a)
     margin = _points_margin(match) if match.status == Match.Status.FINISHED else 0
     if margin:
         return (a, b) if margin > 0 else (b, a)

@@ -52,3 +52,9 @@ def matches_requeue_stale() -> dict[str, int]:
 def ladder_fits_refresh() -> int:
     """The beat's tick for the fitted ratings: refit the ladders whose results changed."""
     return services.ladder_fits_refresh()
+
+
+@shared_task
+def tournaments_start_due() -> dict[str, int]:
+    """The beat's tick for open entry: start the tournaments whose entry deadline passed."""
+    return services.tournaments_start_due()
