@@ -206,7 +206,9 @@ class TournamentCreateSerializer(serializers.Serializer):
 class ChallengeSerializer(serializers.Serializer):
     bot = serializers.IntegerField(help_text="Your bot (its active version plays)")
     opponent = serializers.IntegerField(help_text="Any bot with an active version")
-    rated = serializers.BooleanField(default=False)
+    rated = serializers.BooleanField(
+        default=False, help_text="Counts on the ladder's ratings; only against a bot of another "
+        "owner (a rated challenge between two of your own bots is refused with a 400)")
     ladder = serializers.SlugField(default="main", help_text="Rules, clock, and rating pool")
 
 

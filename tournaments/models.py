@@ -18,6 +18,11 @@ from django.db import models
 
 from tournaments import ratings
 
+# One author's two bots could feed each other rating points (a deliberate loser): a challenge,
+# whose pairing its author picks, is rated only between bots of different owners.
+RATED_SAME_OWNER = ("a rated challenge needs an opponent of another owner; "
+                    "challenge your own bots unrated")
+
 
 def validate_preset(value: str) -> None:
     from engine.rules import PRESETS
@@ -242,6 +247,13 @@ class Match(PlayConditions):
 
     def __str__(self) -> str:
         return f"match {self.pk}: {self.version_a_id} vs {self.version_b_id} ({self.status})"
+
+    def clean(self) -> None:
+        """The admin's forms check what the challenge service checks (see RATED_SAME_OWNER)."""
+        if (self.kind == self.Kind.CHALLENGE and self.rated and self.version_a_id
+                and self.version_b_id
+                and self.version_a.bot.owner_id == self.version_b.bot.owner_id):
+            raise ValidationError({"rated": RATED_SAME_OWNER})
 
     def replay(self) -> dict[str, Any] | None:
         if not self.replay_gz:

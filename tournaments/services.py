@@ -32,6 +32,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from tournaments import pairing, ratings
 from tournaments.models import (
+    RATED_SAME_OWNER,
     Ladder,
     LadderEntry,
     Match,
@@ -539,7 +540,8 @@ def challenge_create(
     *, user: AbstractBaseUser, version: BotVersion, opponent: BotVersion, rated: bool,
     ladder: Ladder,
 ) -> Match:
-    """A match the author of `version` asked for. Rated challenges count on `ladder`."""
+    """A match the author of `version` asked for. Rated challenges count on `ladder`, and
+    only between bots of different owners (RATED_SAME_OWNER); unrated ones are open to all."""
     if not version.bot.is_owned_by(user):
         raise ValidationError({"bot": "you can only challenge with your own bot"})
     for v, field in ((version, "bot"), (opponent, "opponent")):
@@ -564,6 +566,8 @@ def challenge_create(
 
 
 def tournament_create(
+    if rated and version.bot.owner_id == opponent.bot.owner_id:
+        raise ValidationError({"rated": RATED_SAME_OWNER})
     *, name: str, format: str, versions: Sequence[BotVersion] = (), rounds: int = 1,
     created_by: AbstractBaseUser | None = None, ladder: Ladder | None = None,
     start: bool = True, entry_deadline: datetime | None = None, **conditions: Any,
