@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 # Ladder policy knobs. The opponent is drawn with weight exp(-(gap/SPREAD)^2): most games go to
@@ -17,6 +17,13 @@ from dataclasses import dataclass, field
 SPREAD = 200.0
 EXPLORE = 0.2
 MAX_PENDING = 2
+# A pair that has met SETTLED_MATCHES times has told the ladder what it can (40 games of a
+# pair put its score within about +-0.15, some +-110 Elo, at 95%): it is drawn with
+# SETTLED_WEIGHT of its weight, and a slot that still draws it is kept with that probability
+# only, so a ladder whose pairs are all settled plays about SETTLED_WEIGHT as often as before
+# instead of replaying known results for ever.
+SETTLED_MATCHES = 20
+SETTLED_WEIGHT = 0.05
 
 
 @dataclass(slots=True)
@@ -28,6 +35,13 @@ class Entrant:
     games: int = 0  # rated matches played so far
     pending: int = 0  # its matches already queued or running
     recent: tuple[Hashable, ...] = field(default_factory=tuple)  # last opponents, newest last
+    # A house bot or a pinned anchor: two of them never meet (their results say nothing new
+    # about the bots the ladder is for, and with only house bots it would play for ever).
+    house: bool = False
+
+
+def _pair_key(a: Hashable, b: Hashable) -> frozenset[Hashable]:
+    return frozenset((a, b))
 
 
 def _first_player(pool: list[Entrant], rng: random.Random) -> Entrant:
@@ -37,15 +51,17 @@ def _first_player(pool: list[Entrant], rng: random.Random) -> Entrant:
     return rng.choice([e for e in pool if e.games + e.pending == fewest])
 
 
-def _opponent(first: Entrant, pool: list[Entrant], rng: random.Random, explore: float) -> Entrant:
-    others = [e for e in pool if e.key != first.key]
-    if rng.random() < explore:
-        return rng.choice(others)
+def _opponent(first: Entrant, others: list[Entrant], rng: random.Random, explore: float,
+              settled: Mapping[frozenset[Hashable], bool]) -> Entrant:
+    """Close ratings first, any opponent now and then; settled pairs seldom either way."""
     weights = []
+    exploring = rng.random() < explore
     for e in others:
-        w = math.exp(-(((e.rating - first.rating) / SPREAD) ** 2))
-        if first.recent and e.key == first.recent[-1]:
+        w = 1.0 if exploring else math.exp(-(((e.rating - first.rating) / SPREAD) ** 2))
+        if not exploring and first.recent and e.key == first.recent[-1]:
             w *= 0.25  # not the same opponent twice in a row when others are close
+        if settled.get(_pair_key(first.key, e.key)):
+            w *= SETTLED_WEIGHT
         weights.append(w + 1e-9)
     return rng.choices(others, weights=weights)[0]
 
@@ -57,22 +73,36 @@ def ladder_pairs(
     rng: random.Random,
     explore: float = EXPLORE,
     max_pending: int = MAX_PENDING,
+    met: Mapping[frozenset[Hashable], int] | None = None,
+    settled_after: int = SETTLED_MATCHES,
 ) -> list[tuple[Hashable, Hashable]]:
-    """Up to `slots` new ladder pairs (a, b), a != b always.
+    """Up to `slots` new ladder pairs (a, b), a != b always, never two house entrants.
 
     An entrant with `max_pending` matches already waiting or running gets no more, so a slow
     bot cannot fill the queue; the caller decides `slots` (how deep the queue may be).
+    `met` counts the matches each pair (a frozenset of two keys) has played: a pair with
+    `settled_after` of them is settled, drawn and kept with SETTLED_WEIGHT only.
     """
     pool = [
-        Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent)) for e in entrants
+        Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house) for e in entrants
     ]
+    settled = {pair: n >= settled_after for pair, n in (met or {}).items()}
+    passed: set[Hashable] = set()  # entrants with nobody (left) to meet in this call
     pairs: list[tuple[Hashable, Hashable]] = []
     while len(pairs) < slots:
         free = [e for e in pool if e.pending < max_pending]
-        if len(free) < 2:
+        candidates = [e for e in free if e.key not in passed]
+        if len(free) < 2 or not candidates:
             break
-        first = _first_player(free, rng)
-        second = _opponent(first, free, rng, explore)
+        first = _first_player(candidates, rng)
+        others = [e for e in free if e.key != first.key and not (first.house and e.house)]
+        if not others:
+            passed.add(first.key)
+            continue
+        second = _opponent(first, others, rng, explore, settled)
+        if settled.get(_pair_key(first.key, second.key)) and rng.random() >= SETTLED_WEIGHT:
+            passed.add(first.key)  # this slot stays empty: settled pairs play rarely
+            continue
         pair = (first.key, second.key) if rng.random() < 0.5 else (second.key, first.key)
         pairs.append(pair)
         for e, other in ((first, second), (second, first)):

@@ -16,7 +16,7 @@ import random
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,7 +26,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -472,9 +472,24 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
         pending[a] += 1
         pending[b] += 1
     recent = _recent_opponents(ladder)
+    house = set(BotVersion.objects.filter(
+        pk__in=[e.version_id for e in entries], bot__owner__username=HOUSE_USER,
+    ).values_list("pk", flat=True))
     return [pairing.Entrant(key=e.version_id, rating=e.elo, games=e.games,
-                            pending=pending[e.version_id], recent=recent.get(e.version_id, ()))
+                            pending=pending[e.version_id], recent=recent.get(e.version_id, ()),
+                            house=e.pinned or e.version_id in house)
             for e in entries]
+
+
+def _pair_meetings(ladder: Ladder, keys: Sequence[Any]) -> dict[frozenset[Hashable], int]:
+    """Rated matches played so far by each pair of these versions on the ladder."""
+    rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED,
+                                 version_a_id__in=keys, version_b_id__in=keys)
+            .values_list("version_a_id", "version_b_id").annotate(n=Count("pk")).order_by())
+    met: Counter[frozenset[Hashable]] = Counter()
+    for a, b, n in rows:
+        met[frozenset((a, b))] += n
+    return dict(met)
 
 
 def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
@@ -488,7 +503,11 @@ def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
         slots = ladder.queue_depth - waiting
         if slots <= 0:
             return 0
-        pairs = pairing.ladder_pairs(entrants=_ladder_entrants(ladder), slots=slots, rng=rng)
+        entrants = _ladder_entrants(ladder)
+        pairs = pairing.ladder_pairs(
+            entrants=entrants, slots=slots, rng=rng,
+            met=_pair_meetings(ladder, [e.key for e in entrants]),
+            settled_after=_setting("KAISER_LADDER_PAIR_SETTLED", pairing.SETTLED_MATCHES))
         versions = BotVersion.objects.in_bulk([k for p in pairs for k in p])
         for a, b in pairs:
             match_create(version_a=versions[a], version_b=versions[b], kind=Match.Kind.LADDER,
