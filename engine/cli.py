@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -39,7 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
+    program = Path(sys.argv[0]).name if sys.argv[0].endswith(".pyz") else "python -m engine"
+    parser = argparse.ArgumentParser(prog=program, description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {engine_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     match = commands.add_parser("match", help="play a duplicate match between two players")
     match.add_argument("a", help="player A: builtin:random, builtin:greedy, builtin:mc, or a "
@@ -53,7 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--bank-ms", type=int, default=10000)
     match.add_argument("--startup-ms", type=int, default=5000)
     match.add_argument("--unsandboxed", action="store_true",
-                       help="run bot programs WITHOUT the sandbox (local development only)")
+                       help="run bot programs WITHOUT the sandbox (local development only; "
+                            "the default where bubblewrap is not installed)")
+    match.add_argument("--require-sandbox", action="store_true",
+                       help="fail instead of running unsandboxed where bubblewrap is missing")
     match.add_argument("--stderr", action="store_true", help="print the bots' standard error")
     match.add_argument("--quiet", action="store_true", help="no progress")
     match.set_defaults(run=cmd_match)
@@ -77,7 +83,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         raise CommandError(f"--games must be a positive even number (duplicate pairs), "
                            f"not {args.games}")
     time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
-    players = [_player(spec, time_control, args.unsandboxed) for spec in (args.a, args.b)]
+    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
+    players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
     progress = None if args.quiet else Progress(args.games)
     started = time.perf_counter()
     replay = run_match(players[0], players[1], games=args.games, seed=args.seed, rules=rules,
@@ -95,6 +102,30 @@ def cmd_match(args: argparse.Namespace) -> int:
             for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
                 print(f"--- stderr of {side} (process {slot}) ---\n{text}")
     return 0
+
+
+def engine_version() -> str:
+    """The build of a kaiser-engine.pyz (engine/zipapp.py writes engine/_version.py into it)."""
+    try:
+        from engine._version import VERSION  # type: ignore[import-not-found]
+    except ImportError:
+        return "from source"
+    return str(VERSION)
+
+
+def _no_bubblewrap(args: argparse.Namespace) -> bool:
+    """True (after saying so) when a bot program would need bubblewrap and it is missing:
+    the bot then runs unsandboxed, as on a laptop without it, unless --require-sandbox."""
+    programs = [s for s in (args.a, args.b) if not s.startswith("builtin:")]
+    if not programs or shutil.which("bwrap") is not None:
+        return False
+    if args.require_sandbox:
+        raise CommandError("bubblewrap (bwrap) is not installed, and --require-sandbox asks "
+                           "for the sandbox: apt-get install bubblewrap")
+    print("bubblewrap (bwrap) is not installed here, so the bot programs run UNSANDBOXED, as "
+          "you, with your files.\nInstall bubblewrap to play in the sandbox the server uses "
+          "(--require-sandbox makes its absence an error).", file=sys.stderr, flush=True)
+    return True
 
 
 def _player(spec: str, time_control: TimeControl, unsandboxed: bool) -> Any:

@@ -1,4 +1,4 @@
-"""One game of Kaiser: a state with legal_actions / apply / observation, per kaiser-rules.md.
+"""One game of Kaiser: a state with legal_actions / apply / observation, per docs/rules.md.
 
 The hot path is `apply` during play: hands are bitmasks, tricks are scored from precomputed
 strength tables, and nothing is validated (callers pick from `legal_actions()`, or check at
@@ -510,7 +510,7 @@ class GameState:
         self._start_deal()
 
     def _game_over(self, bidders: int) -> bool:
-        """End-of-game checks, bidding team first (kaiser-rules.md, "End of the game")."""
+        """End-of-game checks, bidding team first (docs/rules.md, "End of the game")."""
         score, target, lose_at = self.score, self.target, self.rules.lose_at
         for team in (bidders, 1 - bidders):
             if score[team] >= target:

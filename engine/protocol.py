@@ -1,4 +1,4 @@
-"""The boundary between the engine's actions and the protocol's JSON (bot-protocol.md)."""
+"""The boundary between the engine's actions and the protocol's JSON (docs/protocol.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule sets (presets) from ../shared/spec/kaiser-rules.md."""
+"""Rule sets (presets): the parameters docs/rules.md describes, one Rules object per preset."""
 
 from __future__ import annotations
 

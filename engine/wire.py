@@ -166,7 +166,7 @@ def _frozen(trick: Trick) -> Trick:
 
 def reference_message(state: GameState, legal: Sequence[Action], mid: int,
                       bank_ms: int) -> bytes:
-    """The act message from its definition (bot-protocol.md): what ActWriter must equal."""
+    """The act message from its definition (docs/protocol.md): what ActWriter must equal."""
     message = {"type": "act", "id": mid, "decision": state.decision,
                "legal": legal_to_wire(state, legal),
                "state": {**state.observation(state.seat), "bank_ms": bank_ms}}

@@ -2,21 +2,27 @@
 
 Each zip holds the bot's folder plus, for Python bots, the helper kaiser_bot.py; mc's zip also
 carries the engine modules its player is made of (a sandboxed bot sees only its own files), taken
-from engine/ itself so there is one copy in the repository. The zips are committed;
+from engine/ itself so there is one copy in the repository. They go in as the package mc_engine,
+their imports renamed to match: a part of the engine named engine/ looked like the engine but
+was not one (`python -m engine` failed in the unpacked zip; the runner is kaiser-engine.pyz,
+from the site's /docs/). The zips are committed;
 tests/engine/test_examples.py and test_mc.py check that they match these sources.
 """
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ENGINE = HERE.parent.parent / "engine"
-# The engine modules builtin:mc imports, packed into mc.zip as the package engine/.
+# The engine modules builtin:mc imports, packed into mc.zip as the package mc_engine/.
 ENGINE_MODULES = {"mc": ("__init__.py", "cards.py", "rules.py", "game.py", "players.py",
                          "builtin.py", "greedy.py", "protocol.py", "sampling.py", "mc.py")}
 BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}  # -> needs kaiser_bot.py
+PACKAGE = "mc_engine"
+IMPORTS = re.compile(rb"^([ \t]*)from engine\.", re.MULTILINE)
 STAMP = (2026, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same bytes
 
 
@@ -28,8 +34,13 @@ def zip_members(name: str) -> dict[str, bytes]:
     if BOTS[name]:
         members["kaiser_bot.py"] = (HERE / "kaiser_bot.py").read_bytes()
     for module in ENGINE_MODULES.get(name, ()):
-        members[f"engine/{module}"] = (ENGINE / module).read_bytes()
+        members[f"{PACKAGE}/{module}"] = renamed((ENGINE / module).read_bytes())
     return members
+
+
+def renamed(source: bytes) -> bytes:
+    """An engine module's imports of its siblings, as imports from mc_engine."""
+    return IMPORTS.sub(rb"\1from " + PACKAGE.encode() + rb".", source)
 
 
 def build(name: str) -> Path:

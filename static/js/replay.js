@@ -1,4 +1,4 @@
-/* The replay viewer: draws a replay (spec/replay-format.md) step by step.
+/* The replay viewer: draws a replay (docs/replay-format.md) step by step.
    Every step is drawn from scratch from the replay (hands as dealt minus the cards played so
    far), so stepping back is as exact as stepping forward. No dependencies. */
 (function () {

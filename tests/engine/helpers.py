@@ -1,7 +1,7 @@
 """Fixed deals for the engine tests: build a deal from the tricks it should produce, then drive a
 GameState through it with apply(), checking every action against legal_actions() on the way.
 
-The card orders here are written out from kaiser-rules.md on purpose (not taken from the engine),
+The card orders here are written out from docs/rules.md on purpose (not taken from the engine),
 so a test built with them can disagree with the engine.
 """
 

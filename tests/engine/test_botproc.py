@@ -1,4 +1,4 @@
-"""The protocol as a bot sees it (bot-protocol.md), through real sandboxed processes."""
+"""The protocol as a bot sees it (docs/protocol.md), through real sandboxed processes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Duplicate matches and their replays (replay-format.md), forfeits included."""
+"""Duplicate matches and their replays (docs/replay-format.md), forfeits included."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def test_fast_loop_checked_loop_and_notifying_loop_play_the_same_match(preset: s
 
 def test_forfeit_at_the_trump_decision_records_no_trump_named() -> None:
     # B's first player fails when it must name trump: the interrupted deal's contract shows
-    # the bid but no trump (bot-protocol.md: trump is named by the contractor; until then
+    # the bid but no trump (docs/protocol.md: trump is named by the contractor; until then
     # nothing may be invented).
     class FailsAtTrump(FirstLegal):
         def act(self, state: Any, legal: Any) -> Any:

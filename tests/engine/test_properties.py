@@ -1,6 +1,6 @@
 """Property tests over seeded games (random and greedy players, every preset): every action is
 legal, cards are conserved, points add up to 10, scores follow the rules (re-derived here from
-kaiser-rules.md, not from the engine), replays re-validate and duplicate games share deals."""
+docs/rules.md, not from the engine), replays re-validate and duplicate games share deals."""
 
 from __future__ import annotations
 

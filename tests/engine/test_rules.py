@@ -1,4 +1,4 @@
-"""kaiser-rules.md line by line: seats, cards, dealing, bidding, contract, kitty, play, points,
+"""docs/rules.md line by line: seats, cards, dealing, bidding, contract, kitty, play, points,
 presets. Deals are fixed (helpers.Script or written-out hands) and driven with apply()."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scoring a deal and the end of the game (kaiser-rules.md "Scoring a deal", "End of the game",
+"""Scoring a deal and the end of the game (docs/rules.md "Scoring a deal", "End of the game",
 "Worked examples"), on fixed deals driven through GameState.apply()."""
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """builtin:mc as an uploadable bot: the same Monte Carlo player, over the JSON-lines protocol.
 
 Upload mc.zip, not this folder: the zip also carries the engine modules the player needs
-(build_zips.py packs them from engine/), because a sandboxed bot sees only its own files.
+(build_zips.py packs them from engine/ as the package mc_engine), because a sandboxed bot sees
+only its own files.
 It knows only what the protocol tells its seat: each `act` message's state and legal actions,
 plus the cards it discarded itself. When its time bank runs low it samples fewer deals.
 """
@@ -14,11 +15,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kaiser_bot  # noqa: E402
 
-from engine.cards import parse_bid, parse_card  # noqa: E402
-from engine.mc import MCPlayer  # noqa: E402
-from engine.players import TimeControl  # noqa: E402
-from engine.protocol import action_to_wire  # noqa: E402
-from engine.rules import Rules  # noqa: E402
+from mc_engine.cards import parse_bid, parse_card  # noqa: E402
+from mc_engine.mc import MCPlayer  # noqa: E402
+from mc_engine.players import TimeControl  # noqa: E402
+from mc_engine.protocol import action_to_wire  # noqa: E402
+from mc_engine.rules import Rules  # noqa: E402
 
 SUITS = "CDHS"
 player = MCPlayer()
