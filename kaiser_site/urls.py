@@ -8,7 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from accounts import api as accounts_api
 from bots.api import BotVersionViewSet, BotViewSet
-from kaiser_site import health, views
+from kaiser_site import docs_pages, health, views
 
 router = DefaultRouter()
 router.register("bots", BotViewSet, basename="bot")
@@ -35,6 +35,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("accounts/", include("accounts.urls")),
     path("bots/", include("bots.urls")),
+    path("docs/runner/kaiser-engine.pyz", docs_pages.runner_download, name="runner-download"),
+    path("docs/<slug:page>/", docs_pages.doc_page, name="doc-page"),
     path("", include("tournaments.urls")),
     path("", views.home, name="home"),  # tournaments.urls may serve "/" first
 ]

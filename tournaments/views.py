@@ -260,7 +260,9 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def docs(request: HttpRequest) -> HttpResponse:
     files = [(name, text) for name, text in STARTER_FILES.items()
              if (EXAMPLES_DIR / name).is_file()]
-    return render(request, "tournaments/docs.html", {"files": files})
+    from kaiser_site.docs_pages import runner
+
+    return render(request, "tournaments/docs.html", {"files": files, "runner": runner()})
 
 
 def starter_file(request: HttpRequest, name: str) -> FileResponse:

@@ -1,0 +1,95 @@
+"""The bot author's reference served as pages: docs/*.md rendered (rules, protocol, replay
+format, writing a bot), and the local runner kaiser-engine.pyz built from engine/."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import markdown
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+
+from engine import zipapp
+
+DOCS_DIR = Path(settings.BASE_DIR) / "docs"
+RUNNER_NAME = "kaiser-engine.pyz"
+# slug -> (file in docs/, title). Order: the navigation's.
+PAGES = {
+    "rules": ("rules.md", "Rules of Kaiser"),
+    "protocol": ("protocol.md", "The bot protocol"),
+    "replay-format": ("replay-format.md", "The replay format"),
+    "bot-authors": ("bot-authors.md", "Writing a bot, step by step"),
+}
+STARTERS = "../bots/examples/"
+LINK = re.compile(r'href="([^"#:]*)(#[^"]*)?"')
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    slug: str
+    title: str
+    html: SafeString
+    toc: SafeString
+
+
+def doc_page(request: HttpRequest, page: str) -> HttpResponse:
+    if page not in PAGES:
+        raise Http404("no such documentation page")
+    source = DOCS_DIR / PAGES[page][0]
+    rendered = _rendered(page, source.stat().st_mtime_ns)
+    pages = [(slug, title) for slug, (_, title) in PAGES.items()]
+    return render(request, "docs/page.html", {"page": rendered, "pages": pages})
+
+
+@functools.lru_cache(maxsize=16)
+def _rendered(slug: str, mtime_ns: int) -> Page:
+    """A page's HTML, once per version of its file (mtime_ns is the cache key's part)."""
+    filename, title = PAGES[slug]
+    converter = markdown.Markdown(extensions=["tables", "fenced_code", "toc"],
+                                  extension_configs={"toc": {"toc_depth": "2-3"}})
+    html = converter.convert((DOCS_DIR / filename).read_text(encoding="utf-8"))
+    html = LINK.sub(_site_link, html)
+    # Our own files, from the repository: trusted markup.
+    return Page(slug=slug, title=title, html=mark_safe(html),
+                toc=mark_safe(converter.toc))  # type: ignore[attr-defined]
+
+
+def _site_link(found: re.Match[str]) -> str:
+    """Links between the markdown files (rules.md#scoring) as links between the pages, and
+    links to the example bots as their downloads; any other link stays as written."""
+    target, anchor = found.group(1), found.group(2) or ""
+    slugs = {filename: slug for slug, (filename, _) in PAGES.items()}
+    if target in slugs:
+        return f'href="{reverse("doc-page", args=[slugs[target]])}{anchor}"'
+    if target.startswith(STARTERS) and "/" not in target[len(STARTERS):]:
+        return f'href="{reverse("starter-file", args=[target[len(STARTERS):]])}"'
+    if target == "" and anchor:
+        return f'href="{anchor}"'
+    return found.group(0)
+
+
+@functools.lru_cache(maxsize=4)
+def _runner_for(sources_hash: str) -> zipapp.Runner:
+    """Built once per version of the engine's sources (the hash is the cache key)."""
+    return zipapp.build()
+
+
+def runner() -> zipapp.Runner:
+    """The runner of the engine this server runs: reading engine/*.py to hash them takes well
+    under a millisecond; the build itself happens once per change of the sources."""
+    return _runner_for(zipapp.sources_hash(zipapp.engine_sources()))
+
+
+def runner_download(request: HttpRequest) -> HttpResponse:
+    built = runner()
+    response = HttpResponse(built.content, content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="{RUNNER_NAME}"'
+    response["X-Kaiser-Engine-Version"] = built.version
+    response["ETag"] = f'"{built.sha256}"'
+    return response
