@@ -3,30 +3,43 @@
 Layout of a sandboxed seat (host view):
 
     worker (root)  ->  bash (joins the seat's cgroups, moves the pipes to fds 3-5)
-                   ->  setpriv (becomes nobody)  ->  bwrap (uid 65534, outer)
+                   ->  setpriv (becomes the seat's own uid)  ->  bwrap (outer)
                    ->  bwrap (pid 1 of a new pid namespace)
                    ->  /bin/sh (pipes onto 0 and 1, rlimits, 'started')  ->  the bot
     (each arrow after the first bash is an exec or, for the pid-1 bwrap, a fork)
 
-bwrap runs as the unprivileged host user `nobody` (65534) when the worker is root, so even a
-process that escaped every namespace would be nobody. Each seat gets fresh namespaces (user,
-pid, net, ipc, uts, cgroup), a read-only /usr, the bot's files read-only at /bot, a size-limited
-tmpfs at /tmp (TMPDIR) and nothing else of the host. Killing pid 1 of the pid namespace kills
-every process in it (forks, double forks, orphans), which is how close() cleans up.
+Fair play between seats (docs/sandbox.md says the same for bot authors):
+- Every seat runs as a host uid of its own, taken from a range reserved for seats
+  (KAISER_SEAT_UIDS), so per-uid kernel state (process counts, keyrings, accounting) is never
+  shared, not even by the two seats of one bot. Without root the seat runs as the worker's uid.
+- Every seat has its own copy of the program's files (engine.botproc), its own /tmp, and the
+  system-call filter of engine.syscall_filter (keyrings, locks, inotify, ptrace, mounts,
+  namespaces and the like are refused). Host-wide counters under /proc (free memory, CPU
+  times, page faults, open files) are replaced by constant or empty files.
+- Only the seat on move runs: stop() and resume() freeze the others with SIGSTOP/SIGCONT
+  (engine.botproc decides when), reaching every process of the seat; the filter refuses
+  SIGCONT to the bots themselves, so a stopped seat stays stopped.
+
+Fresh namespaces (user, pid, net, ipc, uts, cgroup), a read-only /usr, the bot's files
+read-only at /bot, a size- and inode-limited tmpfs at /tmp (TMPDIR), nothing else of the host.
+Killing pid 1 of the pid namespace kills every process in it, which is how close() cleans up.
 
 --die-with-parent ties the sandbox to the *thread* that started it (PR_SET_PDEATHSIG): create,
 play and close a match's players in one thread, which is what engine.match.run_match does.
-If the worker dies, its sandboxes die with it.
 
-Memory and process limits use a per-seat cgroup (v1 memory + pids) when the worker may create
-one: an OOM kill or a refused fork is then known for certain and reported as `resource`.
-Otherwise they fall back to rlimits (address space, processes), set inside the user namespace so
-that one bot's processes never count against another's.
+Per-seat limits: a cgroup of the seat's own (v1 below the worker's own memory, pids and cpu
+cgroups; v2 below the delegated subtree KAISER_SANDBOX_CGROUP_ROOT) holds the memory and the
+processes of the whole seat, and one core of CPU. Where no such cgroup can be made, the worker
+refuses to play (InfrastructureError, never the bot's fault) unless the operator opted into
+the rlimit fallback (KAISER_SANDBOX_ALLOW_RLIMIT=1, or KAISER_SANDBOX_CGROUP=0): then the seat
+is one process (the filter refuses fork), whose address space is the seat's memory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
 import functools
 import itertools
@@ -41,9 +54,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from engine import syscall_filter
 from engine.faults import InfrastructureError
 
 NOBODY = 65534
@@ -52,6 +66,8 @@ BOT_DIR = "/bot"
 # V8 reserves far more address space than it uses: with an address-space rlimit (the fallback
 # when no memory cgroup is available) node needs this much on top of the memory limit to start.
 NODE_ADDRESS_SPACE_EXTRA_MB = 4096
+DEFAULT_SEAT_UIDS = "620000-623999"
+CPU_PERIOD_US = 100_000  # the seat's CPU quota: one core (a full period of every period)
 _counter = itertools.count()
 
 
@@ -67,28 +83,92 @@ class SandboxLimits:
     max_processes: int = 32
     file_size_mb: int = 16
     tmp_mb: int = 32
+    tmp_inodes: int = 4096  # files and folders in /tmp (each costs kernel memory)
 
 
-def check_sandbox() -> None:
-    """Raise InfrastructureError (one clear line) unless a trivial sandbox starts and exits 0."""
-    bwrap = _bwrap_path()
-    command = [bwrap, *_namespace_args(), *_filesystem_args(None, SandboxLimits()), "--",
-               "/bin/sh", "-c", "command -v python3 >/dev/null"]
-    try:
-        prefix, uid, groups = _run_as()
-        done = subprocess.run(prefix + command, capture_output=True, timeout=20, env={}, user=uid,
-                              group=uid, extra_groups=groups)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise InfrastructureError(f"bubblewrap could not start: {exc}") from exc
-    if done.returncode != 0:
-        first = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[0]
-        raise InfrastructureError(
-            f"bubblewrap sandbox failed (exit {done.returncode}): {first}"
-        )
+@dataclass(frozen=True, slots=True)
+class SandboxReport:
+    """What a real sandboxed probe found on this machine (probe_sandbox)."""
+
+    mode: str  # "cgroup-v1" | "cgroup-v2" | "rlimit" | "broken" | "unsandboxed"
+    ok: bool  # bots can be played here
+    reason: str  # one line: why this mode
+    seccomp: bool  # the system-call filter is applied
+    seat_uids: bool  # each seat runs as a host uid of its own
+    tmp_inodes: bool  # /tmp has an inode limit
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def rlimit_fallback_allowed() -> bool:
+    """The operator's explicit choice to play without per-seat cgroups."""
+    return (os.environ.get("KAISER_SANDBOX_ALLOW_RLIMIT", "") == "1"
+            or os.environ.get("KAISER_SANDBOX_CGROUP", "1") == "0")
 
 
 def unsandboxed_requested() -> bool:
     return os.environ.get("KAISER_UNSANDBOXED", "") == "1"
+
+
+def check_sandbox() -> None:
+    """Raise InfrastructureError (one clear line) unless a sandboxed probe runs."""
+    report = probe_sandbox()
+    if not report.ok:
+        raise InfrastructureError(report.reason)
+
+
+_PROBE_PROGRAM = "import sys\nsys.stdout.write(sys.stdin.readline())\n"
+
+
+def probe_sandbox(limits: SandboxLimits | None = None, timeout_s: float = 20.0) -> SandboxReport:
+    """Run a tiny program in a real sandbox seat, as a match would, and say how it went."""
+    if unsandboxed_requested():
+        return SandboxReport("unsandboxed", True, "KAISER_UNSANDBOXED=1: bots run without the "
+                             "sandbox (local development only)", False, False, False)
+    with tempfile.TemporaryDirectory(prefix="kaiser-probe-") as folder:
+        os.chmod(folder, 0o755)
+        Path(folder, "bot.py").write_text(_PROBE_PROGRAM)
+        os.chmod(Path(folder, "bot.py"), 0o644)
+        try:
+            proc = SandboxProcess(workdir=Path(folder), run=("python3", "bot.py"),
+                                  limits=limits or SandboxLimits())
+        except InfrastructureError as exc:
+            return SandboxReport("broken", False, str(exc), False, False, False)
+        try:
+            return _probe_exchange(proc, time.monotonic() + timeout_s)
+        finally:
+            proc.kill()
+
+
+def _probe_exchange(proc: SandboxProcess, deadline: float) -> SandboxReport:
+    features = (proc.seccomp, proc.seat_uid is not None, proc.tmp_inodes_limited)
+    try:
+        if not proc.wait_started(deadline):
+            return SandboxReport("broken", False, "the probe's sandbox did not start in time",
+                                 *features)
+        os.write(proc.stdin_fd, b"probe\n")
+        reply = b""
+        while not reply.endswith(b"\n") and _readable(proc.stdout_fd, deadline - time.monotonic()):
+            chunk = os.read(proc.stdout_fd, 64)
+            if not chunk:
+                break
+            reply += chunk
+    except (InfrastructureError, OSError) as exc:
+        return SandboxReport("broken", False, f"the probe failed: {exc}", *features)
+    if reply != b"probe\n":
+        detail = _first_line(proc) or f"it answered {reply[:40]!r}"
+        return SandboxReport("broken", False, f"the probe program did not answer: {detail}",
+                             *features)
+    return SandboxReport(proc.mode, True, proc.mode_reason, *features)
+
+
+def _first_line(proc: SandboxProcess) -> str:
+    with contextlib.suppress(OSError):
+        text = os.read(proc.stderr_fd, 4096).decode(errors="replace").strip()
+        if text:
+            return text.splitlines()[0][:200]
+    return ""
 
 
 @functools.cache
@@ -104,20 +184,74 @@ def _bwrap_path() -> str:
     return found
 
 
-def _run_as() -> tuple[list[str], int | None, list[int] | None]:
-    """How bwrap becomes nobody when the worker is root: (command prefix, uid, groups).
+def _run_as(uid: int | None) -> list[str]:
+    """The command prefix that makes bwrap run as the seat's uid (when the worker is root).
 
-    setpriv is preferred: Popen(user=...) must fork the whole worker instead of vfork-ing it,
-    which for a worker with a 200 MB heap measured 95 ms against 0.4 ms (on a loaded 2-core
-    host).
+    setpriv rather than Popen(user=...): Popen must then fork the whole worker instead of
+    vfork-ing it, which for a worker with a 200 MB heap measured 95 ms against 0.4 ms.
     """
-    if os.geteuid() != 0:
-        return [], None, None
+    if uid is None:
+        return []
     setpriv = _which("setpriv", os.environ.get("PATH"))
     if setpriv is None:
-        return [], NOBODY, []
-    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"], None, None
+        raise InfrastructureError("setpriv (util-linux) is needed to run bots as their own "
+                                  "user and is not installed")
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
 
+
+# --- each seat its own uid -------------------------------------------------------------------
+
+@functools.cache
+def _seat_uid_range() -> range:
+    text = os.environ.get("KAISER_SEAT_UIDS", DEFAULT_SEAT_UIDS)
+    try:
+        first, last = (int(part) for part in text.split("-"))
+    except ValueError:
+        raise InfrastructureError(f"KAISER_SEAT_UIDS must be FIRST-LAST, not {text!r}") from None
+    if not 1000 <= first <= last < 2**31:
+        raise InfrastructureError(f"KAISER_SEAT_UIDS {text!r} is not a range of ordinary uids")
+    return range(first, last + 1)
+
+
+def _state_dir(name: str) -> Path:
+    """A root-only folder of the worker's machine-wide state (uid locks, seat /tmp mounts)."""
+    base = Path(os.environ.get("KAISER_SANDBOX_STATE_DIR", "/run/kaiser-arena"))
+    path = base / name
+    path.mkdir(parents=True, exist_ok=True)
+    os.chmod(base, 0o711)  # seats must traverse it to reach their own /tmp
+    return path
+
+
+class _SeatUid:
+    """A uid of the reserved range, held (flock on its lock file) by one seat at a time.
+
+    The lock lives as long as the worker process holds the file open, so a worker that dies
+    frees its uids, and two workers on one host never give a uid to two seats.
+    """
+
+    def __init__(self) -> None:
+        uids = _seat_uid_range()
+        folder = _state_dir("uids")
+        start = (os.getpid() * 7 + next(_counter) * 4) % len(uids)
+        for step in range(len(uids)):
+            uid = uids[(start + step) % len(uids)]
+            fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise InfrastructureError(f"all {len(uids)} seat uids (KAISER_SEAT_UIDS) are in use")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+# --- arguments of bwrap --------------------------------------------------------------------
 
 def _namespace_args() -> list[str]:
     # --disable-userns: no nested user namespaces, a favourite door into kernel bugs.
@@ -142,9 +276,54 @@ def _system_args() -> tuple[str, ...]:
     return tuple(args)
 
 
-def _filesystem_args(workdir: Path | None, limits: SandboxLimits) -> list[str]:
-    args = [*_system_args(), "--proc", "/proc", "--dev", "/dev",
-             "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+# Host-wide counters under /proc through which a seat could see what another seat did (its
+# memory, its CPU time, its page faults, its open files): empty in the sandbox, or, where
+# programs read them at start-up (Node sizes its heap from /proc/meminfo), constant.
+_PROC_EMPTY = ("keys", "key-users", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo",
+               "schedstat", "softirqs", "interrupts", "diskstats", "slabinfo", "locks",
+               "timer_list", "sched_debug", "swaps", "vmallocinfo", "latency_stats",
+               "kpageflags", "kpagecount", "kpagecgroup", "partitions", "sysvipc/shm")
+_PROC_DIRS_HIDDEN = ("sys", "pressure", "fs", "irq", "driver", "tty", "bus", "acpi", "scsi")
+
+
+@functools.cache
+def _proc_mask_args(memory_mb: int) -> tuple[str, ...]:
+    folder = Path(tempfile.mkdtemp(prefix=f"kaiser-proc-{os.getpid()}-"))
+    os.chmod(folder, 0o755)
+    cpus = os.cpu_count() or 1
+    kib = memory_mb << 10
+    constant = {
+        "meminfo": "".join(f"{key}:{value:>16} kB\n" for key, value in (
+            ("MemTotal", kib), ("MemFree", kib), ("MemAvailable", kib), ("Buffers", 0),
+            ("Cached", 0), ("SwapTotal", 0), ("SwapFree", 0))),
+        "stat": "".join(f"cpu{n} 0 0 0 0 0 0 0 0 0 0\n" for n in ["", *range(cpus)])
+                + "intr 0\nctxt 0\nbtime 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\n",
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "0.00 0.00\n",
+        "empty": "",
+    }
+    for name, text in constant.items():
+        (folder / name).write_text(text)
+        os.chmod(folder / name, 0o444)
+    args = []
+    for name in ("meminfo", "stat", "loadavg", "uptime"):
+        args += ["--ro-bind", str(folder / name), f"/proc/{name}"]
+    for name in _PROC_EMPTY:
+        if os.path.exists(f"/proc/{name}"):
+            args += ["--ro-bind", str(folder / "empty"), f"/proc/{name}"]
+    for name in _PROC_DIRS_HIDDEN:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    return tuple(args)
+
+
+def _filesystem_args(workdir: Path | None, limits: SandboxLimits, tmp: Path | None) -> list[str]:
+    args = [*_system_args(), "--proc", "/proc", *_proc_mask_args(limits.memory_mb),
+            "--dev", "/dev"]
+    if tmp is not None:
+        args += ["--bind", str(tmp), "/tmp"]
+    else:
+        args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     if workdir is not None:
         args += ["--ro-bind", str(workdir), BOT_DIR, "--chdir", BOT_DIR]
     # bwrap builds / and /dev as writable tmpfs; nothing outside /tmp may be written.
@@ -169,6 +348,8 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
              f"ulimit -t {limits.cpu_seconds}",
              f"ulimit -f {(limits.file_size_mb << 20) // 512}"]  # dash counts 512-byte blocks
     if not cgroup:
+        # One process a seat (the filter refuses fork): its address space is the seat's
+        # memory. -p counts threads (Node starts about ten) and the two bwrap processes.
         parts += [f"ulimit -v {kib}", f"ulimit -p {limits.max_processes + 2}"]
     # A missing interpreter (no node on this worker) is the machine's failing, not the bot's:
     # say so on the 'started' pipe, which the bot's own code never gets to write on.
@@ -191,42 +372,29 @@ def _bash_path() -> str:
     return found
 
 
-class _Cgroup:
-    """A per-seat cgroup v1 pair (memory, pids) below the worker's own cgroups."""
+# --- per-seat cgroups ------------------------------------------------------------------------
 
-    def __init__(self, limits: SandboxLimits) -> None:
-        name = f"kaiser-{os.getpid()}-{next(_counter)}"
-        self.memory = _own_cgroup("memory") / name
-        self.pids = _own_cgroup("pids") / name
-        self.memory.mkdir()
-        try:
-            self.pids.mkdir()
-            bytes_ = str(limits.memory_mb << 20)
-            (self.memory / "memory.limit_in_bytes").write_text(bytes_)
-            with contextlib.suppress(OSError):  # no swap accounting on this kernel
-                (self.memory / "memory.memsw.limit_in_bytes").write_text(bytes_)
-            # +2: the two bwrap processes (the outer one and pid 1) live in it too.
-            (self.pids / "pids.max").write_text(str(limits.max_processes + 2))
-            if os.geteuid() == 0:  # without setpriv the joining shell is already nobody
-                for group in (self.memory, self.pids):
-                    os.chown(group / "cgroup.procs", NOBODY, NOBODY)
-        except OSError:
-            self.remove()
-            raise
+class _Cgroup:
+    """The seat's cgroups: memory and processes of the whole seat, and one core of CPU."""
+
+    mode = ""
 
     def procs_files(self) -> list[Path]:
-        return [self.memory / "cgroup.procs", self.pids / "cgroup.procs"]
+        raise NotImplementedError
+
+    def pids_file(self) -> Path:
+        """The cgroup.procs file that lists every process of the seat."""
+        raise NotImplementedError
+
+    def pids(self) -> set[int]:
+        raise NotImplementedError
 
     def limit_hit(self) -> str | None:
-        if _counter_after(self.memory / "memory.oom_control", "oom_kill"):
-            return "memory"  # the kernel's OOM killer killed a process of this seat
-        if _counter_after(self.pids / "pids.events", "max"):
-            return "processes"  # a fork was refused at pids.max
-        return None
+        raise NotImplementedError
 
     def kill_all(self) -> None:
         for _ in range(50):
-            pids = _read_pids(self.pids) | _read_pids(self.memory)
+            pids = self.pids()
             if not pids:
                 return
             for pid in pids:
@@ -235,14 +403,126 @@ class _Cgroup:
             time.sleep(0.01)
 
     def remove(self) -> None:
-        for path in (self.pids, self.memory):
-            with contextlib.suppress(FileNotFoundError):
-                for _ in range(100):
-                    try:
-                        path.rmdir()
-                        break
-                    except OSError:  # EBUSY while the last processes are being reaped
-                        time.sleep(0.01)
+        raise NotImplementedError
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+def _rmdir_patiently(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        for _ in range(100):
+            try:
+                path.rmdir()
+                return
+            except OSError:  # EBUSY while the last processes are being reaped
+                time.sleep(0.01)
+
+
+class _CgroupV1(_Cgroup):
+    """v1: a memory, a pids and (where mounted) a cpu cgroup below the worker's own."""
+
+    mode = "cgroup-v1"
+
+    def __init__(self, limits: SandboxLimits, owner: int | None) -> None:
+        name = f"kaiser-{os.getpid()}-{next(_counter)}"
+        self.paths: dict[str, Path] = {}
+        try:
+            for controller in ("memory", "pids", "cpu"):
+                try:
+                    parent = _own_cgroup_v1(controller)
+                except OSError:
+                    if controller == "cpu":
+                        continue  # no cpu controller: no CPU quota, the rest holds
+                    raise
+                path = parent / name
+                path.mkdir()
+                self.paths[controller] = path
+            memory, pids = self.paths["memory"], self.paths["pids"]
+            bytes_ = str(limits.memory_mb << 20)
+            _write(memory / "memory.limit_in_bytes", bytes_)
+            with contextlib.suppress(OSError):  # no swap accounting on this kernel
+                _write(memory / "memory.memsw.limit_in_bytes", bytes_)
+            # +2: the two bwrap processes (the outer one and pid 1) live in it too.
+            _write(pids / "pids.max", str(limits.max_processes + 2))
+            if "cpu" in self.paths:
+                with contextlib.suppress(OSError):  # no CFS bandwidth control: no quota
+                    _write(self.paths["cpu"] / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                    _write(self.paths["cpu"] / "cpu.cfs_quota_us", str(CPU_PERIOD_US))
+            if owner is not None:  # the joining shell runs as root; nothing else may write
+                for path in self.paths.values():
+                    os.chown(path / "cgroup.procs", owner, owner)
+        except OSError:
+            self.remove()
+            raise
+
+    def procs_files(self) -> list[Path]:
+        return [path / "cgroup.procs" for path in self.paths.values()]
+
+    def pids_file(self) -> Path:
+        return self.paths["pids"] / "cgroup.procs"
+
+    def pids(self) -> set[int]:
+        return _read_pids(self.paths["pids"]) | _read_pids(self.paths["memory"])
+
+    def limit_hit(self) -> str | None:
+        if _counter_after(self.paths["memory"] / "memory.oom_control", "oom_kill"):
+            return "memory"  # the kernel's OOM killer killed a process of this seat
+        if _counter_after(self.paths["pids"] / "pids.events", "max"):
+            return "processes"  # a fork was refused at pids.max
+        return None
+
+    def remove(self) -> None:
+        for path in self.paths.values():
+            _rmdir_patiently(path)
+
+
+class _CgroupV2(_Cgroup):
+    """v2: one cgroup a seat in the delegated subtree (memory, pids, cpu enabled there)."""
+
+    mode = "cgroup-v2"
+
+    def __init__(self, limits: SandboxLimits, owner: int | None, root: Path) -> None:
+        self.path = root / f"kaiser-{os.getpid()}-{next(_counter)}"
+        self.path.mkdir()
+        try:
+            bytes_ = str(limits.memory_mb << 20)
+            _write(self.path / "memory.max", bytes_)
+            with contextlib.suppress(OSError):  # no swap on this host
+                _write(self.path / "memory.swap.max", "0")
+            _write(self.path / "pids.max", str(limits.max_processes + 2))
+            with contextlib.suppress(OSError):  # cpu not enabled in the subtree: no quota
+                _write(self.path / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
+            if owner is not None:
+                os.chown(self.path / "cgroup.procs", owner, owner)
+        except OSError:
+            self.remove()
+            raise
+
+    def procs_files(self) -> list[Path]:
+        return [self.path / "cgroup.procs"]
+
+    def pids_file(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def pids(self) -> set[int]:
+        return _read_pids(self.path)
+
+    def limit_hit(self) -> str | None:
+        if _counter_after(self.path / "memory.events", "oom_kill"):
+            return "memory"
+        if _counter_after(self.path / "pids.events", "max"):
+            return "processes"
+        return None
+
+    def kill_all(self) -> None:
+        with contextlib.suppress(OSError):  # cgroup.kill: Linux 5.14 and later
+            _write(self.path / "cgroup.kill", "1")
+        super().kill_all()
+
+    def remove(self) -> None:
+        _rmdir_patiently(self.path)
 
 
 def _counter_after(path: Path, key: str) -> int:
@@ -261,35 +541,118 @@ def _read_pids(path: Path) -> set[int]:
         return set()
 
 
-def _own_cgroup(controller: str) -> Path:
+def _own_cgroup_v1(controller: str) -> Path:
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         _, names, path = line.split(":", 2)
         if controller in names.split(","):
-            return Path("/sys/fs/cgroup") / controller / path.lstrip("/")
-    raise OSError(f"no {controller} cgroup")
+            found = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
+            if found.is_dir():
+                return found
+            # A cgroup namespace (a container) shows paths relative to its own root.
+            return Path("/sys/fs/cgroup") / controller
+    raise OSError(errno.ENOENT, f"no {controller} cgroup (v1) for this process")
+
+
+def _cgroup_v2_root() -> Path | None:
+    """The delegated subtree for seat cgroups (cgroup v2), if this host has one."""
+    configured = os.environ.get("KAISER_SANDBOX_CGROUP_ROOT")
+    if configured:
+        return Path(configured)
+    if Path("/sys/fs/cgroup/cgroup.controllers").exists():  # a pure v2 host
+        return Path("/sys/fs/cgroup/kaiser-seats")
+    return None
 
 
 @functools.cache
 def _sweep_stale_cgroups() -> None:
     """Once a process: remove the seat cgroups of workers that died without cleaning up."""
-    for controller in ("memory", "pids"):
+    parents = []
+    for controller in ("memory", "pids", "cpu"):
         with contextlib.suppress(OSError):
-            for path in _own_cgroup(controller).glob("kaiser-*-*"):
+            parents.append(_own_cgroup_v1(controller))
+    root = _cgroup_v2_root()
+    if root is not None:
+        parents.append(root)
+    for parent in parents:
+        with contextlib.suppress(OSError):
+            for path in parent.glob("kaiser-*-*"):
                 owner = path.name.split("-")[1]
                 if owner.isdigit() and not Path(f"/proc/{owner}").exists():
                     with contextlib.suppress(OSError):
                         path.rmdir()  # refused while a process is still in it
 
 
-def _make_cgroup(limits: SandboxLimits) -> _Cgroup | None:
+def _make_cgroup(limits: SandboxLimits, owner: int | None) -> tuple[_Cgroup | None, str]:
+    """The seat's cgroup and a line saying why this mode; raises when the seat may not play."""
     if os.environ.get("KAISER_SANDBOX_CGROUP", "1") == "0":
-        return None
+        return None, "per-process rlimits: per-seat cgroups turned off (KAISER_SANDBOX_CGROUP=0)"
     _sweep_stale_cgroups()
+    root = _cgroup_v2_root()
     try:
-        return _Cgroup(limits)
-    except OSError:
-        return None
+        if root is not None:
+            group: _Cgroup = _CgroupV2(limits, owner, root)
+            return group, f"per-seat cgroup v2 below {root}"
+        v1 = _CgroupV1(limits, owner)
+        quota = "with" if "cpu" in v1.paths else "without"
+        return v1, f"per-seat cgroup v1 (memory, pids) {quota} a CPU quota"
+    except OSError as exc:
+        why = (f"no per-seat cgroup could be made ({exc.strerror or exc}"
+               f"{f': {exc.filename}' if exc.filename else ''})")
+    if rlimit_fallback_allowed():
+        return None, f"per-process rlimits (KAISER_SANDBOX_ALLOW_RLIMIT=1): {why}"
+    raise InfrastructureError(
+        f"{why}; this worker will not play without per-seat memory and process limits "
+        "(set up a delegated cgroup subtree, see docs/operations.md, or set "
+        "KAISER_SANDBOX_ALLOW_RLIMIT=1 to play with per-process rlimits)")
 
+
+# --- the seat's /tmp -------------------------------------------------------------------------
+
+_libc = ctypes.CDLL(None, use_errno=True)
+MS_NOSUID, MS_NODEV = 2, 4
+MNT_DETACH = 2
+
+
+class _SeatTmp:
+    """A tmpfs of the seat's own, mounted by the (root) worker: bwrap's own tmpfs has a size
+    but no inode limit, and a million empty files cost a gigabyte of kernel memory."""
+
+    def __init__(self, limits: SandboxLimits, uid: int) -> None:
+        self.path = _state_dir("tmp") / f"kaiser-{os.getpid()}-{next(_counter)}"
+        self.path.mkdir(mode=0o700)
+        options = (f"size={limits.tmp_mb << 20},nr_inodes={limits.tmp_inodes},mode=0700,"
+                   f"uid={uid},gid={uid}").encode()
+        if _libc.mount(b"tmpfs", bytes(self.path), b"tmpfs", MS_NOSUID | MS_NODEV,
+                       options) != 0:
+            code = ctypes.get_errno()
+            self.path.rmdir()
+            raise OSError(code, f"mount tmpfs: {os.strerror(code)}")
+        self.inodes = limits.tmp_inodes
+
+    def inodes_exhausted(self) -> bool:
+        try:
+            return os.statvfs(self.path).f_ffree == 0
+        except OSError:
+            return False
+
+    def remove(self) -> None:
+        _libc.umount2(bytes(self.path), MNT_DETACH)
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+@functools.cache
+def _sweep_stale_tmp() -> None:
+    with contextlib.suppress(OSError):
+        for path in _state_dir("tmp").glob("kaiser-*-*"):
+            owner = path.name.split("-")[1]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                _libc.umount2(bytes(path), MNT_DETACH)
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+
+
+# --- the process -----------------------------------------------------------------------------
 
 def _readable(fd: int, timeout_s: float) -> bool:
     """poll, not select: a busy worker may hold fds above select's limit of 1024."""
@@ -307,8 +670,18 @@ def _high_pipe() -> tuple[int, int]:
     return ends[0], ends[1]
 
 
+def _filter_pipe(program: bytes) -> int:
+    """A pipe holding the filter's BPF program for bwrap --seccomp (read end returned)."""
+    read, write = _high_pipe()
+    try:
+        os.write(write, program)  # some hundred bytes: always fits the pipe
+    finally:
+        os.close(write)
+    return read
+
+
 class SandboxProcess:
-    """One running bot program: its pipes, its death, and its complete removal."""
+    """One running bot program: its pipes, its turn, its death, and its complete removal."""
 
     def __init__(self, *, workdir: Path, run: Sequence[str], limits: SandboxLimits,
                  unsandboxed: bool = False) -> None:
@@ -316,34 +689,76 @@ class SandboxProcess:
         self.unsandboxed = unsandboxed
         self._run = tuple(run)
         self._inner_pidfd: int | None = None
+        self._inner_pid: int | None = None
         self.pid_namespace: str | None = None  # e.g. "pid:[4026532301]", kept after kill()
         self._dev_tmp: str | None = None
-        self._cgroup = None if unsandboxed else _make_cgroup(limits)
+        self._stopped: set[int] = set()
+        self._pids_fd = -1
+        self._fds: list[int] = []
+        self._seat_uid: _SeatUid | None = None
+        self._tmp: _SeatTmp | None = None
+        self._cgroup: _Cgroup | None = None
+        self.mode, self.mode_reason = "unsandboxed", "KAISER_UNSANDBOXED=1"
+        self.seccomp = False
         try:
+            if not unsandboxed:
+                self._prepare()
             started_r, started_w = _high_pipe()
             info_r, info_w = _high_pipe()
-        except OSError as exc:  # the worker is out of file descriptors
-            if self._cgroup is not None:
-                self._cgroup.remove()
+        except OSError as exc:  # the worker is out of file descriptors, uids or mounts
+            self._release()
             raise InfrastructureError(f"could not start the sandbox: {exc}") from exc
+        except InfrastructureError:
+            self._release()
+            raise
         self._started_fd, self._info_fd = started_r, info_r
         try:
             self._proc = self._spawn(workdir, run, started_w, info_w)
         except (OSError, InfrastructureError) as exc:
             self._close_fds(started_r, info_r)
-            if self._cgroup is not None:
-                self._cgroup.remove()
+            self._release()
             if isinstance(exc, InfrastructureError):
                 raise
             raise InfrastructureError(f"could not start the sandbox: {exc}") from exc
         finally:
-            self._close_fds(started_w, info_w)
+            self._close_fds(started_w, info_w, *self._fds)
+            self._fds = []
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self.stdin_fd = self._proc.stdin.fileno()
         self.stdout_fd = self._proc.stdout.fileno()
         self.stderr_fd = self._proc.stderr.fileno()
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
+
+    def _prepare(self) -> None:
+        """The seat's uid, cgroup and /tmp, before anything starts."""
+        root = os.geteuid() == 0
+        if root:
+            self._seat_uid = _SeatUid()
+        owner = self.seat_uid
+        self._cgroup, self.mode_reason = _make_cgroup(self.limits, owner)
+        self.mode = self._cgroup.mode if self._cgroup is not None else "rlimit"
+        if root and owner is not None:
+            _sweep_stale_tmp()
+            try:
+                self._tmp = _SeatTmp(self.limits, owner)
+            except OSError as exc:
+                self.mode_reason += f"; /tmp without an inode limit ({exc.strerror or exc})"
+        program = syscall_filter.filter_program(one_process=self._cgroup is None)
+        if program is not None:
+            self._fds.append(_filter_pipe(program))
+            self.seccomp = True
+        else:
+            self.mode_reason += ("; NO system-call filter: libseccomp's Python bindings are "
+                                 "not installed (apt-get install python3-seccomp)")
+
+    @property
+    def seat_uid(self) -> int | None:
+        return self._seat_uid.uid if self._seat_uid is not None else None
+
+    @property
+    def tmp_inodes_limited(self) -> bool:
+        return self._tmp is not None
 
     def _spawn(self, workdir: Path, run: Sequence[str], started_w: int,
                info_w: int) -> subprocess.Popen[bytes]:
@@ -358,15 +773,16 @@ class SandboxProcess:
             return subprocess.Popen([*outer, *inner], cwd=workdir, env=env, stdin=pipe,
                                     stdout=pipe, stderr=pipe, pass_fds=(started_w,),
                                     start_new_session=True)
+        seccomp_args = ["--seccomp", str(self._fds[0])] if self._fds else []
+        tmp = self._tmp.path if self._tmp is not None else None
         command = [_bwrap_path(), *_namespace_args(), "--info-fd", str(info_w),
-                   *_filesystem_args(workdir, self.limits),
+                   *seccomp_args, *_filesystem_args(workdir, self.limits, tmp),
                    *itertools.chain.from_iterable(("--setenv", k, v)
                                                   for k, v in _environment().items()),
                    "--", *inner]
-        prefix, uid, groups = _run_as()
-        return subprocess.Popen([*outer, *prefix, *command], env={}, stdin=pipe, stdout=pipe,
-                                stderr=pipe, pass_fds=(started_w, info_w), user=uid, group=uid,
-                                extra_groups=groups)
+        return subprocess.Popen([*outer, *_run_as(self.seat_uid), *command], env={},
+                                stdin=pipe, stdout=pipe, stderr=pipe,
+                                pass_fds=(started_w, info_w, *self._fds))
 
     @staticmethod
     def _close_fds(*fds: int) -> None:
@@ -417,7 +833,63 @@ class SandboxProcess:
             info = json.loads(os.read(self._info_fd, 4096))
             child = int(info["child-pid"])
             self._inner_pidfd = os.pidfd_open(child)
+            self._inner_pid = child
             self.pid_namespace = os.readlink(f"/proc/{child}/ns/pid")
+
+    # --- turns: only the seat on move runs ---------------------------------------------------
+    def _bot_pids(self) -> set[int]:
+        """Every process of the seat but the two bwrap processes that hold it."""
+        if self._pids_fd < 0:
+            self._pids_fd = self._open_pids_file()
+            if self._pids_fd < 0:
+                return {self._proc.pid} if self.unsandboxed else set()
+        try:
+            pids = {int(p) for p in os.pread(self._pids_fd, 1 << 16, 0).split()}
+        except (OSError, ValueError):
+            return set()
+        pids.discard(self._proc.pid)
+        if self._inner_pid is not None:
+            pids.discard(self._inner_pid)
+        return pids
+
+    def _open_pids_file(self) -> int:
+        """The seat's cgroup.procs; without a cgroup (one process a seat), pid 1's children."""
+        if self._cgroup is not None:
+            path = self._cgroup.pids_file()
+        elif self._inner_pid is not None:
+            path = Path(f"/proc/{self._inner_pid}/task/{self._inner_pid}/children")
+        else:
+            return -1
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return -1
+
+    def stop_step(self) -> bool:
+        """One step of stopping the seat: SIGSTOP every process not stopped yet. True once the
+        seat is settled: no new process, and every one really stopped (so none can be inside
+        fork() still). The engine takes these steps while another seat thinks."""
+        stopped = self._stopped
+        fresh = self._bot_pids() - stopped
+        for pid in fresh:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        stopped |= fresh
+        if fresh:
+            return False
+        # One process with no cgroup cannot fork (the filter): nothing to wait for.
+        return self._cgroup is None or all(_is_stopped(pid) for pid in stopped)
+
+    def resume(self) -> None:
+        """SIGCONT what stop_step() stopped (on the critical path: one kill a process)."""
+        for pid in self._stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        self._stopped.clear()
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self._stopped)
 
     def poll(self) -> int | None:
         return self._proc.poll()
@@ -438,7 +910,7 @@ class SandboxProcess:
     def death(self) -> tuple[str, str]:
         """Classify a dead (or output-closed) bot: ('resource' | 'crash', one-line detail)."""
         code = self._proc.poll()
-        hit = self._cgroup.limit_hit() if self._cgroup is not None else None
+        hit = self.limit_hit()
         if hit is not None:
             return "resource", f"the sandbox's {hit} limit stopped the bot"
         if code is None:
@@ -448,12 +920,24 @@ class SandboxProcess:
             return "resource", f"killed by the sandbox's CPU time limit (signal {signum})"
         if signum == signal.SIGXFSZ:
             return "resource", "killed by the file size limit"
+        if signum == signal.SIGSYS:
+            return "crash", "killed for a system call of another architecture (signal 31)"
         if signum:
             return "crash", f"killed by signal {signum}"
         return "crash", f"exited with status {code}"
 
     def limit_hit(self) -> str | None:
-        return self._cgroup.limit_hit() if self._cgroup is not None else None
+        if self._cgroup is not None:
+            hit = self._cgroup.limit_hit()
+            if hit is not None:
+                return hit
+        return self.tmp_limit_hit()
+
+    def tmp_limit_hit(self) -> str | None:
+        """'/tmp inode' once the seat has used every inode of its /tmp (one statvfs)."""
+        if self._tmp is not None and self._tmp.inodes_exhausted():
+            return f"/tmp inode ({self._tmp.inodes} files)"
+        return None
 
     def kill(self) -> None:
         """Kill every process of the bot and reap the sandbox. Idempotent; never raises."""
@@ -478,10 +962,10 @@ class SandboxProcess:
             self._proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(5)
+        self._stopped.clear()
         if self._cgroup is not None:
             self._cgroup.kill_all()
-            self._cgroup.remove()
-            self._cgroup = None
+        self._release()
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
@@ -489,6 +973,30 @@ class SandboxProcess:
         self._info_fd = self._started_fd = -1
         if self._dev_tmp is not None:
             shutil.rmtree(self._dev_tmp, ignore_errors=True)
+
+    def _release(self) -> None:
+        """The seat's cgroup, /tmp and uid, once none of its processes is left."""
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._tmp is not None:
+            self._tmp.remove()
+            self._tmp = None
+        if self._seat_uid is not None:
+            self._seat_uid.release()
+            self._seat_uid = None
+        self._close_fds(*self._fds, self._pids_fd)
+        self._fds, self._pids_fd = [], -1
+
+
+def _is_stopped(pid: int) -> bool:
+    """True if the process is stopped (T), dead or gone: nothing it can do any more."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in (b"T", b"t", b"Z", b"X")
 
 
 def warn_unsandboxed() -> None:

@@ -7,6 +7,8 @@ cd "$ROOT"
 
 need_apt=()
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+# libseccomp's Python bindings: the sandbox's system-call filter (engine/syscall_filter.py).
+ls /usr/lib/python3/dist-packages/seccomp.cpython-311-*.so >/dev/null 2>&1 || need_apt+=(python3-seccomp)
 if [ "${KAISER_WITH_BROWSER:-1}" = "1" ] && [ ! -x /usr/bin/chromium ]; then need_apt+=(chromium); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -24,6 +26,11 @@ if [ ! -x .venv/bin/python ]; then
   echo "bootstrap: creating .venv" >&2
   "$PY" -m venv .venv
 fi
+# Debian's bindings are built for CPython 3.11: the virtualenv sees them through a link.
+site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+for so in /usr/lib/python3/dist-packages/seccomp.cpython-311-*.so; do
+  if [ -e "$so" ] && [ ! -e "$site/$(basename "$so")" ]; then ln -s "$so" "$site/"; fi
+done
 stamp=".venv/.bootstrap-stamp"
 want="$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

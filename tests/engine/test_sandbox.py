@@ -82,7 +82,7 @@ def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(tmp_path: Pa
     assert leftover_cgroups() == []
 
 
-def test_the_bot_runs_as_nobody_in_its_read_only_folder_with_a_clean_environment(
+def test_the_bot_runs_as_nobody_inside_and_a_seat_uid_outside_in_its_read_only_folder(
         staging: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DJANGO_SECRET_KEY", "do-not-leak")
     report, proc = run_inspect(staging)
@@ -92,7 +92,9 @@ def test_the_bot_runs_as_nobody_in_its_read_only_folder_with_a_clean_environment
         proc.kill()
 
     assert (report["uid"], report["gid"]) == (65534, 65534)
-    assert "Uid:\t65534" in host_status  # nobody on the host too, not only inside
+    # On the host, a uid of the range reserved for seats (not root, not a shared nobody).
+    host_uid = int(host_status.split("Uid:\t")[1].split()[0])
+    assert 620000 <= host_uid <= 623999
     assert report["cwd"] == "/bot" and report["files"] == ["bot.py"]
     assert report["cwd_writable"] is False
     assert report["caps"] == "0000000000000000"
@@ -150,10 +152,10 @@ def test_a_missing_interpreter_is_an_infrastructure_error_not_a_crash(staging: P
 
 
 def test_cgroups_left_by_a_dead_worker_are_swept() -> None:
-    from engine.sandbox import _own_cgroup, _sweep_stale_cgroups
+    from engine.sandbox import _own_cgroup_v1, _sweep_stale_cgroups
 
     dead_pid = 4194304 + 1  # above the kernel's pid_max ceiling: never a live process
-    stale = [_own_cgroup(c) / f"kaiser-{dead_pid}-0" for c in ("memory", "pids")]
+    stale = [_own_cgroup_v1(c) / f"kaiser-{dead_pid}-0" for c in ("memory", "pids", "cpu")]
     for path in stale:
         path.mkdir()
 
