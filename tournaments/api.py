@@ -140,7 +140,7 @@ class MatchSerializer(serializers.ModelSerializer):
 class StandingSerializer(serializers.Serializer):
     version = serializers.IntegerField(source="version_id")
     name = serializers.CharField()
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True, help_text="Set when the tournament starts")
     played = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
@@ -151,6 +151,7 @@ class StandingSerializer(serializers.Serializer):
     games_won = serializers.IntegerField()
     eliminated_round = serializers.IntegerField(allow_null=True)
     final_rank = serializers.IntegerField(allow_null=True)
+    withdrawn = serializers.BooleanField(help_text="Its bot was retired while it ran")
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -164,8 +165,8 @@ class TournamentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = ["id", "name", "format", "rounds", "status", "current_round", "rules",
-                  "games_per_match", "move_ms", "bank_ms", "startup_ms", "created", "started",
-                  "finished", "progress"]
+                  "games_per_match", "move_ms", "bank_ms", "startup_ms", "entry_deadline",
+                  "cancel_reason", "created", "started", "finished", "progress"]
         read_only_fields = fields
 
     @extend_schema_field(ProgressSerializer)
@@ -191,8 +192,13 @@ class TournamentDetailSerializer(TournamentSerializer):
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=80)
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
-    bots = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=256,
-                                 help_text="Bot ids; each plays its active version")
+    bots = serializers.ListField(
+        child=serializers.IntegerField(), max_length=256, default=list,
+        help_text="Bot ids, best seed first (unless seeded by a ladder); each plays its "
+                  "active version. Leave out for open entry.")
+    entry_deadline = serializers.DateTimeField(
+        required=False, help_text="Open entry: authors enter their bots until then, and the "
+                                  "tournament starts by itself with whoever entered")
     rounds = serializers.IntegerField(min_value=1, max_value=50, default=1,
                                       help_text="Round robin: matches per pair. Swiss: rounds.")
     ladder = serializers.SlugField(required=False, help_text="Seed by this ladder's Elo")
@@ -201,6 +207,26 @@ class TournamentCreateSerializer(serializers.Serializer):
     move_ms = serializers.IntegerField(min_value=10, max_value=60000, default=1000)
     bank_ms = serializers.IntegerField(min_value=0, max_value=600000, default=10000)
     startup_ms = serializers.IntegerField(min_value=100, max_value=60000, default=5000)
+
+    def validate_rules(self, value: str) -> str:
+        from engine.rules import PRESETS
+
+        if value not in PRESETS:
+            raise serializers.ValidationError(f"one of {', '.join(PRESETS)}")
+        return value
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if "entry_deadline" not in data and len(data["bots"]) < 2:
+            raise serializers.ValidationError(
+                {"bots": "at least two bots, or an entry_deadline for open entry"})
+        if "entry_deadline" in data and data["bots"]:
+            raise serializers.ValidationError(
+                {"bots": "open entry takes no bots: their authors enter them"})
+        return data
+
+
+class EntrySerializer(serializers.Serializer):
+    bot = serializers.IntegerField(help_text="Your bot (its active version plays)")
 
 
 class ChallengeSerializer(serializers.Serializer):
@@ -336,13 +362,53 @@ class StaffWritesOnly(permissions.BasePermission):
 @extend_schema_view(
     list=extend_schema(summary="List tournaments"),
     retrieve=extend_schema(summary="One tournament with standings and progress"),
-    create=extend_schema(summary="Create and start a tournament (staff)",
+    create=extend_schema(summary="Create a tournament (staff): started at once, or open for "
+                                 "entry until entry_deadline",
                          request=TournamentCreateSerializer,
                          responses={201: TournamentDetailSerializer}),
 )
 class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Tournament.objects.order_by("-created")
     permission_classes = [StaffWritesOnly]
+
+    def get_permissions(self) -> list[permissions.BasePermission]:
+        if self.action == "enter":
+            return [permissions.IsAuthenticated()]
+        return super().get_permissions()
+
+    @extend_schema(summary="Enter your bot in a tournament open for entry",
+                   request=EntrySerializer, responses={201: StandingSerializer})
+    @action(detail=True, methods=["post"])
+    def enter(self, request: Request, pk: str | None = None) -> Response:
+        tournament = self.get_object()
+        form = EntrySerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        version = _active_version(form.validated_data["bot"], "bot")
+        services.tournament_enter(tournament=tournament, version=version, user=request.user)
+        row = next(r for r in selectors.tournament_table(tournament=tournament)
+                   if r.version_id == version.pk)
+        return Response(StandingSerializer(row).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Cancel a tournament before it starts (staff)", request=None,
+                   responses={200: TournamentSerializer,
+                              409: OpenApiResponse(description="It has started")})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        tournament = self.get_object()
+        if not services.tournament_cancel(tournament=tournament,
+                                          reason=f"cancelled by {request.user.get_username()}"):
+            return Response({"detail": "the tournament has started: it cannot be cancelled"},
+                            status=status.HTTP_409_CONFLICT)
+        tournament.refresh_from_db()
+        return Response(TournamentSerializer(tournament).data)
+
+    @extend_schema(summary="The results: standings (the final ranking once finished) and "
+                           "every match", responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def results(self, request: Request, pk: str | None = None) -> Response:
+        from tournaments.tournament_selectors import tournament_results
+
+        return Response(tournament_results(tournament=self.get_object()))
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.action == "create":

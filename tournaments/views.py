@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
-from tournaments import page_selectors, selectors, services
+from tournaments import page_selectors, services
 from tournaments.models import Ladder, Match, Tournament
 
 MAIN_LADDER = "main"
@@ -241,20 +241,6 @@ def replay_viewer(request: HttpRequest) -> HttpResponse:
 def tournament_list(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/tournament_list.html",
                   {"tournaments": page_selectors.tournaments_page()})
-
-
-def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    tournament = get_object_or_404(Tournament.objects.select_related("ladder"), pk=pk)
-    table = selectors.tournament_table(tournament=tournament)
-    if tournament.status == Tournament.Status.FINISHED:
-        table.sort(key=lambda r: r.final_rank or 10**6)
-    context = {
-        "tournament": tournament, "table": table,
-        "progress": selectors.tournament_progress(tournament=tournament),
-        "rounds": page_selectors.tournament_rounds(tournament=tournament),
-        "knockout": tournament.format == Tournament.Format.KNOCKOUT,
-    }
-    return render(request, "tournaments/tournament_detail.html", context)
 
 
 def docs(request: HttpRequest) -> HttpResponse:

@@ -22,31 +22,19 @@
 
   /* --- A tournament's progress bar and standings ------------------------------------------ */
 
-  function cell(row, value, cls) {
-    var td = document.createElement("td");
-    td.textContent = value === null || value === undefined ? "\u2014" : String(value);
-    if (cls) { td.className = cls; }
-    row.appendChild(td);
-  }
-
-  function drawStandings(rows) {
-    var body = document.querySelector("#standings tbody");
-    if (!body || !body.closest("table").hasAttribute("data-live")) { return; }
-    body.innerHTML = "";
-    rows.forEach(function (r, i) {
-      var tr = document.createElement("tr");
-      cell(tr, r.final_rank || i + 1);
-      cell(tr, r.name);
-      [r.seed, r.played, r.wins, r.draws, r.losses, r.byes, r.points].forEach(function (v) { cell(tr, v, "num"); });
-      cell(tr, r.buchholz, "num hide-sm");
-      cell(tr, r.games_won, "num hide-sm");
-      body.appendChild(tr);
-    });
+  function refreshBody(box) {
+    /* The crosstable, standings and bracket as the server draws them now. */
+    return fetch(box.getAttribute("data-page") + "?part=live", { credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("the server answered " + response.status); }
+        return response.text();
+      })
+      .then(function (html) { document.getElementById("t-body").innerHTML = html; });
   }
 
   function watchTournament(box) {
     var url = box.getAttribute("data-url"), lastStatus = box.getAttribute("data-status");
-    if (lastStatus !== "running") { return; }
+    if (lastStatus !== "running" && lastStatus !== "open") { return; }
     var timer = setInterval(function () {
       getJSON(url).then(function (t) {
         var bar = document.getElementById("t-progress");
@@ -54,12 +42,13 @@
         bar.value = t.progress.done;
         text("t-count", t.progress.done + " of " + t.progress.total + " matches played");
         text("t-status", t.status);
+        document.getElementById("t-status").className = "status status-" + t.status;
+        var changed = String(t.progress.done) !== box.getAttribute("data-done") ||
+          t.status !== box.getAttribute("data-status");
         box.setAttribute("data-done", String(t.progress.done));
-        drawStandings(t.standings || []);
-        if (t.status !== "running") {
-          clearInterval(timer);
-          location.reload(); // the final ranking and bracket come from the server
-        }
+        box.setAttribute("data-status", t.status);
+        if (t.status !== "running" && t.status !== "open") { clearInterval(timer); text("t-live", ""); }
+        if (changed) { return refreshBody(box); }
       }).catch(function (error) { text("t-live", "live updates paused: " + error.message); });
     }, POLL_MS);
   }

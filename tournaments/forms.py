@@ -1,0 +1,130 @@
+"""The staff's "New tournament" form: the settings, and the entrants by bot name or open entry.
+It checks what a person can get wrong and says how; the service checks the rest."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django import forms
+from django.db.models import Q
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from bots.selectors import bot_active_version
+from tournaments.models import Ladder, Tournament
+
+BY_HAND = "hand"
+CHOSEN, OPEN = "chosen", "open"
+
+
+def _presets() -> list[tuple[str, str]]:
+    from engine.rules import PRESETS
+
+    return [(name, name) for name in PRESETS]
+
+
+class TournamentForm(forms.Form):
+    name = forms.CharField(max_length=80)
+    format = forms.ChoiceField(choices=Tournament.Format.choices)
+    rounds = forms.IntegerField(
+        min_value=1, max_value=50, initial=1,
+        help_text="Round robin: how many times each pair meets. Swiss: the number of rounds. "
+                  "Knockout: not used (the bracket decides).")
+    rules = forms.ChoiceField(choices=_presets, initial="official", label="Rule set")
+    games_per_match = forms.IntegerField(min_value=2, max_value=200, initial=2,
+                                         help_text="An even number: duplicate deals, both ways.")
+    move_ms = forms.IntegerField(min_value=10, max_value=60000, initial=1000,
+                                 label="Time per move (ms)")
+    bank_ms = forms.IntegerField(min_value=0, max_value=600000, initial=10000,
+                                 label="Time bank per game (ms)")
+    seeding = forms.ChoiceField(
+        initial=BY_HAND,
+        help_text="By hand: the order of the entrants below (open entry: the order they "
+                  "entered). From a ladder: best rating first.")
+    entry = forms.ChoiceField(
+        choices=[(CHOSEN, "The entrants chosen here"),
+                 (OPEN, "Open entry: authors enter their bots until the deadline")],
+        initial=CHOSEN, widget=forms.RadioSelect, label="Entrants")
+    entrants = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Bot names, one a line (search above to add one); each plays its active "
+                  "version.")
+    entry_deadline = forms.DateTimeField(
+        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"],
+        help_text="Open entry: the tournament starts by itself at this time (UTC) with "
+                  "whoever entered.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        ladders = Ladder.objects.filter(active=True).order_by("name").values_list("slug", "name")
+        self.fields["seeding"].choices = [(BY_HAND, "By hand"), *[
+            (slug, f"By rating on {name}") for slug, name in ladders]]
+
+    def clean_games_per_match(self) -> int:
+        games: int = self.cleaned_data["games_per_match"]
+        if games % 2:
+            raise forms.ValidationError("An even number of games: each deal is played from "
+                                        "both sides.")
+        return games
+
+    def clean_entrants(self) -> list[BotVersion]:
+        names = [n.strip() for n in self.cleaned_data["entrants"].splitlines() if n.strip()]
+        lowered = [n.lower() for n in names]
+        twice = sorted({n for n in names if lowered.count(n.lower()) > 1})
+        if twice:
+            raise forms.ValidationError(f"Listed twice: {', '.join(twice)}.")
+        bots = {b.name.lower(): b for b in _bots_named(names)}
+        unknown = [n for n in names if n.lower() not in bots]
+        if unknown:
+            raise forms.ValidationError(f"No bot named {', '.join(unknown)}.")
+        versions, idle = [], []
+        for name in names:
+            bot = bots[name.lower()]
+            version = None if bot.retired else bot_active_version(bot=bot)
+            if version is None:
+                idle.append(bot.name)
+            else:
+                versions.append(version)
+        if idle:
+            raise forms.ValidationError(
+                f"No active version to play (retired, or none passed its check): "
+                f"{', '.join(idle)}.")
+        return versions
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("entry") == OPEN:
+            deadline: datetime | None = data.get("entry_deadline")
+            if deadline is None:
+                self.add_error("entry_deadline", "Open entry needs a deadline.")
+            elif deadline <= timezone.now():
+                self.add_error("entry_deadline", "The deadline must be in the future.")
+        elif data.get("entry") == CHOSEN and "entrants" in data and len(data["entrants"]) < 2:
+            self.add_error("entrants", "Choose at least two bots (or open the entry).")
+        return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """What services.tournament_create takes, from the cleaned form."""
+        data = self.cleaned_data
+        seeding = data["seeding"]
+        is_open = data["entry"] == OPEN
+        return {
+            "name": data["name"], "format": data["format"], "rounds": data["rounds"],
+            "rules": data["rules"], "games_per_match": data["games_per_match"],
+            "move_ms": data["move_ms"], "bank_ms": data["bank_ms"],
+            "ladder": None if seeding == BY_HAND else Ladder.objects.get(slug=seeding),
+            "versions": [] if is_open else data["entrants"],
+            "entry_deadline": data["entry_deadline"] if is_open else None,
+        }
+
+
+def _bots_named(names: list[str]) -> list[Bot]:
+    """Bots whose name matches one of `names` in any case (names are unique in any case)."""
+    if not names:
+        return []
+    query = Q()
+    for name in names:
+        query |= Q(name__iexact=name)
+    return list(Bot.objects.filter(query))

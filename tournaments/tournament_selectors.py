@@ -1,0 +1,301 @@
+"""Reads for the tournament pages and downloads: the crosstable (round robin), the standings
+with their tie-breaks, the drawn bracket (knockout), the results as rows, the tournaments open
+for entry, and a bot's tournament history.
+
+A tournament page is a fixed handful of queries whatever its size: the entrants and the
+matches are read once as plain values (selectors.tournament_table's), and everything shown is
+worked out from them here."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from tournaments import selectors
+from tournaments.models import Match, Tournament, TournamentEntrant
+
+OPEN_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING)
+MATCH_FIELDS = ("id", "round", "position", "status", "score", "games_a", "games_b",
+                "version_a_id", "version_b_id", "forfeit_player", "forfeit_reason")
+
+
+@dataclass
+class Side:
+    version_id: int
+    name: str
+    bot_id: int | None
+    games: int | None = None
+    won: bool = False
+
+
+@dataclass
+class Bout:
+    """One pairing: a match (with its id), a bye, or a place still to be decided."""
+
+    a: Side | None
+    b: Side | None
+    match_id: int | None = None
+    status: str = ""
+    fault: str = ""
+    bye: bool = False
+
+
+@dataclass
+class Column:
+    number: int
+    title: str
+    bouts: list[Bout] = field(default_factory=list)
+
+
+@dataclass
+class Cell:
+    """The crosstable: one row's matches against one column's bot, from the row's side."""
+
+    links: list[tuple[int, str, str]] = field(default_factory=list)  # (match id, text, outcome)
+    self_cell: bool = False
+
+
+@dataclass
+class TournamentView:
+    tournament: Tournament
+    table: list[selectors.TableRow]
+    progress: dict[str, int]
+    columns: list[Column]
+    crosstable: list[tuple[selectors.TableRow, list[Cell]]]
+    champion: selectors.TableRow | None
+    matches: list[dict[str, Any]]
+
+
+def _matches(tournament: Tournament) -> list[dict[str, Any]]:
+    return list(tournament.matches.order_by("round", "position", "id").values(*MATCH_FIELDS))
+
+
+def _progress(tournament: Tournament, n: int, matches: list[dict[str, Any]]) -> dict[str, int]:
+    """selectors.tournament_progress, from the rows already read."""
+    done = sum(m["status"] not in OPEN_STATUSES for m in matches)
+    if tournament.status == Tournament.Status.FINISHED:
+        total = len(matches)
+    elif tournament.format == Tournament.Format.ROUND_ROBIN:
+        total = tournament.rounds * n * (n - 1) // 2
+    elif tournament.format == Tournament.Format.SWISS:
+        total = tournament.rounds * (n // 2)
+    else:
+        total = max(n - 1, 0)
+    return {"done": done, "total": max(total, done)}
+
+
+def _side(row: selectors.TableRow | None, version_id: int, games: int | None) -> Side:
+    return Side(version_id, row.name if row else "?", row.bot_id if row else None, games)
+
+
+def _bout(m: dict[str, Any], rows: dict[int, selectors.TableRow]) -> Bout:
+    a = _side(rows.get(m["version_a_id"]), m["version_a_id"], m["games_a"])
+    b = _side(rows.get(m["version_b_id"]), m["version_b_id"], m["games_b"])
+    score = m["score"]
+    if score is not None and score != 0.5:
+        (a if score > 0.5 else b).won = True
+    fault = f"{m['forfeit_player']}: {m['forfeit_reason']}" if m["forfeit_player"] else ""
+    return Bout(a, b, m["id"], m["status"], fault)
+
+
+def _knockout_winner_marked(bout: Bout, number: int, rows: dict[int, selectors.TableRow]) -> None:
+    """A drawn knockout match goes to whoever was not eliminated in its round (the
+    tie-breaks: game points, then the better seed)."""
+    if bout.a is None or bout.b is None or bout.a.won or bout.b.won:
+        return
+    if bout.status in OPEN_STATUSES:
+        return
+    out_a = rows[bout.a.version_id].eliminated_round == number
+    out_b = rows[bout.b.version_id].eliminated_round == number
+    if out_a != out_b:
+        (bout.b if out_a else bout.a).won = True
+
+
+def _knockout_columns(tournament: Tournament, rows: dict[int, selectors.TableRow],
+                      matches: list[dict[str, Any]]) -> list[Column]:
+    """Rounds as columns, each with every place of the bracket: its match, its bye, or a place
+    still to be decided."""
+    size = 1
+    while size < len(rows):
+        size *= 2
+    rounds = max(size.bit_length() - 1, 1)
+    places: dict[tuple[int, int], Bout] = {}
+    for m in matches:
+        bout = _bout(m, rows)
+        _knockout_winner_marked(bout, m["round"], rows)
+        places[(m["round"], m["position"] or 0)] = bout
+    for number, position, version_id in tournament.byes.values_list("round", "position",
+                                                                     "version_id"):
+        side = _side(rows.get(version_id), version_id, None)
+        side.won = True
+        places[(number, position or 0)] = Bout(side, None, bye=True)
+    columns = []
+    for number in range(1, rounds + 1):
+        count = size >> number
+        title = {1: "Final", 2: "Semi-finals", 3: "Quarter-finals"}.get(
+            count, f"Round {number}")
+        bouts = [places.get((number, p), Bout(None, None)) for p in range(count)]
+        columns.append(Column(number, title, bouts))
+    return columns
+
+
+def _round_columns(tournament: Tournament, rows: dict[int, selectors.TableRow],
+                   matches: list[dict[str, Any]]) -> list[Column]:
+    by_round: dict[int, Column] = {}
+    for m in matches:
+        number = m["round"] or 0
+        by_round.setdefault(number, Column(number, f"Round {number}")).bouts.append(
+            _bout(m, rows))
+    for number, version_id in tournament.byes.order_by("round").values_list("round",
+                                                                            "version_id"):
+        side = _side(rows.get(version_id), version_id, None)
+        by_round.setdefault(number, Column(number, f"Round {number}")).bouts.append(
+            Bout(side, None, bye=True))
+    return [by_round[n] for n in sorted(by_round)]
+
+
+def _crosstable(table: list[selectors.TableRow], matches: list[dict[str, Any]]
+                ) -> list[tuple[selectors.TableRow, list[Cell]]]:
+    """Each row's matches against each column's bot, in table order: the games won by each
+    side from the row's side, linked to the match."""
+    index = {r.version_id: i for i, r in enumerate(table)}
+    cells = [[Cell(self_cell=i == j) for j in range(len(table))] for i in range(len(table))]
+    for m in matches:
+        a, b = index.get(m["version_a_id"]), index.get(m["version_b_id"])
+        if a is None or b is None:
+            continue
+        for row, col, mine, theirs, flip in ((a, b, "games_a", "games_b", False),
+                                             (b, a, "games_b", "games_a", True)):
+            cells[row][col].links.append((m["id"], *_cell_text(m, mine, theirs, flip)))
+    return [(r, cells[i]) for i, r in enumerate(table)]
+
+
+def _cell_text(m: dict[str, Any], mine: str, theirs: str, flip: bool) -> tuple[str, str]:
+    if m["status"] in OPEN_STATUSES:
+        return "…", m["status"]
+    score = m["score"]
+    if score is None:
+        return m["status"], "void"
+    share = 1.0 - score if flip else score
+    outcome = "won" if share > 0.5 else "lost" if share < 0.5 else "drawn"
+    if m["status"] != Match.Status.FINISHED:  # a walkover
+        return "w/o", outcome
+    return f"{m[mine]}–{m[theirs]}", outcome
+
+
+def tournament_view(*, tournament: Tournament) -> TournamentView:
+    """Everything the tournament page shows."""
+    table = selectors.tournament_table(tournament=tournament)
+    finished = tournament.status == Tournament.Status.FINISHED
+    if tournament.format == Tournament.Format.KNOCKOUT:  # still in first, then how far
+        table.sort(key=lambda r: (r.final_rank or 10**6, -(r.eliminated_round or 10**6),
+                                  r.seed or 10**6))
+    elif finished:
+        table.sort(key=lambda r: r.final_rank or 10**6)
+    rows = {r.version_id: r for r in table}
+    matches = _matches(tournament)
+    knockout = tournament.format == Tournament.Format.KNOCKOUT
+    started = tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED)
+    if knockout and started:
+        columns = _knockout_columns(tournament, rows, matches)
+    else:
+        columns = _round_columns(tournament, rows, matches)
+    crosstable = (_crosstable(table, matches)
+                  if tournament.format == Tournament.Format.ROUND_ROBIN and started else [])
+    champion = next((r for r in table if r.final_rank == 1), None) if finished else None
+    return TournamentView(tournament, table, _progress(tournament, len(table), matches),
+                          columns, crosstable, champion, matches)
+
+
+# --- Results (JSON and CSV) --------------------------------------------------------------------
+
+RESULT_COLUMNS = ["rank", "bot", "bot_id", "version", "seed", "played", "wins", "draws",
+                  "losses", "byes", "points", "buchholz", "games_won", "eliminated_round",
+                  "withdrawn"]
+
+
+def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
+    """The tournament, its standings (final ranking once finished) and every match."""
+    view = tournament_view(tournament=tournament)
+    standings = [{
+        "rank": r.final_rank or i, "bot": r.name, "bot_id": r.bot_id, "version": r.version_id,
+        "seed": r.seed, "played": r.played, "wins": r.wins, "draws": r.draws,
+        "losses": r.losses, "byes": r.byes, "points": r.points, "buchholz": r.buchholz,
+        "games_won": r.games_won, "eliminated_round": r.eliminated_round,
+        "withdrawn": r.withdrawn,
+    } for i, r in enumerate(view.table, start=1)]
+    names = {r.version_id: r.name for r in view.table}
+    matches = [{
+        "id": m["id"], "round": m["round"], "position": m["position"], "status": m["status"],
+        "a": names.get(m["version_a_id"]), "b": names.get(m["version_b_id"]),
+        "score": m["score"], "games_a": m["games_a"], "games_b": m["games_b"],
+        "forfeit_player": m["forfeit_player"] or None,
+        "forfeit_reason": m["forfeit_reason"] or None,
+    } for m in view.matches]
+    t = tournament
+    return {
+        "tournament": {"id": t.pk, "name": t.name, "format": t.format, "status": t.status,
+                       "rounds": t.rounds, "rules": t.rules,
+                       "games_per_match": t.games_per_match, "move_ms": t.move_ms,
+                       "bank_ms": t.bank_ms, "started": t.started, "finished": t.finished,
+                       "champion": view.champion.name if view.champion else None},
+        "standings": standings,
+        "matches": matches,
+    }
+
+
+# --- For authors: open tournaments, a bot's history -------------------------------------------
+
+
+def tournaments_open() -> list[Tournament]:
+    """Tournaments open for entry whose deadline has not passed, soonest deadline first."""
+    return list(Tournament.objects.filter(status=Tournament.Status.OPEN,
+                                          entry_deadline__gt=timezone.now())
+                .annotate(entrant_count=Count("entrants")).order_by("entry_deadline", "pk"))
+
+
+def entered_bot_ids(*, tournaments: list[Tournament]) -> dict[int, set[int]]:
+    """{tournament id: ids of the bots entered}."""
+    out: dict[int, set[int]] = defaultdict(set)
+    for tournament_id, bot_id in TournamentEntrant.objects.filter(
+            tournament__in=tournaments).values_list("tournament_id", "version__bot_id"):
+        out[tournament_id].add(bot_id)
+    return out
+
+
+def enterable_versions(*, user: Any) -> list[BotVersion]:
+    """The user's bots that could enter a tournament now (their playing versions)."""
+    from bots.selectors import active_versions
+
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(active_versions().filter(bot__owner=user).order_by("bot__name"))
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    tournament: Tournament
+    version_number: int
+    final_rank: int | None
+    eliminated_round: int | None
+    withdrawn: bool
+    entrants: int
+
+
+def bot_tournament_history(*, bot: Bot, limit: int = 50) -> list[HistoryRow]:
+    """The tournaments the bot entered (any version), newest first."""
+    entries = list(TournamentEntrant.objects.filter(version__bot=bot)
+                   .select_related("tournament", "version")
+                   .order_by("-tournament__created", "-pk")[:limit])
+    counts = dict(TournamentEntrant.objects.filter(
+        tournament_id__in=[e.tournament_id for e in entries]).values_list(
+        "tournament_id").annotate(n=Count("id")).values_list("tournament_id", "n"))
+    return [HistoryRow(e.tournament, e.version.number, e.final_rank, e.eliminated_round,
+                       e.withdrawn is not None, counts.get(e.tournament_id, 0))
+            for e in entries]
+

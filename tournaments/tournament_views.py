@@ -1,0 +1,126 @@
+"""Tournament pages: the staff's "New tournament" form and cancel, an author's entry, the
+tournament page (crosstable, standings, bracket) and its results as JSON and CSV. Reads come
+from tournament_selectors; writes go through services."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, user_passes_test
+from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from bots.models import Bot
+from bots.selectors import bot_active_version
+from tournaments import services, tournament_selectors
+from tournaments.forms import TournamentForm
+from tournaments.models import Tournament
+from tournaments.views import _Links
+
+staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
+
+
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament.objects.select_related("ladder"), pk=pk)
+    view = tournament_selectors.tournament_view(tournament=tournament)
+    context = {"t": tournament, "view": view, "links": _Links(),
+               "knockout": tournament.format == Tournament.Format.KNOCKOUT,
+               "swiss": tournament.format == Tournament.Format.SWISS}
+    if tournament.status == Tournament.Status.OPEN:
+        context["mine"] = tournament_selectors.enterable_versions(user=request.user)
+        context["entered"] = {r.bot_id for r in view.table}
+    if request.GET.get("part") == "live":  # what live.js swaps in while it runs
+        return render(request, "tournaments/_tournament_body.html", context)
+    return render(request, "tournaments/tournament_detail.html", context)
+
+
+@staff_required
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    form = TournamentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            tournament = services.tournament_create(created_by=request.user,
+                                                    **form.service_arguments())
+        except ValidationError as error:
+            for name, errors in error.message_dict.items():
+                form.add_error(name if name in form.fields else None, errors)
+        else:
+            if tournament.status == Tournament.Status.OPEN:
+                messages.success(request, f"{tournament.name} is open for entry.")
+            else:
+                messages.success(request, f"{tournament.name} has started.")
+            return redirect("tournament-detail", pk=tournament.pk)
+    names = list(Bot.objects.filter(retired=False).order_by("name")
+                 .values_list("name", flat=True)[:5000])
+    return render(request, "tournaments/tournament_form.html", {"form": form, "names": names})
+
+
+@staff_required
+@require_POST
+def tournament_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=pk)
+    if services.tournament_cancel(tournament=tournament,
+                                  reason=f"cancelled by {request.user.get_username()}"):
+        messages.success(request, f"{tournament.name} is cancelled.")
+    else:
+        messages.error(request, f"{tournament.name} has started: it can no longer be cancelled.")
+    return redirect("tournament-detail", pk=pk)
+
+
+@login_required
+@require_POST
+def tournament_enter(request: HttpRequest, pk: int) -> HttpResponse:
+    """The signed-in author enters one of their bots (its active version)."""
+    tournament = get_object_or_404(Tournament, pk=pk)
+    raw = request.POST.get("bot", "")
+    bot = get_object_or_404(Bot, pk=int(raw) if raw.isdigit() else 0)
+    version = None if bot.retired else bot_active_version(bot=bot)
+    if version is None:
+        messages.error(request, f"{bot.name} has no active version to play.")
+    else:
+        try:
+            services.tournament_enter(tournament=tournament, version=version, user=request.user)
+        except ValidationError as error:
+            messages.error(request, "; ".join(error.messages))
+        else:
+            messages.success(request, f"{bot.name} entered {tournament.name}.")
+    back = request.POST.get("next", "")
+    if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
+    return redirect("tournament-detail", pk=pk)
+
+
+def tournament_results_json(request: HttpRequest, pk: int) -> JsonResponse:
+    tournament = get_object_or_404(Tournament, pk=pk)
+    body = tournament_selectors.tournament_results(tournament=tournament)
+    response = JsonResponse(body, encoder=DjangoJSONEncoder, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="tournament-{pk}.json"'
+    return response
+
+
+def tournament_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The standings (the final ranking once finished), one bot a row."""
+    tournament = get_object_or_404(Tournament, pk=pk)
+    rows = tournament_selectors.tournament_results(tournament=tournament)["standings"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=tournament_selectors.RESULT_COLUMNS)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="tournament-{pk}.csv"'
+    return response
+
+
+def _csv_safe(value: object) -> object:
+    """Bot names are the authors' text: one starting like a formula is quoted, so a
+    spreadsheet shows it instead of running it."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value
