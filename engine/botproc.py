@@ -14,6 +14,7 @@ import os
 import select
 import shutil
 import tempfile
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -74,6 +75,62 @@ class StderrLog:
         return b"".join(self.parts).decode("utf-8", errors="replace")
 
 
+# How long the engine waits for the reply of the seat on move before it stops the others: the
+# reply of a quick bot comes first and costs no stopping; a bot that thinks longer has the
+# table to itself after this long.
+STOP_GRACE_S = 0.0002
+
+
+class _Table:
+    """The sandboxed seats this thread plays (a match's, as a rule): only the one on move runs.
+
+    A seat that has answered is stopped (SIGSTOP, every process of it) while the next one
+    thinks, off the critical path: the engine takes the stopping steps while it waits for the
+    reply. A stopped seat is resumed when a message that it must read goes to it.
+    """
+
+    def __init__(self) -> None:
+        self.seats: list[SandboxProcess] = []
+        self.pending: list[SandboxProcess] = []
+
+    def join(self, proc: SandboxProcess) -> None:
+        self.seats.append(proc)
+
+    def leave(self, proc: SandboxProcess) -> None:
+        with contextlib.suppress(ValueError):
+            self.seats.remove(proc)
+        with contextlib.suppress(ValueError):
+            self.pending.remove(proc)
+        proc.resume()
+
+    def turn(self, proc: SandboxProcess) -> None:
+        """proc is on move (its message is written): it runs, every other seat is to stop."""
+        self.wake(proc)
+        for other in self.seats:
+            if other is not proc and not other.frozen and other not in self.pending:
+                self.pending.append(other)
+
+    def wake(self, proc: SandboxProcess) -> None:
+        if proc.stopped:
+            proc.resume()
+        with contextlib.suppress(ValueError):
+            self.pending.remove(proc)
+
+    def work(self) -> None:
+        """One stopping step for every seat still to stop."""
+        self.pending = [proc for proc in self.pending if not proc.stop_step()]
+
+
+_tables = threading.local()
+
+
+def _table() -> _Table:
+    table: _Table | None = getattr(_tables, "table", None)
+    if table is None:
+        table = _tables.table = _Table()
+    return table
+
+
 class ProgramPlayer(Player):
     """One seat, one sandboxed process, for a whole match."""
 
@@ -100,7 +157,9 @@ class ProgramPlayer(Player):
         except InfrastructureError as exc:  # raised from start(): the runner closes us then
             self._start_error = exc
         self._poll = select.poll()
+        self._table = _table()
         if self._proc is not None:
+            self._table.join(self._proc)
             self._poll.register(self._proc.stdout_fd, _READ)
             self._poll.register(self._proc.stderr_fd, _READ)
 
@@ -149,8 +208,12 @@ class ProgramPlayer(Player):
         sent = _now()
         deadline = sent + (self._time.move_ms + self._bank_ms) / 1000
         self._write(data, deadline, mid)
+        self._table.turn(self._proc)  # type: ignore[arg-type]
         reply = self._receive(deadline, mid)
         self._charge(sent)
+        hit = self._proc.tmp_limit_hit()  # type: ignore[union-attr]
+        if hit is not None:
+            raise BotFault("resource", f"the sandbox's {hit} limit stopped the bot", mid)
         if "action" not in reply:
             raise BotFault("protocol", f'reply has no "action": {_clip(reply)}', mid)
         try:
@@ -174,6 +237,7 @@ class ProgramPlayer(Player):
         proc = self._proc
         if proc is None:
             return
+        self._table.leave(proc)  # resumed: it must read its goodbye, or be killed
         try:
             if self._greeted and self._fault is None and proc.poll() is None:
                 self._say_goodbye(proc)
@@ -219,6 +283,7 @@ class ProgramPlayer(Player):
         if written == len(data):
             return
         view = memoryview(data)[written:]
+        self._table.wake(proc)  # a stopped seat cannot read: let it run until its turn ends
         while view:  # the pipe was full: wait until the bot reads, within the deadline
             if not self._wait_writable(proc, deadline):
                 raise self._timeout(mid, "did not read its input in time")
@@ -281,7 +346,14 @@ class ProgramPlayer(Player):
             left = deadline - _now()
             if left <= 0:
                 raise self._timeout(mid, "no reply in time")
-            for fd, _ in self._poll.poll(left * 1000):
+            if self._table.pending:
+                events = self._poll.poll(min(left, STOP_GRACE_S) * 1000)
+                if not events:
+                    self._table.work()
+                    continue
+            else:
+                events = self._poll.poll(left * 1000)
+            for fd, _ in events:
                 if fd == proc.stderr_fd:
                     self._drain_stderr(proc)
                 elif not self._read_stdout(proc):
@@ -395,7 +467,12 @@ class _Staging:
 
 
 class ProgramFactory:
-    """Makes the ProgramPlayer for each of a side's two seats (two separate sandboxes)."""
+    """Makes the ProgramPlayer for each of a side's two seats (two separate sandboxes).
+
+    Each seat gets a copy of the program of its own: partners that shared one set of files
+    could signal through them (a lock, a change of time stamp), and no seat may write to what
+    another one runs.
+    """
 
     def __init__(self, source: Path, *, time: TimeControl, limits: SandboxLimits,
                  unsandboxed: bool, name: str, version: str) -> None:
@@ -404,7 +481,9 @@ class ProgramFactory:
         self.time = time
         self.limits = limits
         self.unsandboxed = unsandboxed
-        self._staging = _Staging(source)
+        self._source = source
+        self._spare: _Staging | None = _Staging(source)  # checks the program at once
+        self._first = self._spare
         self.players: list[ProgramPlayer] = []
 
     def stderr_texts(self) -> list[str]:
@@ -413,11 +492,13 @@ class ProgramFactory:
 
     @property
     def program(self) -> BotProgram:
-        return self._staging.program
+        """The program as the first seat's copy has it (every copy has the same files)."""
+        return self._first.program
 
     def __call__(self, slot: int) -> Player:
-        player = ProgramPlayer(self._staging.program, limits=self.limits,
-                               unsandboxed=self.unsandboxed, keep_alive=self._staging)
+        staging, self._spare = self._spare or _Staging(self._source), None
+        player = ProgramPlayer(staging.program, limits=self.limits,
+                               unsandboxed=self.unsandboxed, keep_alive=staging)
         self.players.append(player)
         return player
 

@@ -693,6 +693,7 @@ class SandboxProcess:
         self.pid_namespace: str | None = None  # e.g. "pid:[4026532301]", kept after kill()
         self._dev_tmp: str | None = None
         self._stopped: set[int] = set()
+        self.frozen = False  # stopped, and every process of it found stopped
         self._pids_fd = -1
         self._fds: list[int] = []
         self._seat_uid: _SeatUid | None = None
@@ -878,7 +879,8 @@ class SandboxProcess:
         if fresh:
             return False
         # One process with no cgroup cannot fork (the filter): nothing to wait for.
-        return self._cgroup is None or all(_is_stopped(pid) for pid in stopped)
+        self.frozen = self._cgroup is None or all(_is_stopped(pid) for pid in stopped)
+        return self.frozen
 
     def resume(self) -> None:
         """SIGCONT what stop_step() stopped (on the critical path: one kill a process)."""
@@ -886,6 +888,7 @@ class SandboxProcess:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
         self._stopped.clear()
+        self.frozen = False
 
     @property
     def stopped(self) -> bool:
@@ -963,6 +966,7 @@ class SandboxProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(5)
         self._stopped.clear()
+        self.frozen = True  # nothing left to stop
         if self._cgroup is not None:
             self._cgroup.kill_all()
         self._release()
