@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 FAULT_REASONS = ("timeout", "illegal", "protocol", "crash", "resource")
+# What ends a game in a replay: a bot's fault, or a person at a human seat resigning.
+FORFEIT_REASONS = (*FAULT_REASONS, "resign")
 
 
 class BotFault(Exception):

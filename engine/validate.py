@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine.cards import CARD_OF, SUITS, bid_str, cards_mask, deck
-from engine.faults import FAULT_REASONS
+from engine.faults import FORFEIT_REASONS
 from engine.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
 from engine.match import DEALING, SIDES, seat_sides
 from engine.protocol import action_from_wire
@@ -159,7 +159,7 @@ def _check_forfeit(number: int, game: dict[str, Any], score: list[int]) -> None:
     seat = forfeit["seat"]
     if seat not in range(4) or forfeit["player"] != game["seats"][seat]:
         raise Violation("the forfeit names a seat its player does not hold", game=number)
-    if forfeit["reason"] not in FAULT_REASONS:
+    if forfeit["reason"] not in FORFEIT_REASONS:
         raise Violation(f"unknown fault reason {forfeit['reason']!r}", game=number)
     if result["winner"] != 1 - seat % 2 or result["score"] != score:
         raise Violation(f"a forfeit by seat {seat} gives winner {1 - seat % 2} and the score "
@@ -305,7 +305,11 @@ def _check_result(replay: dict[str, Any]) -> None:
     if forfeit is not None:
         other = "B" if forfeit["player"] == "A" else "A"
         won[other] += total - len(games)
-    if total % 2 or total < len(games) or (forfeit is None and total != len(games)):
+    # A match is played in duplicate pairs; a single game (a person's game against bots) is
+    # one game listed and counted.
+    single = total == len(games) == 1
+    if (total % 2 and not single) or total < len(games) or \
+            (forfeit is None and total != len(games)):
         raise Violation(f"result.games counts {total} games for {len(games)} listed")
     score = (won["A"] + draws / 2) / total
     if result["games"] != won or abs(result["score"] - score) > 1e-9:

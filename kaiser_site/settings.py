@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "accounts",
     "bots",
     "tournaments",
+    "play",
 ]
 
 MIDDLEWARE = [
@@ -221,6 +222,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "bots.tasks.bot_versions_requeue_stale",
         "schedule": timedelta(minutes=5),
     },
+    "play-games-void-stale": {
+        "task": "play.tasks.games_void_stale",
+        "schedule": timedelta(seconds=30),
+        "options": {"expires": 30},
+    },
 }
 
 # --- Matches and the ladder (tournaments app) --------------------------------------------------
@@ -238,6 +244,25 @@ KAISER_DISPATCH_LOST_SECONDS = env_int("KAISER_DISPATCH_LOST_SECONDS", 900)
 KAISER_CHALLENGES_PER_HOUR = env_int("KAISER_CHALLENGES_PER_HOUR", 10)
 # After this many rated matches a ladder pair is settled and scheduled rarely (pairing.py).
 KAISER_LADDER_PAIR_SETTLED = env_int("KAISER_LADDER_PAIR_SETTLED", 20)
+
+# --- Games of people against bots (play app) -------------------------------------------------
+
+# They run on a queue of their own, served by a worker of its own (scripts/devserver.py,
+# docker-compose.yml: "celery worker -Q play"), so no ladder worker ever waits for a person.
+KAISER_PLAY_QUEUE = env_str("KAISER_PLAY_QUEUE", "play")
+KAISER_PLAY_CONCURRENCY = env_int("KAISER_PLAY_CONCURRENCY", 8)  # games at once per worker
+KAISER_PLAY_OPEN_GAMES = env_int("KAISER_PLAY_OPEN_GAMES", 2)  # per person
+KAISER_PLAY_MOVE_SECONDS = env_int("KAISER_PLAY_MOVE_SECONDS", 300)  # the person's time a move
+KAISER_PLAY_POLL_MS = env_int("KAISER_PLAY_POLL_MS", 50)  # the worker looks for a move
+# The bots' clock: the ladder's default time control (tournaments.models.Ladder).
+KAISER_PLAY_BOT_MOVE_MS = env_int("KAISER_PLAY_BOT_MOVE_MS", 1000)
+KAISER_PLAY_BOT_BANK_MS = env_int("KAISER_PLAY_BOT_BANK_MS", 10000)
+KAISER_PLAY_BOT_STARTUP_MS = env_int("KAISER_PLAY_BOT_STARTUP_MS", 5000)
+# The worker's heartbeat on a game; a game not heard from for KAISER_PLAY_STALE_SECONDS (its
+# worker died) is void, as is a game no worker took within KAISER_PLAY_QUEUED_SECONDS.
+KAISER_PLAY_HEARTBEAT_SECONDS = env_int("KAISER_PLAY_HEARTBEAT_SECONDS", 5)
+KAISER_PLAY_STALE_SECONDS = env_int("KAISER_PLAY_STALE_SECONDS", 60)
+KAISER_PLAY_QUEUED_SECONDS = env_int("KAISER_PLAY_QUEUED_SECONDS", 300)
 
 # --- Bots and the sandbox -------------------------------------------------------------------
 

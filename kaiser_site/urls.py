@@ -35,6 +35,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("accounts/", include("accounts.urls")),
     path("bots/", include("bots.urls")),
+    path("play/", include("play.urls")),
     path("docs/runner/kaiser-engine.pyz", docs_pages.runner_download, name="runner-download"),
     path("docs/<slug:page>/", docs_pages.doc_page, name="doc-page"),
     path("", include("tournaments.urls")),

@@ -10,6 +10,9 @@
   var SEAT_NAMES = ["South", "West", "North", "East"];
   var PLAY_MS = 700;
 
+  // The card drawing, shared with the live table of a game against the bots (play.js).
+  window.kaiserCards = { cardNode: cardNode, cardOrder: cardOrder, bidText: bidText, SEAT_NAMES: SEAT_NAMES };
+
   var root = document.getElementById("viewer");
   if (!root) { return; }
   var $ = function (id) { return document.getElementById(id); };

@@ -1,0 +1,190 @@
+"""One game with a person at a seat: the human player, and the single game it sits in.
+
+A match (engine.match) is duplicate pairs of games between two players; a person sits down
+for one game (or one deal of it) with three bots, so this module plays a single game through
+GameState, seat by seat, and builds its replay in the standard format (one game listed and
+counted). Where the person's moves come from (a web page, a terminal) is the caller's
+MoveSource; nothing here knows of the site.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from engine.faults import BotFault
+from engine.game import GameState, pair_deals
+from engine.match import DEALING, seat_sides
+from engine.players import Player, TimeControl
+from engine.protocol import action_from_wire, action_to_wire
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from engine.game import Action
+    from engine.rules import Rules
+
+
+class Resigned(Exception):
+    """The person gave the game up."""
+
+
+class MoveSource(Protocol):
+    """Where a person's moves come from."""
+
+    def wait_move(self, *, seq: int, deadline: float) -> Any:
+        """The wire form of move number `seq` of the game (protocol actions: "8N", "H",
+        ["7C", "8D"], "AS"), or None once time.monotonic() passes `deadline`. Raises Resigned."""
+
+
+class HumanPlayer(Player):
+    """A seat played by a person: each decision waits for the MoveSource, up to `move_seconds`.
+    A move that is not legal (the site checks before it stores one) is the seat's fault."""
+
+    def __init__(self, source: MoveSource, *, move_seconds: float,
+                 moves_made: Callable[[], int], clock: Callable[[], float]) -> None:
+        self.source = source
+        self.move_seconds = move_seconds
+        self.moves_made = moves_made
+        self.clock = clock
+
+    def act(self, state: GameState, legal: Sequence[Action]) -> Action:
+        seq = self.moves_made()
+        wire = self.source.wait_move(seq=seq, deadline=self.clock() + self.move_seconds)
+        if wire is None:
+            raise BotFault("timeout", f"no move within {self.move_seconds:g} s", seq)
+        try:
+            return action_from_wire(state, wire)
+        except ValueError as error:
+            raise BotFault("illegal", str(error), seq) from None
+
+
+@dataclass(frozen=True)
+class SeatName:
+    name: str
+    version: str
+    human: bool = False
+
+
+OnMove = Callable[[GameState, dict[str, Any]], None]
+
+
+class SingleGame:
+    """One game of four seats (seat 0, 2: side A; 1, 3: side B, as in a match's game 0).
+
+    `on_move(state, move)` is called after every action is applied, with the move as
+    {"seat", "decision", "action" (wire form)}; `moves` keeps them all.
+    """
+
+    def __init__(self, players: list[Player], names: list[SeatName], *, rules: Rules,
+                 seed: str, time: TimeControl, on_move: OnMove | None = None) -> None:
+        self.players = players
+        self.names = names
+        self.rules = rules
+        self.seed = seed
+        self.time = time
+        self.on_move = on_move
+        self.moves: list[dict[str, Any]] = []
+        self.forfeit: dict[str, Any] | None = None
+        dealer, deals = pair_deals(rules, seed, 0)
+        self.state = GameState(rules, dealer=dealer, deals=deals, game=0)
+
+    def run(self) -> dict[str, Any]:
+        """Play to the end (or a forfeit) and return the replay; every player is closed."""
+        try:
+            self._start()
+            self._loop()
+        except _SeatFailed as failed:
+            self.forfeit = failed.record
+        finally:
+            for player in self.players:
+                player.close()
+        return self.replay()
+
+    def _start(self) -> None:
+        sides = seat_sides(0)
+        for seat, player in enumerate(self.players):
+            try:
+                player.start(seat=seat, rules=self.rules, games=1, time=self.time,
+                             seed=f"{self.seed}/{sides[seat]}{seat // 2}")
+                player.begin_game(0)
+            except BotFault as fault:
+                raise _SeatFailed(seat, fault.reason, fault.detail, fault.message_id) from None
+
+    def _loop(self) -> None:
+        state, seen = self.state, 0
+        while not state.is_terminal():
+            seat, decision = state.seat, state.decision
+            legal = state.legal_actions()
+            player = self.players[seat]
+            try:
+                action = player.act(state, legal)  # type: ignore[arg-type]
+            except BotFault as fault:
+                raise _SeatFailed(seat, fault.reason, fault.detail, fault.message_id) from None
+            except Resigned:
+                raise _SeatFailed(seat, "resign", "resigned", len(self.moves)) from None
+            if not player.trusted and action not in legal:
+                raise _SeatFailed(seat, "illegal", f"{action!r} is not a legal action", None)
+            state.apply(action)
+            move = {"seat": seat, "decision": decision,
+                    "action": action_to_wire(decision, action)}
+            self.moves.append(move)
+            seen = self._notify_deals(seen)
+            if self.on_move is not None:
+                self.on_move(state, move)
+        self._notify({"type": "game_end", "game": 0, "winner": state.winner,
+                      "score": list(state.score)})
+
+    def _notify_deals(self, seen: int) -> int:
+        log = self.state.log
+        for i in range(seen, len(log)):
+            entry = log[i]
+            self._notify({"type": "deal_end", "game": 0, "deal": i,
+                          "deal_record": entry.to_dict(),
+                          "score": list(entry.score) if entry.score else list(self.state.score)})
+        return len(log)
+
+    def _notify(self, message: dict[str, Any]) -> None:
+        for player in self.players:
+            if player.wants_notifications:
+                player.notify(message)
+
+    def replay(self) -> dict[str, Any]:
+        state, sides = self.state, seat_sides(0)
+        if self.forfeit is None:
+            deals, winner = state.records(), state.winner
+        else:
+            deals = state.records() + [state.partial_record()]
+            winner = 1 - self.forfeit["seat"] % 2
+        won = {"A": 0, "B": 0}
+        if winner is not None:
+            won[sides[winner]] = 1
+        return {
+            "format": "kaiser-replay", "version": 1,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "dealing": DEALING,
+            "players": {side: self._side_name(side) for side in ("A", "B")},
+            "seat_players": [{"name": n.name, "version": n.version, "human": n.human}
+                             for n in self.names],
+            "games": [{"seats": sides, "deals": deals,
+                       "result": {"winner": winner, "score": list(state.score),
+                                  "forfeit": self.forfeit}}],
+            "result": {"games": won, "score": won["A"] + (0.5 if winner is None else 0),
+                       "forfeit": self.forfeit},
+        }
+
+    def _side_name(self, side: str) -> dict[str, str]:
+        seats = [n for s, n in enumerate(self.names) if seat_sides(0)[s] == side]
+        if seats[0] == seats[1]:
+            return {"name": seats[0].name, "version": seats[0].version}
+        return {"name": " & ".join(n.name for n in seats),
+                "version": " & ".join(n.version for n in seats)}
+
+
+class _SeatFailed(Exception):
+    def __init__(self, seat: int, reason: str, detail: str, message_id: int | None) -> None:
+        super().__init__(f"seat {seat}: {reason}")
+        self.record = {"seat": seat, "player": seat_sides(0)[seat], "reason": reason,
+                       "message_id": message_id, "detail": detail}

@@ -1,0 +1,364 @@
+"""Writes of the play app: a person opens a game, posts moves, resigns; the worker plays it.
+
+The worker's side (game_play) runs one game in engine.human.SingleGame: the person's seat is
+a HumanPlayer whose moves come from Move rows (polled), the bots are the same players the
+ladder's matches use (bots.runner: sandboxed programs, house players in-process). After every
+move the worker publishes the person's view in the Game row, which the page polls.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from bots.models import BotVersion
+from engine.cards import mask_names
+from engine.faults import InfrastructureError
+from engine.game import GameState
+from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
+from engine.players import Player, TimeControl
+from engine.protocol import legal_to_wire
+from engine.rules import PRESETS, Rules, get_rules, replace
+from play import selectors
+from play.models import Game, Move, Seat
+
+SEATS = (1, 2, 3)  # the bots' seats; the person is at seat 0, partner at 2
+RESIGN_CHECK_SECONDS = 0.5
+
+
+class PlayError(ValueError):
+    """A request the play app refuses, with the reason to show."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# --- The person's side ---------------------------------------------------------------------
+
+
+def game_create(*, owner: Any, rules: str, length: str, seats: list[str]) -> Game:
+    """A new game with the person at seat 0 and `seats` (three choices: "builtin:NAME" or a
+    bot version id) at seats 1, 2 (partner), 3; sent to the play queue once committed.
+    Refused beyond KAISER_PLAY_OPEN_GAMES open games."""
+    if rules not in PRESETS:
+        raise PlayError(f"unknown rule set {rules!r}; choose one of {', '.join(PRESETS)}")
+    if length not in Game.Length.values:
+        raise PlayError(f"length must be one of {', '.join(Game.Length.values)}")
+    if len(seats) != 3:
+        raise PlayError("choose a player for each of the three other seats")
+    resolved = [_seat_resolve(value) for value in seats]
+    limit = settings.KAISER_PLAY_OPEN_GAMES
+    with transaction.atomic():
+        # The person's row, locked: two requests at once cannot both pass the limit.
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        if selectors.open_games(owner=owner).count() >= limit:
+            raise PlayError(f"you have {limit} open game{'s' * (limit != 1)} already: finish "
+                            f"or resign one first", status=409)
+        game = Game.objects.create(
+            owner=owner, rules=rules, length=length, seed=secrets.token_hex(8),
+            move_seconds=settings.KAISER_PLAY_MOVE_SECONDS,
+            bot_move_ms=settings.KAISER_PLAY_BOT_MOVE_MS,
+            bot_bank_ms=settings.KAISER_PLAY_BOT_BANK_MS,
+            bot_startup_ms=settings.KAISER_PLAY_BOT_STARTUP_MS)
+        Seat.objects.bulk_create([Seat(game=game, seat=seat, version=version, builtin=spec)
+                                  for seat, (version, spec) in zip(SEATS, resolved, strict=True)])
+        transaction.on_commit(lambda: _dispatch(game.pk))
+    return game
+
+
+def _dispatch(game_id: int) -> None:
+    from play.tasks import game_play
+
+    game_play.apply_async((game_id,), queue=settings.KAISER_PLAY_QUEUE)
+
+
+def _seat_resolve(value: str) -> tuple[BotVersion | None, str]:
+    if not isinstance(value, str) or not value:
+        raise PlayError("choose a player for each seat")
+    if value.startswith("builtin:"):
+        from engine.builtin import builtin_players
+
+        if value.removeprefix("builtin:") not in builtin_players():
+            raise PlayError(f"no house player {value!r}")
+        return selectors.house_version(spec=value), value
+    if not value.isdigit():
+        raise PlayError(f"not a seat choice: {value!r}")
+    version = (BotVersion.objects.select_related("bot")
+               .filter(pk=int(value), status=BotVersion.Status.ACTIVE, bot__retired=False)
+               .first())
+    if version is None:
+        raise PlayError(f"bot version {value} is not active")
+    return version, ""
+
+
+def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, Any]:
+    """The person's move number `seq`. Stored once: the same move posted again is answered
+    as a duplicate and changes nothing; an illegal or stale move is refused (PlayError)."""
+    _own(game, user)
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        raise PlayError("seq must be the number of the move (a whole number)")
+    earlier = Move.objects.filter(game=game, seq=seq).values_list("action", flat=True).first()
+    if earlier is not None:
+        return _duplicate(seq, earlier, action)
+    game.refresh_from_db(fields=["status", "seq", "view"])
+    if game.status != Game.Status.RUNNING or not game.view:
+        raise PlayError(f"the game is {game.status}: no move is expected", status=409)
+    view = game.view
+    if seq != game.seq or not view.get("your_turn"):
+        raise PlayError(f"move {seq} is not the one expected (it is move {game.seq}, "
+                        f"{'yours' if view.get('your_turn') else 'a bot'} to play)", status=409)
+    clean = _check_action(view, action)
+    try:
+        with transaction.atomic():
+            Move.objects.create(game=game, seq=seq, action=clean)
+    except IntegrityError:  # the same move, posted twice at once
+        earlier = Move.objects.filter(game=game, seq=seq).values_list("action", flat=True).first()
+        return _duplicate(seq, earlier, action)
+    return {"accepted": True, "seq": seq, "action": clean}
+
+
+def _duplicate(seq: int, earlier: Any, action: Any) -> dict[str, Any]:
+    if earlier != action:
+        raise PlayError(f"move {seq} was already made ({earlier!r})", status=409)
+    return {"accepted": True, "seq": seq, "action": earlier, "duplicate": True}
+
+
+def _check_action(view: dict[str, Any], action: Any) -> Any:
+    """The action if the view's decision allows it; PlayError saying why not."""
+    decision, legal = view["decision"], view["legal"]
+    if decision == "discard":
+        need = view["kitty"]
+        if not (isinstance(action, list) and len(action) == need
+                and all(isinstance(c, str) for c in action)):
+            raise PlayError(f"a discard is a list of {need} cards")
+        if len(set(action)) != need or not set(action) <= set(legal):
+            raise PlayError(f"you may not discard {', '.join(map(str, action))}")
+        return sorted(action)
+    if isinstance(action, bool) != (decision == "misdeal") or action not in legal:
+        shown = "nothing" if action is None else str(action)[:20]
+        raise PlayError(f"{shown} is not a legal {decision} now")
+    return action
+
+
+def game_resign(*, game: Game, user: Any) -> Game:
+    """The person gives up: the worker ends the game at its next wait (a forfeit by seat 0);
+    a game no worker has started yet is void at once."""
+    _own(game, user)
+    Game.objects.filter(pk=game.pk, status__in=Game.OPEN).update(resign_requested=True)
+    _void_if(game.pk, Game.Status.QUEUED, "resigned before it began")
+    game.refresh_from_db()
+    return game
+
+
+def _own(game: Game, user: Any) -> None:
+    if game.owner_id != getattr(user, "pk", None):
+        raise PlayError("this is not your game", status=403)
+
+
+# --- Void games ----------------------------------------------------------------------------
+
+
+def _void_if(game_id: int, status: str, reason: str) -> bool:
+    return bool(Game.objects.filter(pk=game_id, status=status).update(
+        status=Game.Status.VOID, void_reason=reason, finished=timezone.now()))
+
+
+def games_void_stale(*, game_id: int | None = None) -> int:
+    """Void the games whose worker stopped (no heartbeat for KAISER_PLAY_STALE_SECONDS) and
+    those no worker took (queued for KAISER_PLAY_QUEUED_SECONDS). Nothing else is lost: the
+    bots' matches and ratings never depended on them."""
+    now = timezone.now()
+    games = Game.objects.all() if game_id is None else Game.objects.filter(pk=game_id)
+    running = games.filter(status=Game.Status.RUNNING,
+                           alive__lt=now - timedelta(seconds=settings.KAISER_PLAY_STALE_SECONDS))
+    queued = games.filter(status=Game.Status.QUEUED,
+                          created__lt=now - timedelta(seconds=settings.KAISER_PLAY_QUEUED_SECONDS))
+    return (running.update(status=Game.Status.VOID, finished=now,
+                           void_reason="the server playing it stopped; the game is void")
+            + queued.update(status=Game.Status.VOID, finished=now,
+                            void_reason="no server took the game in time; the game is void"))
+
+
+# --- The worker's side ---------------------------------------------------------------------
+
+
+def game_play(*, game_id: int, worker: str) -> str:
+    """Play the game to its end. Safe to run twice: only a queued game is started; a running
+    one met again was left by a worker that died, and is void."""
+    now = timezone.now()
+    taken = Game.objects.filter(pk=game_id, status=Game.Status.QUEUED).update(
+        status=Game.Status.RUNNING, started=now, alive=now, worker=worker[:200])
+    if not taken:
+        if _void_if(game_id, Game.Status.RUNNING, "the server playing it stopped; the game "
+                    "is void"):
+            return "void"
+        return "skipped"
+    game = Game.objects.get(pk=game_id)
+    try:
+        replay = _play(game)
+    except InfrastructureError as error:
+        _void_if(game_id, Game.Status.RUNNING, f"the sandbox failed: {error}"[:200])
+        return "void"
+    except Exception as error:
+        _void_if(game_id, Game.Status.RUNNING, f"the server failed: {type(error).__name__}")
+        raise
+    return game_finish(game_id=game_id, replay=replay)
+
+
+def game_rules(game: Game) -> Rules:
+    rules = get_rules(game.rules)
+    return replace(rules, max_deals=1) if game.length == Game.Length.DEAL else rules
+
+
+def _play(game: Game) -> dict[str, Any]:
+    clock = TimeControl(move_ms=game.bot_move_ms, bank_ms=game.bot_bank_ms,
+                        startup_ms=game.bot_startup_ms)
+    seats = list(game.seats.select_related("version__bot").order_by("seat"))
+    channel = Channel(game)
+    names = [SeatName(game.owner.username, "person", human=True)]
+    players: list[Player] = []
+    try:
+        for seat in seats:
+            name, player = _bot_player(seat, clock)
+            names.append(name)
+            players.append(player)
+    except BaseException:
+        for player in players:
+            player.close()
+        raise
+    single = SingleGame([], names, rules=game_rules(game), seed=game.seed, time=clock,
+                        on_move=channel.publish)
+    human = HumanPlayer(channel, move_seconds=game.move_seconds,
+                        moves_made=lambda: len(single.moves), clock=time.monotonic)
+    single.players = [human, *players]
+    channel.single = single
+    channel.publish(single.state, None)
+    return single.run()
+
+
+def _bot_player(seat: Seat, clock: TimeControl) -> tuple[SeatName, Player]:
+    from bots.runner import bot_version_player
+    from engine.builtin import resolve_player
+
+    if seat.version is not None:
+        factory = bot_version_player(version=seat.version, time=clock)
+    else:
+        factory = resolve_player(seat.builtin, time=clock)  # type: ignore[assignment]
+    return SeatName(factory.name, factory.version), factory(seat.seat // 2)
+
+
+def game_finish(*, game_id: int, replay: dict[str, Any]) -> str:
+    result = replay["games"][0]["result"]
+    forfeit = result["forfeit"] or {}
+    done = Game.objects.filter(pk=game_id, status=Game.Status.RUNNING).update(
+        status=Game.Status.FINISHED, finished=timezone.now(), replay=replay,
+        winner=result["winner"], score=result["score"],
+        forfeit_reason=forfeit.get("reason", ""), forfeit_seat=forfeit.get("seat"))
+    if done:
+        Game.objects.filter(pk=game_id).update(view=_final_view(game_id, replay))
+    return "finished" if done else "void"
+
+
+def _final_view(game_id: int, replay: dict[str, Any]) -> dict[str, Any]:
+    view = Game.objects.values_list("view", flat=True).get(pk=game_id) or {}
+    view.update(your_turn=False, decision=None, legal=[], deadline=None, over=True,
+                result=replay["games"][0]["result"], at=_now_ms())
+    return view
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Channel:
+    """The worker's link to the page: publishes the person's view after every move, and
+    waits for the person's moves (Move rows), beating the game's heartbeat meanwhile."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.single: SingleGame | None = None
+        self.poll = settings.KAISER_PLAY_POLL_MS / 1000
+        self.beat = settings.KAISER_PLAY_HEARTBEAT_SECONDS
+        self.look = max(self.poll, RESIGN_CHECK_SECONDS)
+
+    def publish(self, state: GameState, move: dict[str, Any] | None) -> None:
+        seq = len(self.single.moves) if self.single else 0
+        view = person_view(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
+                           names=[n.name for n in self.single.names] if self.single else [])
+        Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
+            seq=seq, view=view, alive=timezone.now())
+
+    def wait_move(self, *, seq: int, deadline: float) -> Any:
+        now = time.monotonic()
+        next_beat, next_look = now + self.beat, now
+        while (now := time.monotonic()) < deadline:
+            if now >= next_look:
+                self._look()
+                next_look = now + self.look
+            row = Move.objects.filter(game_id=self.game.pk, seq=seq).values_list(
+                "action", flat=True).first()
+            if row is not None:
+                return row
+            if now >= next_beat:
+                Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
+                    alive=timezone.now())
+                next_beat = now + self.beat
+            time.sleep(self.poll)
+        return None
+
+    def _look(self) -> None:
+        """A resignation (or the game voided meanwhile) ends the wait: stop playing."""
+        status, resign = Game.objects.values_list("status", "resign_requested").get(
+            pk=self.game.pk)
+        if resign or status != Game.Status.RUNNING:
+            raise Resigned()
+
+
+def person_view(state: GameState, *, seq: int, move: dict[str, Any] | None,
+                move_seconds: int, names: list[str]) -> dict[str, Any]:
+    """What the person at seat 0 may see after `seq` moves: their hand, the bidding, the
+    trick on the table and the last one, the score; the legal moves when it is their turn."""
+    seen = state.observation(0)
+    yours = state.seat == 0 and not state.is_terminal()
+    tricks = seen["tricks"]
+    last_trick = tricks[-1] if tricks else None
+    if last_trick is None and state.log and state.log[-1].tricks:
+        last_trick = state.log[-1].to_dict()["tricks"][-1]
+    taken = [0, 0]
+    for trick in tricks:
+        taken[trick["winner"] % 2] += 1
+    view: dict[str, Any] = {
+        "seq": seq, "at": _now_ms(), "over": state.is_terminal(),
+        "names": names, "seat": state.seat, "decision": state.decision if yours else None,
+        "waiting_for": state.decision, "your_turn": yours,
+        "legal": legal_to_wire(state, state.legal_actions()) if yours else [],
+        "kitty": state.rules.kitty, "move_seconds": move_seconds,
+        "deadline": _now_ms() + move_seconds * 1000 if yours else None,
+        "deal": seen["deal"], "dealer": seen["dealer"], "hand": seen["hand"],
+        "hand_sizes": [h.bit_count() for h in state.hands],
+        "bids": seen["bids"], "contract": seen["contract"], "trick": seen["trick"],
+        "last_trick": last_trick, "taken": taken, "points": list(state.points),
+        "score": seen["score"], "target": state.target, "last_move": move,
+        "deals": [_deal_summary(entry.to_dict()) for entry in state.log],
+    }
+    if yours and state.decision == "discard":
+        view["kitty_cards"] = mask_names(state.kitty)
+    return view
+
+
+def _deal_summary(deal: dict[str, Any]) -> dict[str, Any]:
+    return {"contract": deal["contract"], "misdeal": deal["misdeal"],
+            "points": deal.get("points"), "delta": deal.get("delta"),
+            "score": deal.get("score")}
+
+
+__all__ = ["PlayError", "game_create", "game_play", "game_resign", "move_submit",
+           "games_void_stale", "person_view"]

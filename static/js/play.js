@@ -1,0 +1,336 @@
+/* A person's game against the bots: polls the view the worker publishes (state/), draws it on
+   the replay viewer's table (cards drawn by replay.js's window.kaiserCards), and posts the
+   person's moves (move/). Legal cards are raised; click one, or choose with the arrow keys and
+   press Enter. No dependencies. */
+(function () {
+  "use strict";
+
+  var POLL_MS = 100;
+  var root = document.getElementById("play");
+  if (!root || !window.kaiserCards) { return; }
+  var K = window.kaiserCards, SEAT_NAMES = K.SEAT_NAMES;
+  var SUIT_NAMES = { C: "\u2663 clubs", D: "\u2666 diamonds", H: "\u2665 hearts", S: "\u2660 spades" };
+  var $ = function (id) { return document.getElementById(id); };
+  var csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
+  var game = { seq: -1, view: null, status: root.getAttribute("data-status"), pending: false,
+               chosen: [], focus: 0, showLast: false, timer: null, done: false };
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) { node.className = cls; }
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+
+  function message(text, isError) {
+    var box = $("p-message");
+    box.textContent = text || "";
+    box.hidden = !text;
+    box.classList.toggle("errors", !!isError);
+  }
+
+  /* --- Polling ----------------------------------------------------------------------------- */
+
+  function poll() {
+    fetch(root.getAttribute("data-state-url") + "?after=" + game.seq,
+          { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (r) {
+        if (!r.ok) { throw new Error("the server answered " + r.status); }
+        return r.json();
+      })
+      .then(receive)
+      .catch(function (error) { message("Lost touch with the server (" + error.message + "); retrying…", true); })
+      .then(function () { if (!game.done) { game.timer = setTimeout(poll, POLL_MS); } });
+  }
+
+  function receive(data) {
+    var changed = data.status !== game.status || (!data.unchanged && data.view &&
+      (data.seq !== game.seq || !game.view || data.view.at !== game.view.at));
+    game.status = data.status;
+    root.setAttribute("data-status", data.status);
+    if (data.unchanged && !changed) { return; }
+    if (data.view) {
+      game.view = data.view;
+      if (data.seq !== game.seq) { game.chosen = []; game.focus = 0; game.pending = false; }
+      game.seq = data.seq;
+      root.setAttribute("data-seq", String(data.seq));
+      window.kaiserPlay.seenAt = data.view.at;
+      draw();
+    }
+    if (data.status === "queued") { message("Waiting for a server to start the game…"); }
+    else if (data.status === "running") { message(data.resigning ? "Resigning…" : ""); }
+    else { finish(data); }
+  }
+
+  function finish(data) {
+    game.done = true;
+    $("p-actions").innerHTML = "";
+    $("p-resign").hidden = true;
+    var after = $("p-after");
+    after.hidden = false;
+    after.innerHTML = "";
+    if (data.status === "void") {
+      message("This game is void: " + (data.void_reason || "its server stopped") + ".", true);
+      return;
+    }
+    var r = data.view && data.view.result;
+    message(resultText(r));
+    if (data.replay) {
+      var link = el("a", "button", "Watch the replay");
+      link.href = data.replay;
+      link.id = "p-replay";
+      after.appendChild(link);
+    }
+    var again = el("a", null, "Play again");
+    again.href = root.getAttribute("data-state-url").replace(/\d+\/state\/$/, "");
+    after.appendChild(document.createTextNode(" "));
+    after.appendChild(again);
+  }
+
+  function resultText(r) {
+    if (!r) { return "The game is over."; }
+    var text = r.winner === null ? "A draw" : r.winner === 0 ? "Your team wins" : "The bots' team wins";
+    text += ", " + r.score[0] + " to " + r.score[1] + ".";
+    if (r.forfeit) {
+      text += " " + (r.forfeit.seat === 0 ? "You" : SEAT_NAMES[r.forfeit.seat]) + " forfeited (" +
+        (r.forfeit.reason === "resign" ? "resigned" : r.forfeit.reason) + ").";
+    }
+    return text;
+  }
+
+  /* --- Drawing ----------------------------------------------------------------------------- */
+
+  function draw() {
+    var v = game.view;
+    for (var seat = 0; seat < 4; seat++) { drawSeat(v, seat); }
+    drawTrick(v);
+    drawActions(v);
+    drawSide(v);
+  }
+
+  function lastBid(v, seat) {
+    var bid = null;
+    v.bids.forEach(function (b) { if (b.seat === seat) { bid = b.bid; } });
+    return bid;
+  }
+
+  function drawSeat(v, seat) {
+    var box = root.querySelector('.seat[data-seat="' + seat + '"]');
+    box.innerHTML = "";
+    box.className = "seat seat-" + seat + " team-" + (seat % 2 ? "B" : "A") + (v.seat === seat && !v.over ? " to-play" : "");
+    var head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat] + (seat === 0 ? " (you)" : seat === 2 ? " (partner)" : "")));
+    head.appendChild(el("span", "seat-player", v.names[seat] || ""));
+    if (v.dealer === seat) { head.appendChild(el("span", "badge dealer", "dealer")); }
+    if (v.contract && v.contract.seat === seat) { head.appendChild(el("span", "badge contract-badge", "bid " + K.bidText(v.contract.bid))); }
+    box.appendChild(head);
+    var bid = lastBid(v, seat);
+    if (bid && !v.contract) { box.appendChild(el("div", "bubble", K.bidText(bid))); }
+    var hand = el("div", "hand");
+    if (seat === 0) { drawHand(v, hand); }
+    else {
+      for (var i = 0; i < v.hand_sizes[seat]; i++) { hand.appendChild(el("span", "card back", "\u00a0")); }
+    }
+    box.appendChild(hand);
+  }
+
+  function playable(v) {
+    return v.your_turn && !game.pending && (v.decision === "play" || v.decision === "discard");
+  }
+
+  function drawHand(v, hand) {
+    var cards = v.hand.slice().sort(K.cardOrder), legal = playable(v) ? v.legal : [];
+    var legalCards = cards.filter(function (c) { return legal.indexOf(c) >= 0; });
+    if (game.focus >= legalCards.length) { game.focus = 0; }
+    cards.forEach(function (c) {
+      var node = K.cardNode(c), isLegal = legal.indexOf(c) >= 0;
+      node.setAttribute("role", "button");
+      if (isLegal) {
+        node.classList.add("legal");
+        node.tabIndex = -1;
+        if (legalCards[game.focus] === c) { node.classList.add("focus"); }
+        if (game.chosen.indexOf(c) >= 0) { node.classList.add("chosen"); }
+        node.addEventListener("click", function () { choose(c); });
+      } else {
+        node.setAttribute("aria-disabled", "true");
+      }
+      hand.appendChild(node);
+    });
+  }
+
+  function drawTrick(v) {
+    var box = $("p-trick"), trick = game.showLast ? v.last_trick : v.trick;
+    box.innerHTML = "";
+    if (!trick || !trick.cards.length) {
+      var note = v.over ? "game over" : v.contract ? (v.waiting_for === "discard" ? "discarding" : "lead to the trick") : "bidding";
+      box.appendChild(el("div", "trick-note muted", note));
+      return;
+    }
+    trick.cards.forEach(function (c, i) {
+      var seat = (trick.leader + i) % 4, slot = el("div", "played played-" + seat), node = K.cardNode(c);
+      node.setAttribute("data-seat", String(seat));
+      if (trick.winner === seat) { slot.classList.add("winner"); }
+      slot.appendChild(node);
+      box.appendChild(slot);
+    });
+    if (game.showLast) { box.appendChild(el("div", "trick-note", "last trick: " + SEAT_NAMES[trick.winner] + " won it")); }
+  }
+
+  function button(text, data, action) {
+    var b = el("button", "move", text);
+    b.type = "button";
+    Object.keys(data).forEach(function (k) { b.setAttribute("data-" + k, data[k]); });
+    b.addEventListener("click", function () { send(action); });
+    b.disabled = game.pending;
+    return b;
+  }
+
+  function drawActions(v) {
+    var box = $("p-actions");
+    box.innerHTML = "";
+    if (v.over) { return; }
+    if (!v.your_turn) {
+      box.appendChild(el("p", "muted", SEAT_NAMES[v.seat] + " (" + (v.names[v.seat] || "a bot") + ") is to " + v.waiting_for + "…"));
+      return;
+    }
+    var prompt = { bid: "Your bid:", trump: "Name trump:", discard: "Choose " + v.kitty + " cards to discard:",
+      play: "Your turn: play a raised card (click it, or \u2190 \u2192 and Enter).", misdeal: "Throw this hand in?" }[v.decision];
+    box.appendChild(el("p", "prompt", prompt));
+    if (v.decision === "bid") {
+      v.legal.forEach(function (b) { box.appendChild(button(K.bidText(b), { bid: b }, b)); });
+    } else if (v.decision === "trump") {
+      v.legal.forEach(function (s) { box.appendChild(button(SUIT_NAMES[s], { suit: s }, s)); });
+    } else if (v.decision === "misdeal") {
+      box.appendChild(button("Throw it in", { misdeal: "true" }, true));
+      box.appendChild(button("Keep it", { misdeal: "false" }, false));
+    } else if (v.decision === "discard") {
+      if (v.kitty_cards) { box.appendChild(el("span", "muted", "The kitty held " + v.kitty_cards.join(", ") + ". ")); }
+      var go = el("button", "move", "Discard " + (game.chosen.join(", ") || "\u2026"));
+      go.type = "button";
+      go.id = "p-discard";
+      go.disabled = game.pending || game.chosen.length !== v.kitty;
+      go.addEventListener("click", function () { send(game.chosen.slice()); });
+      box.appendChild(go);
+    }
+  }
+
+  function drawSide(v) {
+    var turn = $("p-turn");
+    turn.innerHTML = "";
+    turn.appendChild(el("strong", null, "Deal " + (v.deal + 1) + " \u00b7 move " + (v.seq + 1)));
+    if (v.your_turn && v.deadline) {
+      var left = Math.max(0, Math.round((v.deadline - Date.now()) / 1000));
+      turn.appendChild(el("div", "clock", "Your move: about " + left + " s left"));
+    }
+    var contract = $("p-contract");
+    contract.innerHTML = "";
+    if (v.contract) {
+      contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[v.contract.seat] + " bid " + K.bidText(v.contract.bid)));
+      contract.appendChild(el("div", "trump", "Trump: " + (v.contract.trump ? v.contract.trump : v.contract.bid.slice(-1) === "N" ? "none (no trump)" : "not named yet")));
+    } else {
+      contract.appendChild(el("div", "muted", "No contract yet"));
+    }
+    contract.appendChild(el("div", "taken", "Tricks: you and North " + v.taken[0] + " (" + v.points[0] + " pts) \u00b7 West and East " + v.taken[1] + " (" + v.points[1] + " pts)"));
+    var bids = $("p-bids");
+    bids.innerHTML = "";
+    bids.appendChild(el("strong", null, "Bidding"));
+    var list = el("ol", "bid-list");
+    v.bids.forEach(function (b) { list.appendChild(el("li", null, SEAT_NAMES[b.seat] + ": " + K.bidText(b.bid))); });
+    if (!v.bids.length) { list.appendChild(el("li", "muted", "\u2014")); }
+    bids.appendChild(list);
+    var last = $("p-last");
+    last.innerHTML = "";
+    var toggle = el("button", "link", game.showLast ? "Back to the table" : "Show the last trick");
+    toggle.type = "button";
+    toggle.id = "p-last-toggle";
+    toggle.disabled = !v.last_trick;
+    toggle.addEventListener("click", function () { game.showLast = !game.showLast; draw(); });
+    last.appendChild(toggle);
+    if (v.last_trick) {
+      last.appendChild(el("div", "muted", "Last trick: " + v.last_trick.cards.join(" ") + ", won by " + SEAT_NAMES[v.last_trick.winner]));
+    }
+    drawScores(v);
+  }
+
+  function drawScores(v) {
+    var box = $("p-scores");
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Score (to " + v.target + ")"));
+    var table = el("table", "score-table"), head = el("tr");
+    ["deal", "contract", "you+N", "W+E"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    v.deals.forEach(function (d, i) {
+      if (!d.score) { return; }
+      var row = el("tr");
+      row.appendChild(el("td", null, String(i + 1)));
+      row.appendChild(el("td", null, d.contract ? K.bidText(d.contract.bid) + " " + SEAT_NAMES[d.contract.seat][0] : "misdeal"));
+      row.appendChild(el("td", null, d.score[0] + " (" + signed(d.delta[0]) + ")"));
+      row.appendChild(el("td", null, d.score[1] + " (" + signed(d.delta[1]) + ")"));
+      table.appendChild(row);
+    });
+    box.appendChild(table);
+    box.appendChild(el("div", "running", "Now: you and North " + v.score[0] + ", West and East " + v.score[1]));
+  }
+
+  function signed(n) { return (n > 0 ? "+" : "") + n; }
+
+  /* --- Moving ------------------------------------------------------------------------------ */
+
+  function choose(card) {
+    var v = game.view;
+    if (!playable(v)) { return; }
+    if (v.decision === "play") { send(card); return; }
+    var at = game.chosen.indexOf(card);
+    if (at >= 0) { game.chosen.splice(at, 1); }
+    else if (game.chosen.length < v.kitty) { game.chosen.push(card); }
+    draw();
+  }
+
+  function send(action) {
+    var seq = game.seq;
+    if (game.pending || !game.view || !game.view.your_turn) { return; }
+    game.pending = true;
+    game.showLast = false;
+    draw();
+    fetch(root.getAttribute("data-move-url"), {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify({ seq: seq, action: action }),
+    }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) { throw new Error(body.error || "refused (" + r.status + ")"); }
+        window.kaiserPlay.sent.push({ seq: seq, action: action });
+      });
+    }).catch(function (error) {
+      game.pending = false;
+      message("Move refused: " + error.message, true);
+      draw();
+    });
+  }
+
+  function onKey(event) {
+    var v = game.view, tag = (event.target.tagName || "").toLowerCase();
+    if (!v || !playable(v) || tag === "input" || tag === "select" || tag === "textarea") { return; }
+    var legal = v.hand.slice().sort(K.cardOrder).filter(function (c) { return v.legal.indexOf(c) >= 0; });
+    if (!legal.length) { return; }
+    if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+      event.preventDefault();
+      game.focus = (game.focus + (event.key === "ArrowRight" ? 1 : legal.length - 1)) % legal.length;
+      draw();
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      choose(legal[game.focus]);
+    }
+  }
+
+  $("p-resign").addEventListener("click", function () {
+    if (!window.confirm("Resign this game? Your team loses it.")) { return; }
+    fetch(root.getAttribute("data-resign-url"), {
+      method: "POST", credentials: "same-origin",
+      headers: { Accept: "application/json", "X-CSRFToken": csrf },
+    }).then(function () { message("Resigning…"); });
+  });
+  document.addEventListener("keydown", onKey);
+  window.kaiserPlay = { game: game, sent: [], seenAt: null };
+  poll();
+})();

@@ -1,0 +1,82 @@
+"""Fixtures for games against the bots: a signed-in person's client, and the worker's side of
+a game (play.services.game_play, the task's one call) run in a thread of this process."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+from play import services
+from play.models import Game
+
+
+@pytest.fixture
+def person_client(owner: Any, password: str) -> Client:
+    client = Client()
+    assert client.login(username=owner.username, password=password)
+    return client
+
+
+class GameThread:
+    """game_play(game) in a thread, as the play worker runs it."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self.outcome: str | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.outcome = services.game_play(game_id=self.game_id, worker="test-thread")
+        except BaseException as error:  # reported by join()
+            self.error = error
+        finally:
+            connection.close()
+
+    def join(self, timeout: float = 60) -> str:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the game is still being played"
+        if self.error is not None:
+            raise self.error
+        assert self.outcome is not None
+        return self.outcome
+
+
+@pytest.fixture
+def play_game(private_broker: Any) -> Iterator[Callable[[Game], GameThread]]:
+    """start(game): its worker side in a thread (the broker is private: no worker of the
+    machine picks the dispatched task up). Every thread is joined at the end."""
+    threads: list[GameThread] = []
+
+    def start(game: Game) -> GameThread:
+        threads.append(GameThread(game.pk))
+        return threads[-1]
+
+    yield start
+    for thread in threads:
+        Game.objects.filter(pk=thread.game_id, status=Game.Status.RUNNING).update(
+            resign_requested=True)
+        thread.thread.join(30)
+
+
+def wait_view(game: Game, *, seq: int | None = None, timeout: float = 60,
+              turn: bool = True) -> Game:
+    """The game once it waits for the person (at move `seq`, if given) or is over."""
+    deadline = time.monotonic() + timeout
+    while True:
+        game.refresh_from_db()
+        if not game.is_open:
+            return game
+        view = game.view or {}
+        if (not turn or view.get("your_turn")) and (seq is None or game.seq >= seq):
+            return game
+        assert time.monotonic() < deadline, f"game {game.pk} never waited: {game.status}"
+        time.sleep(0.02)
