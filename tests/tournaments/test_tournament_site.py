@@ -380,3 +380,37 @@ def test_a_bots_page_offers_entry_to_its_owner_and_lists_its_tournaments(
     assert "Played cup" in history and f"{rank} of 2" in history
     assert "Spring open" in history  # entered, not started yet
     assert "<small class=\"badge\">entered</small>" in page
+
+
+# --- The admin, for repairs -------------------------------------------------------------------
+
+
+def test_the_admin_takes_entrants_without_seeds_and_offers_the_rule_presets(
+    staff: User, make_builtin: Any
+) -> None:
+    staff.is_superuser = True
+    staff.save(update_fields=["is_superuser"])
+    client = Client()
+    client.force_login(staff)
+    form = client.get("/admin/tournaments/tournament/add/").content.decode()
+    assert '<option value="pagat">pagat</option>' in form
+    assert '<option value="knockout">knockout</option>' in form
+    assert "single elimination" not in form
+    versions = [make_builtin(n) for n in ("p1", "p2", "p3")]
+    data = {"name": "Admin cup", "format": "knockout", "rounds": 1, "rules": "official",
+            "games_per_match": 2, "move_ms": 1000, "bank_ms": 10000, "startup_ms": 5000,
+            "current_round": 0, "entrants-TOTAL_FORMS": 3, "entrants-INITIAL_FORMS": 0,
+            "entrants-MIN_NUM_FORMS": 0, "entrants-MAX_NUM_FORMS": 1000,
+            "byes-TOTAL_FORMS": 0, "byes-INITIAL_FORMS": 0}
+    for i, version in enumerate(versions):
+        data[f"entrants-{i}-version"] = version.pk
+        data[f"entrants-{i}-seed"] = ""
+    saved = client.post("/admin/tournaments/tournament/add/", data)
+    assert saved.status_code == 302, saved.content.decode()[-3000:]
+    tournament = Tournament.objects.get(name="Admin cup")
+    assert tournament.status == Tournament.Status.DRAFT
+    client.post("/admin/tournaments/tournament/", {"action": "start",
+                                                   "_selected_action": [tournament.pk]})
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    assert sorted(tournament.entrants.values_list("seed", flat=True)) == [1, 2, 3]
