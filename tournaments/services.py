@@ -566,6 +566,8 @@ def challenge_create(
     for v, field in ((version, "bot"), (opponent, "opponent")):
         if v.status != BotVersion.Status.ACTIVE or v.bot.retired:
             raise ValidationError({field: f"{v} is not an active version"})
+    if rated and version.bot.owner_id == opponent.bot.owner_id:
+        raise ValidationError({"rated": RATED_SAME_OWNER})
     limit = _setting("KAISER_CHALLENGES_PER_HOUR", 10)
     since = timezone.now() - timedelta(hours=1)
     with transaction.atomic():
@@ -585,8 +587,6 @@ def challenge_create(
 
 
 def tournament_create(
-    if rated and version.bot.owner_id == opponent.bot.owner_id:
-        raise ValidationError({"rated": RATED_SAME_OWNER})
     *, name: str, format: str, versions: Sequence[BotVersion] = (), rounds: int = 1,
     created_by: AbstractBaseUser | None = None, ladder: Ladder | None = None,
     start: bool = True, entry_deadline: datetime | None = None, **conditions: Any,
