@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from bots import selectors, services
+from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
@@ -57,6 +58,8 @@ class BotVersionSerializer(serializers.ModelSerializer):
     bot_name = serializers.CharField(source="bot.name", read_only=True)
     sha256 = serializers.CharField(read_only=True)
     check_stderr = serializers.SerializerMethodField()
+    reason = serializers.SerializerMethodField()
+    check_summary = serializers.SerializerMethodField()
 
     class Meta:
         model = BotVersion
@@ -65,6 +68,20 @@ class BotVersionSerializer(serializers.ModelSerializer):
             "status", "reason", "check_summary", "check_stderr", "created", "checked",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.CharField())
+    def get_reason(self, version: BotVersion) -> str:
+        """The verdict; a fault it quotes is clipped (bots.faults) except for owner and staff."""
+        if whole_for(self.context["request"].user, version):
+            return version.reason
+        return detail_clip(version.reason)
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_check_summary(self, version: BotVersion) -> Any:
+        summary = version.check_summary
+        if not isinstance(summary, dict) or whole_for(self.context["request"].user, version):
+            return summary
+        return {**summary, "forfeit": forfeit_public(summary.get("forfeit"))}
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_check_stderr(self, version: BotVersion) -> str | None:
@@ -215,4 +232,6 @@ class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
         if version is None or version.check_replay is None:
             return Response({"detail": "This version has no check replay yet.",
                              "code": "not_found"}, status=status.HTTP_404_NOT_FOUND)
-        return Response(version.check_replay)
+        if whole_for(request.user, self.get_object()):
+            return Response(version.check_replay)
+        return Response(replay_public(version.check_replay))

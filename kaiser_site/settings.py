@@ -242,6 +242,9 @@ KAISER_BOT_IN_FLIGHT = env_int("KAISER_BOT_IN_FLIGHT", 2)  # of those, per bot v
 # restart empties the queue) and sent again by matches_requeue_stale.
 KAISER_DISPATCH_LOST_SECONDS = env_int("KAISER_DISPATCH_LOST_SECONDS", 900)
 KAISER_CHALLENGES_PER_HOUR = env_int("KAISER_CHALLENGES_PER_HOUR", 10)
+# The most replays one /api/v1/replays/export/ may hold (staff: any number).
+KAISER_EXPORT_MAX_REPLAYS_ANON = env_int("KAISER_EXPORT_MAX_REPLAYS_ANON", 500)
+KAISER_EXPORT_MAX_REPLAYS = env_int("KAISER_EXPORT_MAX_REPLAYS", 20000)
 # After this many rated matches a ladder pair is settled and scheduled rarely (pairing.py).
 KAISER_LADDER_PAIR_SETTLED = env_int("KAISER_LADDER_PAIR_SETTLED", 20)
 

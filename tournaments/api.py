@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_date, parse_datetime
@@ -19,12 +20,13 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.faults import forfeit_public, match_fault_whole_for, replay_public
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
 from tournaments import selectors, services
@@ -103,7 +105,7 @@ class MatchSerializer(serializers.ModelSerializer):
     b = SideSerializer(source="version_b")
     ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     time = serializers.SerializerMethodField()
-    forfeit = serializers.JSONField(allow_null=True)
+    forfeit = serializers.SerializerMethodField()
     stderr_a = serializers.SerializerMethodField()
     stderr_b = serializers.SerializerMethodField()
 
@@ -119,6 +121,14 @@ class MatchSerializer(serializers.ModelSerializer):
     def get_time(self, match: Match) -> dict[str, int]:
         return {"move_ms": match.move_ms, "bank_ms": match.bank_ms,
                 "startup_ms": match.startup_ms}
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_forfeit(self, match: Match) -> Any:
+        """The fault that ended the match: its detail clipped (bots.faults) unless the caller
+        owns the bot at fault or is staff."""
+        if match_fault_whole_for(self.context["request"].user, match):
+            return match.forfeit
+        return forfeit_public(match.forfeit)
 
     def _stderr(self, match: Match, version: BotVersion, field: str) -> str | None:
         """A bot's stderr is its owner's (and staff's) only; null for everyone else."""
@@ -338,15 +348,19 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         return Match.objects.select_related("version_a__bot", "version_b__bot", "ladder"
                                             ).defer("replay_gz", "stderr_a", "stderr_b")
 
-    @extend_schema(summary="The match's replay (replay-format.md), decompressed",
+    @extend_schema(summary="The match's replay (replay-format.md), decompressed; a fault's "
+                   "detail is clipped to 200 characters unless you own the bot at fault",
                    responses={200: OpenApiTypes.OBJECT,
                               404: OpenApiResponse(description="Not finished, no replay")})
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
-        match = get_object_or_404(Match.objects.only("pk", "replay_gz"), pk=self.get_object().pk)
-        replay = match.replay()
+        match = self.get_object()
+        stored = get_object_or_404(Match.objects.only("pk", "replay_gz"), pk=match.pk)
+        replay = stored.replay()
         if replay is None:
             raise Http404("this match has no replay")
+        if not match_fault_whole_for(request.user, match):
+            replay = replay_public(replay)
         return Response(replay)
 
 
@@ -467,16 +481,50 @@ class JSONLinesRenderer(BaseRenderer):
         return (json.dumps(data) + "\n").encode()  # only error bodies come through here
 
 
+class ExportTooLarge(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "export_too_large"
+
+
+def _export_limit(user: Any) -> int | None:
+    """The most replays one export may hold: anonymous callers fewer than signed-in ones (a
+    token), staff any number (None). Each replay is read, decompressed and sent whole: an
+    unbounded export costs the database and the web process more than any other request."""
+    if user.is_staff:
+        return None
+    if user.is_authenticated:
+        return int(settings.KAISER_EXPORT_MAX_REPLAYS)
+    return int(settings.KAISER_EXPORT_MAX_REPLAYS_ANON)
+
+
+def _export_too_large(count: int, limit: int, user: Any) -> str:
+    how = "narrow it with the filters (bot, opponent, version, ladder, tournament, since, until)"
+    if not user.is_authenticated:
+        how += f" or send an API token (up to {settings.KAISER_EXPORT_MAX_REPLAYS} replays)"
+    anonymous = "" if user.is_authenticated else " without credentials"
+    return f"{count} replays match, more than the {limit} an export{anonymous} may hold: {how}."
+
+
 class ReplayExportView(APIView):
     renderer_classes = [JSONRenderer, JSONLinesRenderer]
 
     @extend_schema(
         summary="Replays of finished matches as JSON Lines (one replay a line), oldest first",
+        description="One export holds at most KAISER_EXPORT_MAX_REPLAYS_ANON replays (500 by "
+        "default) without credentials and KAISER_EXPORT_MAX_REPLAYS (20000) with an API "
+        "token; a larger one is refused whole (400, code export_too_large): narrow it with "
+        "the filters. Fault details are clipped to 200 characters.",
         parameters=MATCH_FILTERS,
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
     )
     def get(self, request: Request) -> StreamingHttpResponse:
-        lines = selectors.replays_export(matches=_filtered_matches(request))
+        matches = _filtered_matches(request)
+        limit = _export_limit(request.user)
+        if limit is not None:
+            count = selectors.replays_export_count(matches=matches)
+            if count > limit:
+                raise ExportTooLarge(_export_too_large(count, limit, request.user))
+        lines = selectors.replays_export(matches=matches)
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
         response["Content-Disposition"] = 'attachment; filename="replays.jsonl"'
         return response

@@ -3,6 +3,7 @@ tournament tables, replay export."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -11,6 +12,8 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Max, Min, Q, QuerySet
 
+from bots.faults import replay_public
+from engine.match import replay_json
 from tournaments import ratings
 from tournaments.models import (
     Ladder,
@@ -173,14 +176,26 @@ def match_list(
     return qs.order_by("-created", "-id")
 
 
-def replays_export(*, matches: QuerySet[Match], chunk: int = 200) -> Iterator[str]:
-    """JSON Lines: one finished match's replay per line, oldest first, streamed in chunks."""
-    ids = list(matches.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
-               .order_by("finished", "id").values_list("pk", flat=True))
+def _exportable(matches: QuerySet[Match]) -> QuerySet[Match]:
+    return matches.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
+
+
+def replays_export_count(*, matches: QuerySet[Match]) -> int:
+    """How many replays replays_export would write."""
+    return _exportable(matches).count()
+
+
+def replays_export(*, matches: QuerySet[Match], chunk: int = 200,
+                   public: bool = True) -> Iterator[str]:
+    """JSON Lines: one finished match's replay per line, oldest first, streamed in chunks.
+    `public`: fault details clipped (bots.faults); only a replay with a fault is parsed."""
+    ids = list(_exportable(matches).order_by("finished", "id").values_list("pk", flat=True))
     for start in range(0, len(ids), chunk):
         batch = Match.objects.filter(pk__in=ids[start:start + chunk]).order_by("finished", "id")
-        for match in batch.only("pk", "replay_gz"):
+        for match in batch.only("pk", "replay_gz", "forfeit_player"):
             text = match.replay_text()
+            if text and public and match.forfeit_player:
+                text = replay_json(replay_public(json.loads(text)))
             if text:
                 yield text + "\n"
 

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
+from bots.faults import forfeit_public, match_fault_whole_for
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
 from tournaments import page_selectors, services
@@ -30,6 +31,9 @@ from tournaments.models import Ladder, Match, Tournament
 MAIN_LADDER = "main"
 LEADERBOARD_ROWS = 50
 MATCHES_PER_PAGE = 50
+# No list has this many pages; a bigger number is a 404 (unbounded, it overflowed the
+# database's integers in OFFSET: a 500 on SQLite).
+MAX_PAGE = 10_000
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "bots" / "examples"
 STARTER_FILES = {
     "minimal_bot.py": "The smallest complete bot: one file, plays the first legal action.",
@@ -50,7 +54,7 @@ def _ladder_or_main(slug: str | None) -> Ladder | None:
 def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     """A ladder's leaderboard (the main ladder at /), its latest matches, and the way in."""
     ladder = _ladder_or_main(slug)
-    page = max(_int_or_none(request.GET.get("page")) or 1, 1)
+    page = _page_number(request.GET.get("page"))
     context = {
         "ladder": ladder,
         "ladders": list(Ladder.objects.filter(active=True).only("slug", "name")),
@@ -181,7 +185,19 @@ def _bot_named(name: str | None) -> Bot | None:
 
 
 def _int_or_none(raw: str | None) -> int | None:
-    return int(raw) if raw and raw.strip().isdigit() else None
+    """A whole number that fits the database's integers, else None."""
+    raw = (raw or "").strip()
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
+
+
+def _page_number(raw: str | None) -> int:
+    """The page asked for: 1 when not given, a 404 unless a whole number 1 to MAX_PAGE."""
+    if raw is None or raw == "":
+        return 1
+    number = _int_or_none(raw)
+    if number is None or not 1 <= number <= MAX_PAGE:
+        raise Http404("no such page")
+    return number
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
@@ -210,7 +226,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
 def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
     """One page of matches and whether there is a next one. No COUNT(*): over a hundred
     thousand matches it costs more than the page itself."""
-    number = max(_int_or_none(raw) or 1, 1)
+    number = _page_number(raw)
     start = (number - 1) * MATCHES_PER_PAGE
     rows = page_selectors.matches_slice(matches, start, start + MATCHES_PER_PAGE + 1)
     return {"matches": match_rows_html(rows[:MATCHES_PER_PAGE]), "number": number,
@@ -228,7 +244,9 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if any(owner_of.values()):
         texts = Match.objects.filter(pk=pk).values("stderr_a", "stderr_b")[0]
         stderr = {side: texts[f"stderr_{side}"] for side, mine in owner_of.items() if mine}
-    context = {"match": match, "stderr": stderr,
+    forfeit = (match.forfeit if match_fault_whole_for(request.user, match)
+               else forfeit_public(match.forfeit))
+    context = {"match": match, "stderr": stderr, "forfeit": forfeit or {},
                "has_replay": match.status == Match.Status.FINISHED}
     return render(request, "tournaments/match_detail.html", context)
 

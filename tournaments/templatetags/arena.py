@@ -11,6 +11,8 @@ from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from bots.faults import detail_clip
+
 register = template.Library()
 
 SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
@@ -23,6 +25,12 @@ def card(code: str) -> SafeString:
     rank, suit = code[:-1], code[-1:]
     return format_html('<span class="card suit-{}" data-card="{}">{}{}</span>', suit, code,
                        RANK_NAMES.get(rank, rank), SUITS.get(suit, suit))
+
+
+@register.filter
+def fault_clip(text: str) -> str:
+    """A fault's detail (or a verdict quoting it) as the public sees it: bots.faults."""
+    return detail_clip(text or "")
 
 
 @register.filter
