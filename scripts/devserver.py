@@ -34,6 +34,11 @@ def commands() -> dict[str, list[str]]:
         "web": [PYTHON, "manage.py", "runserver", f"{host}:{port}", "--noreload"],
         "worker": [*celery, "worker", "-l", "INFO", "--concurrency", concurrency,
                    "-n", "worker@%h"],
+        # Games of people against bots (play app): a queue and a worker of their own, so no
+        # ladder worker waits for a person. Threads: a game mostly waits (for a move, a bot).
+        "play": [*celery, "worker", "-l", "INFO", "-Q", os.environ.get("KAISER_PLAY_QUEUE", "play"),
+                 "-P", "threads", "--concurrency", os.environ.get("KAISER_PLAY_CONCURRENCY", "8"),
+                 "-n", "play@%h"],
         "beat": [*celery, "beat", "-l", "INFO",
                  "--schedule", str(var_dir / "celerybeat-schedule")],
     }

@@ -1,5 +1,5 @@
-"""The README's first command in miniature: scripts/devserver.py starts the web server, a worker
-and beat on the embedded defaults (SQLite, filesystem broker), and one SIGINT stops them all."""
+"""The README's first command in miniature: scripts/devserver.py starts the web server, the
+ladder's worker, the play queue's worker and beat on the embedded defaults (SQLite, filesystem broker), and one SIGINT stops them all."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_devserver_runs_web_worker_and_beat_and_one_sigint_stops_all(tmp_path: Path) -> None:
+def test_devserver_runs_web_workers_and_beat_and_one_sigint_stops_all(tmp_path: Path) -> None:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(KAISER_VAR_DIR=str(tmp_path / "var"), PORT=str(port), DEBUG="1",
@@ -54,7 +54,7 @@ def test_devserver_runs_web_worker_and_beat_and_one_sigint_stops_all(tmp_path: P
         banner = proc.stdout.readline() if proc.stdout else ""
         assert banner.startswith("devserver: started web (pid ")
         pids = [int(part.split(")")[0]) for part in banner.split("(pid ")[1:]]
-        assert len(pids) == 3
+        assert len(pids) == 4  # web, the ladder's worker, the play queue's worker, beat
         health = None
         for _ in range(120):
             health = _health(port)
@@ -72,5 +72,5 @@ def test_devserver_runs_web_worker_and_beat_and_one_sigint_stops_all(tmp_path: P
             proc.wait()
     assert proc.returncode == 0
     assert "devserver: all stopped" in output
-    assert "[beat  ]" in output and "[worker]" in output
+    assert "[beat  ]" in output and "[worker]" in output and "[play  ]" in output
     assert not [pid for pid in pids if _alive(pid)]
