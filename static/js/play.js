@@ -65,7 +65,7 @@
   function finish(data) {
     game.done = true;
     $("p-actions").innerHTML = "";
-    $("p-resign").hidden = true;
+    $("p-resign").remove();
     var after = $("p-after");
     after.hidden = false;
     after.innerHTML = "";

@@ -1,5 +1,6 @@
 """The README's first command in miniature: scripts/devserver.py starts the web server, the
-ladder's worker, the play queue's worker and beat on the embedded defaults (SQLite, filesystem broker), and one SIGINT stops them all."""
+ladder's worker, the play queue's worker and beat on the embedded defaults (SQLite, filesystem
+broker), and one SIGINT stops them all."""
 
 from __future__ import annotations
 

@@ -1,0 +1,65 @@
+"""Games against people on a real Celery worker of their own queue: while they wait for their
+people, the ladder's worker goes on playing matches."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django.db import transaction
+from django.test import Client
+
+from engine.validate import validate_replay
+from play.models import Game
+from tests.play.conftest import wait_view
+from tournaments import services as ladder
+from tournaments.models import Ladder, LadderEntry, Match
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True),
+              pytest.mark.timeout(240)]
+
+
+def _open(client: Client) -> Game:
+    response = client.post("/play/", {"rules": "official", "length": "deal",
+                                      "seat1": "builtin:random", "seat2": "builtin:greedy",
+                                      "seat3": "builtin:random"})
+    assert response.status_code == 302, response.content.decode()[:300]
+    return Game.objects.latest("pk")
+
+
+def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
+    person_client: Client, real_workers: Any, make_builtin: Any, settings: Any
+) -> None:
+    settings.KAISER_PLAY_OPEN_GAMES = 2
+    real_workers("KAISER_PLAY_QUEUE", pool="threads", concurrency=2)
+    real_workers("KAISER_MATCH_QUEUE", pool="solo", concurrency=1)
+    games = [_open(person_client), _open(person_client)]
+    for game in games:
+        assert wait_view(game).view["your_turn"]  # both wait for the person now
+    board = Ladder.objects.create(name="while waiting", slug="while-waiting", active=False)
+    a, b = make_builtin("ladder-a", "builtin:random"), make_builtin("ladder-b", "builtin:greedy")
+    with transaction.atomic():
+        for v in (a, b):
+            LadderEntry.objects.create(ladder=board, version=v)
+        matches = [ladder.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+                                       conditions=board, ladder=board, rated=True)
+                   for _ in range(2)]
+    deadline = time.monotonic() + 90
+    while Match.objects.filter(pk__in=[m.pk for m in matches],
+                               status=Match.Status.FINISHED).count() < 2:
+        assert time.monotonic() < deadline, "the ladder stopped while the games waited"
+        time.sleep(0.2)
+    for game in games:
+        game.refresh_from_db()
+        assert game.status == Game.Status.RUNNING and game.view["your_turn"]
+    # The people come back: their games go on and end as usual.
+    for game in games:
+        assert person_client.post(f"/play/{game.pk}/resign/").status_code == 302
+    for game in games:
+        deadline = time.monotonic() + 30
+        while game.is_open:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+            game.refresh_from_db()
+        assert game.forfeit_reason == "resign" and validate_replay(game.replay) == []
