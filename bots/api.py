@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import F, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -18,6 +18,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from bots import selectors, services
 from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
@@ -99,13 +100,14 @@ class UploadSerializer(serializers.Serializer):
 
 
 def _with_active_version(queryset: QuerySet[Bot]) -> QuerySet[Bot]:
-    newest = BotVersion.objects.filter(
-        bot=OuterRef("pk"), status=BotVersion.Status.ACTIVE
-    ).order_by("-number")
-    return queryset.annotate(
-        active_version_id=Subquery(newest.values("pk")[:1]),
-        active_version_number=Subquery(newest.values("number")[:1]),
-    )
+    """active_version: the version that plays (selectors.with_playing_version's rule)."""
+    return selectors.with_playing_version(queryset).annotate(
+        active_version_id=F("playing_id"), active_version_number=F("playing_number"))
+
+
+class PlaySerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, max_value=2**63 - 1,
+                                       help_text="The id of one of the bot's checked versions")
 
 
 @extend_schema_view(
@@ -175,6 +177,26 @@ class BotViewSet(
         services.bot_retire(bot=self.get_object())
         return self._bot_response()
 
+    @extend_schema(summary="Undo a retirement (owner or staff): the bot plays again",
+                   request=None, responses={200: BotSerializer})
+    @action(detail=True, methods=["post"])
+    def unretire(self, request: Request, pk: str | None = None) -> Response:
+        services.bot_unretire(bot=self.get_object())
+        return self._bot_response()
+
+    @extend_schema(summary="Choose the version that plays (owner or staff): any checked one",
+                   request=PlaySerializer, responses={200: BotSerializer})
+    @action(detail=True, methods=["post"])
+    def play(self, request: Request, pk: str | None = None) -> Response:
+        bot = self.get_object()
+        choice = PlaySerializer(data=request.data)
+        choice.is_valid(raise_exception=True)
+        version = BotVersion.objects.filter(pk=choice.validated_data["version"]).first()
+        if version is None:
+            raise ValidationError({"version": "no such version"})
+        services.bot_version_play(bot=bot, version=version)
+        return self._bot_response()
+
     @extend_schema(methods=["GET"], summary="The bot's versions, newest first",
                    responses={200: BotVersionSerializer(many=True)})
     @extend_schema(methods=["POST"], summary="Upload a new version (owner or staff; rate-limited)",
@@ -190,9 +212,24 @@ class BotViewSet(
             return Response(BotVersionSerializer(versions, many=True, context=context).data)
         upload = UploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        version = _upload(bot, upload.validated_data["file"])
+        try:
+            version = _upload(bot, upload.validated_data["file"])
+        except services.DuplicateUpload as duplicate:
+            return _duplicate_response(request, duplicate.version)
         return Response(BotVersionSerializer(version, context=context).data,
                         status=status.HTTP_201_CREATED)
+
+
+def _duplicate_response(request: Request, version: BotVersion) -> Response:
+    """400, code "duplicate", with the version that has these bytes already."""
+    return Response({
+        "detail": f"file: these bytes are version {version.number} of {version.bot.name} "
+                  "already: nothing new to check",
+        "code": "duplicate",
+        "existing_version": {"id": version.pk, "number": version.number,
+                             "url": request.build_absolute_uri(
+                                 reverse("botversion-detail", args=[version.pk]))},
+    }, status=status.HTTP_400_BAD_REQUEST)
 
 
 def _upload(bot: Bot, uploaded: Any) -> BotVersion:

@@ -22,6 +22,11 @@ class Bot(models.Model):
     description = models.TextField(blank=True, max_length=2000)
     retired = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
+    # The version the owner chose to play (bots.services.bot_version_play); null: the newest
+    # checked one plays. Only ever a checked (active) version of this bot.
+    playing_version = models.ForeignKey(
+        "BotVersion", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["name"]

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from bots.models import Bot, BotVersion
 
 
 def bot_list() -> QuerySet[Bot]:
-    return Bot.objects.select_related("owner").annotate(
+    """Bots with their counts of versions and of checked versions, and the number of the
+    version that plays (null: none; a retired bot's is the one it played)."""
+    return with_playing_version(Bot.objects.select_related("owner").annotate(
         version_count=Count("versions"),
         active_count=Count("versions", filter=Q(versions__status=BotVersion.Status.ACTIVE)),
+    ))
+
+
+def with_playing_version(bots: QuerySet[Bot]) -> QuerySet[Bot]:
+    """Annotates playing_id and playing_number: the chosen version, else the newest checked."""
+    newest = BotVersion.objects.filter(
+        bot=OuterRef("pk"), status=BotVersion.Status.ACTIVE).order_by("-number")
+    chosen = BotVersion.objects.filter(pk=OuterRef("playing_version_id"))
+    return bots.annotate(
+        playing_id=Coalesce(F("playing_version_id"), Subquery(newest.values("pk")[:1])),
+        playing_number=Coalesce(Subquery(chosen.values("number")[:1]),
+                                Subquery(newest.values("number")[:1])),
     )
 
 
@@ -23,25 +38,29 @@ def bot_version_list() -> QuerySet[BotVersion]:
 
 
 def bot_active_version(*, bot: Bot) -> BotVersion | None:
-    """The version that plays: the newest active one (None if the bot is retired or has none)."""
+    """The version that plays: the one the owner chose (bot.playing_version), else the newest
+    checked (active) one; None if the bot is retired or has none."""
     if bot.retired:
         return None
-    return (
-        bot.versions.filter(status=BotVersion.Status.ACTIVE)
-        .defer("check_replay")
-        .order_by("-number")
-        .first()
-    )
+    checked = bot.versions.filter(status=BotVersion.Status.ACTIVE).defer("check_replay")
+    if bot.playing_version_id is not None:
+        chosen = checked.filter(pk=bot.playing_version_id).first()
+        if chosen is not None:
+            return chosen
+    return checked.order_by("-number").first()
 
 
 def active_versions() -> QuerySet[BotVersion]:
-    """The playing version of every bot that is not retired: one per bot, in one query."""
+    """The playing version of every bot that is not retired (bot_active_version's rule): one
+    per bot, in one query."""
     newer = BotVersion.objects.filter(
         bot=OuterRef("bot"), status=BotVersion.Status.ACTIVE, number__gt=OuterRef("number")
     )
+    chosen = Q(bot__playing_version__isnull=False, bot__playing_version=F("pk"))
+    newest_unless_chosen = Q(bot__playing_version__isnull=True) & ~Q(Exists(newer))
     return (
         BotVersion.objects.filter(bot__retired=False, status=BotVersion.Status.ACTIVE)
-        .exclude(Exists(newer))
+        .filter(chosen | newest_unless_chosen)
         .select_related("bot", "bot__owner")
         .defer("check_replay", "check_stderr")
     )

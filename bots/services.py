@@ -64,6 +64,40 @@ def bot_retire(*, bot: Bot) -> Bot:
     return bot
 
 
+def bot_unretire(*, bot: Bot) -> Bot:
+    """Undo bot_retire: the bot plays again (the version that played before) and takes
+    uploads. Tournament entries withdrawn at the retirement stay withdrawn."""
+    if bot.retired:
+        bot.retired = False
+        bot.save(update_fields=["retired"])
+    return bot
+
+
+class DuplicateUpload(ValidationError):
+    """The bytes of an upload are those of one of the bot's versions already: `version`."""
+
+    def __init__(self, version: BotVersion) -> None:
+        super().__init__({"file": f"these bytes are version {version.number} of "
+                                  f"{version.bot.name} already (uploaded "
+                                  f"{version.created:%Y-%m-%d %H:%M}): nothing new to check"})
+        self.version = version
+
+
+def bot_version_play(*, bot: Bot, version: BotVersion) -> Bot:
+    """The owner's choice of the version that plays, among the bot's checked (active) ones; a
+    later version that passes its check plays in its turn (_record_verdict)."""
+    if version.bot_id != bot.pk:
+        raise ValidationError({"version": f"version {version.pk} is not a version of {bot.name}"})
+    if bot.retired:
+        raise ValidationError({"version": f"{bot.name} is retired: bring it back first"})
+    if version.status != BotVersion.Status.ACTIVE:
+        raise ValidationError({"version": f"version {version.number} has not passed its check "
+                                          f"({version.status}): only a checked version plays"})
+    bot.playing_version = version
+    bot.save(update_fields=["playing_version"])
+    return bot
+
+
 def bot_version_upload(*, bot: Bot, filename: str, content: bytes) -> BotVersion:
     """Store an upload as the bot's next version and queue its check (after commit)."""
     if bot.retired:
@@ -76,6 +110,9 @@ def bot_version_upload(*, bot: Bot, filename: str, content: bytes) -> BotVersion
     with transaction.atomic():
         # The bot's row lock serialises uploads to one bot, so version numbers never collide.
         Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        same = bot.versions.filter(program_id=sha256).select_related("bot").first()
+        if same is not None:
+            raise DuplicateUpload(same)
         program, _ = BotProgram.objects.get_or_create(
             sha256=sha256, defaults={"content": content, "size": len(content)}
         )
@@ -178,6 +215,9 @@ def _record_verdict(
     )
     if not decided:
         return None
+    if verdict["status"] == BotVersion.Status.ACTIVE:
+        # A newly checked version plays: the owner's earlier choice gives way to it.
+        Bot.objects.filter(pk=version.bot_id).update(playing_version=None)
     version.refresh_from_db()
     logger.info("bot %s v%s: %s (%s)", version.bot.name, version.number, version.status,
                 version.reason)

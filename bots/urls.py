@@ -9,4 +9,6 @@ urlpatterns = [
     path("<int:pk>/edit/", views.bot_edit, name="bot-edit"),
     path("<int:pk>/upload/", views.bot_upload, name="bot-upload"),
     path("<int:pk>/retire/", views.bot_retire, name="bot-retire"),
+    path("<int:pk>/unretire/", views.bot_unretire, name="bot-unretire"),
+    path("<int:pk>/play/", views.bot_play, name="bot-play"),
 ]

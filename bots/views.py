@@ -7,11 +7,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from bots import selectors, services
 from bots.forms import BotForm, UploadForm
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from tournaments.page_selectors import challenge_versions
@@ -88,6 +90,12 @@ def bot_upload(request: HttpRequest, pk: int) -> HttpResponse:
             version = services.bot_version_upload(
                 bot=bot, filename=uploaded.name, content=uploaded.read()
             )
+        except services.DuplicateUpload as duplicate:
+            same = duplicate.version
+            form.add_error("file", format_html(
+                'These bytes are <a href="{}#v{}">version {}</a> of {} already (uploaded {}): '
+                "nothing new to check.", reverse("bot-detail", args=[bot.pk]), same.number,
+                same.number, bot.name, f"{same.created:%Y-%m-%d %H:%M}"))
         except ValidationError as error:
             _form_errors(form, error)
         else:
@@ -105,10 +113,43 @@ def _upload_wait(request: HttpRequest) -> int | None:
 
 
 @login_required
-@require_POST
 def bot_retire(request: HttpRequest, pk: int) -> HttpResponse:
-    bot = services.bot_retire(bot=_owned_bot(request, pk))
-    messages.success(request, f"{bot.name} is retired: it keeps its history and plays no more.")
+    """GET asks for a confirmation; POST retires (undone by bot_unretire)."""
+    bot = _owned_bot(request, pk)
+    if request.method != "POST":
+        playing = selectors.bot_active_version(bot=bot)
+        return render(request, "bots/bot_retire.html", {"bot": bot, "playing": playing})
+    services.bot_retire(bot=bot)
+    messages.success(request, f"{bot.name} is retired: it keeps its history and plays no more. "
+                              "Changed your mind? \u201cBring it back\u201d below undoes it.")
+    return redirect("bot-detail", pk=bot.pk)
+
+
+@login_required
+@require_POST
+def bot_unretire(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = services.bot_unretire(bot=_owned_bot(request, pk))
+    playing = selectors.bot_active_version(bot=bot)
+    messages.success(request, f"{bot.name} is back" + (
+        f": version {playing.number} plays again." if playing else "."))
+    return redirect("bot-detail", pk=bot.pk)
+
+
+@login_required
+@require_POST
+def bot_play(request: HttpRequest, pk: int) -> HttpResponse:
+    """The owner chooses the version that plays (any checked one: forward or back)."""
+    bot = _owned_bot(request, pk)
+    raw = request.POST.get("version", "")
+    version = get_object_or_404(BotVersion, pk=int(raw) if raw.isdecimal() and len(raw) < 19
+                                else 0, bot=bot)
+    try:
+        services.bot_version_play(bot=bot, version=version)
+    except ValidationError as error:
+        messages.error(request, "; ".join(error.messages))
+    else:
+        messages.success(request, f"Version {version.number} of {bot.name} plays from now on "
+                                  "(on the ladder from its next scheduling round).")
     return redirect("bot-detail", pk=bot.pk)
 
 

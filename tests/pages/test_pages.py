@@ -151,7 +151,8 @@ def test_bot_page_shows_owner_versions_rating_chart_head_to_head_and_matches(
     body = _text(Client().get(reverse("bot-detail", args=[arena.mine.bot_id])))
     assert "by olivia" in body
     assert "olivias-bot plays builtin:greedy." in body
-    assert '<span class="status status-active">active</span>' in body
+    assert '<span class="status status-active">checked</span>' in body
+    assert '<span class="badge playing">plays</span>' in body
     assert '<svg class="chart"' in body
     h2h = body.split("<h2>Head to head</h2>")[1].split("<h2>")[0]
     opponents = re.findall(r'<tr><td><a href="/bots/\d+/">([^<]+)</a></td><td class="num">'
@@ -480,7 +481,8 @@ def test_docs_page_links_the_starter_kit_and_explains_local_testing(db: None) ->
     body = _text(Client().get(reverse("docs")))
     assert 'href="/docs/starter/minimal_bot.py"' in body
     assert 'href="/docs/starter/random.zip"' in body
-    assert "python -m engine match my_bot.py builtin:random" in body
+    assert "python3 kaiser-engine.pyz match my_bot.py builtin:mc" in body
+    assert 'href="/docs/runner/kaiser-engine.pyz"' in body
     assert '"type": "hello"' in body
 
 

@@ -14,7 +14,6 @@ from itertools import combinations
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kaiser_bot  # noqa: E402
-
 from mc_engine.cards import parse_bid, parse_card  # noqa: E402
 from mc_engine.mc import MCPlayer  # noqa: E402
 from mc_engine.players import TimeControl  # noqa: E402
