@@ -6,11 +6,19 @@ from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.login_limits import (
+    LoginLimited,
+    client_address,
+    login_check,
+    login_failed,
+    login_succeeded,
+)
 from accounts.services import user_token, user_token_regenerate
 
 
@@ -30,10 +38,25 @@ class TokenObtainView(APIView):
     permission_classes = [AllowAny]
     serializer_class = AuthTokenSerializer
 
-    @extend_schema(request=AuthTokenSerializer, responses={200: TokenSerializer})
+    @extend_schema(
+        request=AuthTokenSerializer, responses={200: TokenSerializer},
+        description="Failed attempts are limited per account and per client address "
+        "(KAISER_LOGIN_FAILURES_PER_ACCOUNT, _PER_ADDRESS in KAISER_LOGIN_WINDOW_SECONDS): "
+        "past them the answer is 429 with Retry-After, whatever the password.",
+    )
     def post(self, request: Request) -> Response:
+        data = request.data if isinstance(request.data, dict) else {}
+        username, address = str(data.get("username") or ""), client_address(request)
+        try:
+            login_check(username=username, address=address)
+        except LoginLimited as limited:
+            raise Throttled(wait=limited.wait, detail=str(limited)) from None
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            if username and data.get("password"):  # a password was checked, and was wrong
+                login_failed(username=username, address=address)
+            raise ValidationError(serializer.errors)
+        login_succeeded(username=username)
         token = user_token(user=serializer.validated_data["user"])
         return Response({"token": token.key})
 

@@ -5,9 +5,9 @@ from accounts import views
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "password/done/",
         auth_views.PasswordChangeDoneView.as_view(),

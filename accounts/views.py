@@ -1,16 +1,20 @@
 """Account pages: sign up, the account page with the API token. Login, logout and password
-change are django.contrib.auth's own views (see urls.py)."""
+change are django.contrib.auth's own views (see urls.py), login and password change with the
+limits of accounts.login_limits."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts.forms import SignupForm
+from accounts.forms import LimitedPasswordChangeForm, LoginForm, SignupForm
 from accounts.services import user_create, user_token, user_token_regenerate
 from bots.selectors import bot_list
 
@@ -46,3 +50,28 @@ def token_regenerate(request: HttpRequest) -> HttpResponse:
     user_token_regenerate(user=request.user)
     messages.success(request, "A new API token was made; the old one no longer works.")
     return redirect("account")
+
+
+def _refused(response: HttpResponse, form: LoginForm | LimitedPasswordChangeForm) -> HttpResponse:
+    """The form again, with its error; a 429 with Retry-After when the limits refused it."""
+    if form.refused is not None:
+        response.status_code = 429
+        response["Retry-After"] = str(form.refused.wait)
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    form_class = LoginForm
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        return _refused(super().form_invalid(form), form)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    form_class = LimitedPasswordChangeForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}
+
+    def form_invalid(self, form: LimitedPasswordChangeForm) -> HttpResponse:  # type: ignore[override]
+        return _refused(super().form_invalid(form), form)

@@ -298,6 +298,15 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "account"
 LOGOUT_REDIRECT_URL = "/"
+# Failed password checks (login form, admin login, API token, password change) allowed per
+# account and per client address in a window; then refused until it ends (accounts.login_limits).
+KAISER_LOGIN_FAILURES_PER_ACCOUNT = env_int("KAISER_LOGIN_FAILURES_PER_ACCOUNT", 10)
+KAISER_LOGIN_FAILURES_PER_ADDRESS = env_int("KAISER_LOGIN_FAILURES_PER_ADDRESS", 30)
+KAISER_LOGIN_WINDOW_SECONDS = env_int("KAISER_LOGIN_WINDOW_SECONDS", 900)
+# Reverse proxies in front of the site that append the client's address to X-Forwarded-For:
+# 0 takes REMOTE_ADDR (a client's own X-Forwarded-For is never trusted). Rate limits per
+# address (logins, the API's anonymous throttle) count by this address.
+KAISER_PROXIES = env_int("KAISER_PROXIES", 0)
 
 # --- REST API -------------------------------------------------------------------------------
 
@@ -320,6 +329,7 @@ REST_FRAMEWORK = {
         "uploads": env_str("KAISER_THROTTLE_UPLOADS", "20/hour"),
         "challenges": env_str("KAISER_THROTTLE_CHALLENGES", "30/hour"),
     },
+    "NUM_PROXIES": KAISER_PROXIES,
     "EXCEPTION_HANDLER": "kaiser_site.exceptions.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "kaiser_site.schema.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
