@@ -31,6 +31,7 @@ from play.models import Game, Move, Seat
 
 SEATS = (1, 2, 3)  # the bots' seats; the person is at seat 0, partner at 2
 RESIGN_CHECK_SECONDS = 0.5
+RECENT = 8  # moves listed in the view with the time each was made
 
 
 class PlayError(ValueError):
@@ -288,11 +289,17 @@ class Channel:
         self.poll = settings.KAISER_PLAY_POLL_MS / 1000
         self.beat = settings.KAISER_PLAY_HEARTBEAT_SECONDS
         self.look = max(self.poll, RESIGN_CHECK_SECONDS)
+        self.recent: list[dict[str, Any]] = []
 
     def publish(self, state: GameState, move: dict[str, Any] | None) -> None:
         seq = len(self.single.moves) if self.single else 0
         view = person_view(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
                            names=[n.name for n in self.single.names] if self.single else [])
+        if move is not None:
+            # The moves a page polling between two publications would not see one by one,
+            # each stamped with the time it was made (bench/play_latency.py reads them).
+            self.recent = [*self.recent[-(RECENT - 1):], {**move, "seq": seq, "at": view["at"]}]
+        view["recent"] = self.recent
         Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
             seq=seq, view=view, alive=timezone.now())
 
