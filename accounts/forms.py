@@ -3,6 +3,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 
 from accounts.login_limits import (
     LoginLimited,
@@ -56,14 +57,14 @@ class LimitedPasswordChangeForm(PasswordChangeForm):
 
     refused: LoginLimited | None = None
 
-    def __init__(self, user: User, *args: object, request: object = None,
+    def __init__(self, user: User, *args: object, request: HttpRequest | None = None,
                  **kwargs: object) -> None:
-        super().__init__(user, *args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(user, *args, **kwargs)
         self.request = request
 
     def clean_old_password(self) -> str:
         username = self.user.get_username()
-        address = client_address(self.request)  # type: ignore[arg-type]
+        address = client_address(self.request)
         try:
             login_check(username=username, address=address)
         except LoginLimited as limited:

@@ -45,10 +45,12 @@ class _Counter:
     scope: str
 
 
-def client_address(request: HttpRequest) -> str:
+def client_address(request: HttpRequest | None) -> str:
     """The client's address as the API's throttles see it (REMOTE_ADDR, or the address
-    KAISER_PROXIES trusted proxies put in X-Forwarded-For)."""
-    return BaseThrottle().get_ident(request) or ""  # type: ignore[arg-type]  # reads META
+    KAISER_PROXIES trusted proxies put in X-Forwarded-For); "" without a request."""
+    if request is None:
+        return ""
+    return BaseThrottle().get_ident(request) or ""  # it reads only request.META
 
 
 def login_check(*, username: str, address: str) -> None:
@@ -83,10 +85,12 @@ def _window() -> int:
 
 def _counters(username: str, address: str, now: float) -> list[_Counter]:
     window = int(now // _window())
-    counters = [_Counter(f"login-failures:address:{_digest(address)}:{window}",
-                         int(settings.KAISER_LOGIN_FAILURES_PER_ADDRESS), "from your address")]
-    account = _account_counter(username, now)
-    return [account, *counters] if account else counters
+    counters = [counter] if (counter := _account_counter(username, now)) else []
+    if address:  # unknown without a request (a form used outside a view)
+        counters.append(_Counter(f"login-failures:address:{_digest(address)}:{window}",
+                                 int(settings.KAISER_LOGIN_FAILURES_PER_ADDRESS),
+                                 "from your address"))
+    return counters
 
 
 def _account_counter(username: str, now: float) -> _Counter | None:

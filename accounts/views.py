@@ -63,7 +63,7 @@ def _refused(response: HttpResponse, form: LoginForm | LimitedPasswordChangeForm
 class LoginView(auth_views.LoginView):
     form_class = LoginForm
 
-    def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+    def form_invalid(self, form: LoginForm) -> HttpResponse:
         return _refused(super().form_invalid(form), form)
 
 
@@ -73,5 +73,5 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     def get_form_kwargs(self) -> dict[str, Any]:
         return {**super().get_form_kwargs(), "request": self.request}
 
-    def form_invalid(self, form: LimitedPasswordChangeForm) -> HttpResponse:  # type: ignore[override]
+    def form_invalid(self, form: LimitedPasswordChangeForm) -> HttpResponse:
         return _refused(super().form_invalid(form), form)
