@@ -245,3 +245,28 @@ def test_someone_elses_game_is_not_found_and_takes_no_move(
     assert stranger.get(f"/play/{game.pk}/state/").status_code == 404
     assert _post(stranger, game, {"seq": 0, "action": "pass"}).status_code == 404
     assert Client().get(f"/play/{game.pk}/state/").status_code == 403
+
+
+def test_a_finished_game_is_on_the_persons_page_and_on_each_bots_page_unrated(
+    person_client: Client, play_game: Any, make_builtin: Any, owner: Any
+) -> None:
+    partner = make_builtin("partner-bot", "builtin:greedy")
+    house = make_builtin("house-random", "builtin:random")  # what "builtin:random" seats are
+    game = _new_game(person_client, seats=["builtin:random", str(partner.pk), "builtin:random"])
+    assert [s.version for s in game.seats.order_by("seat")] == [house, partner, house]
+    worker = play_game(game)
+    wait_view(game)
+    person_client.post(f"/play/{game.pk}/resign/")
+    assert worker.join() == "finished"  # the person resigned: the bots' team won
+    account = person_client.get("/accounts/").content.decode()
+    assert f'data-game="{game.pk}"' in account and "resign" in account
+    partner_page = Client().get(f"/bots/{partner.bot_id}/").content.decode()
+    assert "Games against people" in partner_page and f'data-game="{game.pk}"' in partner_page
+    row = partner_page.split('<tr data-version="1">')[1].split("</tr>")[0]
+    assert [cell.split(">")[-1] for cell in row.split("</td>")[1:5]] == ["1", "0", "1", "0"]
+    house_page = Client().get(f"/bots/{house.bot_id}/").content.decode()
+    row = house_page.split('<tr data-version="1">')[1].split("</tr>")[0]
+    assert [cell.split(">")[-1] for cell in row.split("</td>")[1:5]] == ["1", "1", "0", "0"]
+    replay_page = Client().get(f"/play/{game.pk}/replay/").content.decode()
+    assert f'data-replay-url="/play/{game.pk}/replay.json"' in replay_page
+    assert owner.username in replay_page and "unrated" in replay_page

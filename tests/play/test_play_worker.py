@@ -1,5 +1,6 @@
 """Games against people on a real Celery worker of their own queue: while they wait for their
-people, the ladder's worker goes on playing matches."""
+people, the ladder's worker goes on playing matches; a game whose worker dies is void, says
+so, and leaves no bot running."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.test import Client
 
 from engine.validate import validate_replay
 from play.models import Game
+from tests.hardening.hardening_support import processes_with, slow_bot_zip, wait_until_gone
 from tests.play.conftest import wait_view
 from tournaments import services as ladder
 from tournaments.models import Ladder, LadderEntry, Match
@@ -63,3 +65,28 @@ def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
             time.sleep(0.1)
             game.refresh_from_db()
         assert game.forfeit_reason == "resign" and validate_replay(game.replay) == []
+
+
+@pytest.mark.sandbox
+def test_a_game_whose_worker_dies_is_void_says_so_and_leaves_no_bot_running(
+    person_client: Client, real_workers: Any, make_program: Any, settings: Any
+) -> None:
+    settings.KAISER_PLAY_STALE_SECONDS = 3  # the page's side decides when a game is lost
+    marker = "play-worker-dies-marker-41c2"
+    bot = make_program("orphan", slow_bot_zip(marker), kind="zip")
+    worker = real_workers("KAISER_PLAY_QUEUE", pool="threads", concurrency=1,
+                          KAISER_PLAY_HEARTBEAT_SECONDS="1")
+    response = person_client.post("/play/", {"rules": "official", "length": "game",
+                                             **{f"seat{n}": str(bot.pk) for n in (1, 2, 3)}})
+    assert response.status_code == 302
+    game = wait_view(Game.objects.latest("pk"))
+    assert game.status == Game.Status.RUNNING and processes_with(marker)
+    worker.kill()  # SIGKILL, the worker process alone: no goodbye
+    deadline = time.monotonic() + 30
+    while (state := person_client.get(f"/play/{game.pk}/state/").json())["status"] != "void":
+        assert time.monotonic() < deadline, state
+        time.sleep(0.2)
+    assert state["void_reason"] == "the server playing it stopped; the game is void"
+    assert wait_until_gone(marker) == []
+    page = person_client.get("/play/").content.decode()
+    assert "the server playing it stopped" in page
