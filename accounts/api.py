@@ -50,7 +50,9 @@ class TokenObtainView(APIView):
         try:
             login_check(username=username, address=address)
         except LoginLimited as limited:
-            raise Throttled(wait=limited.wait, detail=str(limited)) from None
+            refused = Throttled(detail=str(limited))  # the message already says how long
+            refused.wait = limited.wait  # for Retry-After
+            raise refused from None
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
         if not serializer.is_valid():
             if username and data.get("password"):  # a password was checked, and was wrong
