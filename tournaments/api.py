@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -29,7 +27,7 @@ from rest_framework.views import APIView
 from bots.faults import forfeit_public, match_fault_whole_for, replay_public
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
-from tournaments import selectors, services
+from tournaments import match_filters, selectors, services
 from tournaments.models import Ladder, LadderEntry, Match, Tournament
 
 # --- Serializers -----------------------------------------------------------------------------
@@ -290,49 +288,33 @@ def _int_param(request: Request, name: str, *, required: bool = False) -> int | 
     return value
 
 
-def _time_param(request: Request, name: str) -> datetime | None:
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    try:
-        value = parse_datetime(raw)
-        if value is None and (day := parse_date(raw)) is not None:
-            value = datetime(day.year, day.month, day.day)
-    except ValueError:
-        value = None
-    if value is None:
-        raise ValidationError({name: f"{raw!r} is not a date (YYYY-MM-DD) or an ISO date-time"})
-    if value.tzinfo is None:
-        from django.utils import timezone
-
-        value = timezone.make_aware(value)
-    return value
-
-
+# The /matches/ page's vocabulary (tournaments.match_filters); any other parameter is a 400.
 MATCH_FILTERS = [
-    OpenApiParameter("bot", int, description="Matches of this bot (either side)"),
-    OpenApiParameter("opponent", int, description="With bot: only against this bot"),
-    OpenApiParameter("version", int, description="Matches of this bot version"),
+    OpenApiParameter("bot", str, description="Matches of this bot (either side): name or id"),
+    OpenApiParameter("opponent", str, description="Only against this bot: name or id"),
+    OpenApiParameter("version", int, description="Matches of this bot version (id)"),
     OpenApiParameter("ladder", str, description="Ladder slug"),
-    OpenApiParameter("tournament", int),
+    OpenApiParameter("tournament", int, description="Tournament id"),
     OpenApiParameter("status", str, enum=Match.Status.values),
+    OpenApiParameter("result", str, enum=list(match_filters.RESULTS),
+                     description="won or lost (from bot's side), draw, decisive"),
+    OpenApiParameter("faults", bool, description="Only matches a fault ended"),
     OpenApiParameter("since", str, description="Finished at or after (date or date-time)"),
     OpenApiParameter("until", str, description="Finished before (date or date-time)"),
+    OpenApiParameter("mine", bool, description="Only matches of your bots"),
 ]
 
 
 def _filtered_matches(request: Request) -> Any:
-    slug = request.query_params.get("ladder")
-    ladder = get_object_or_404(Ladder, slug=slug) if slug else None
-    status_value = request.query_params.get("status")
-    if status_value and status_value not in Match.Status.values:
-        raise ValidationError({"status": f"one of {', '.join(Match.Status.values)}"})
-    return selectors.match_list(
-        bot=_int_param(request, "bot"), opponent=_int_param(request, "opponent"),
-        version=_int_param(request, "version"), ladder=ladder,
-        tournament=_int_param(request, "tournament"), status=status_value,
-        since=_time_param(request, "since"), until=_time_param(request, "until"),
-    )
+    """An unknown bot or ladder selects no matches, as on the page."""
+    try:
+        filters = match_filters.match_filters_parse(params=request.query_params,
+                                                    user=request.user)
+    except match_filters.FilterError as error:
+        raise ValidationError(error.errors) from None
+    return match_filters.matches_filtered(filters=filters).select_related(
+        "version_a__bot", "version_b__bot", "ladder").defer(
+        "replay_gz", "stderr_a", "stderr_b").order_by("-created", "-id")
 
 
 @extend_schema_view(

@@ -301,38 +301,6 @@ def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
                 .order_by("bot__name"))
 
 
-# --- Match list -------------------------------------------------------------------------------
-
-RESULTS = {"won": "won", "lost": "lost", "draw": "drawn", "decisive": "decisive"}
-
-
-def match_list_page(*, bot: Bot | None, opponent: Bot | None, ladder: Ladder | None,
-                    tournament: int | None, status: str | None, result: str | None,
-                    faults: bool) -> QuerySet[Match]:
-    """The match list's filters on top of selectors.match_list; `result` is from `bot`'s side
-    when a bot is given (won, lost), else draw or decisive."""
-    qs = selectors.match_list(ladder=ladder, tournament=tournament, status=status)
-    mine: list[int] = []
-    if bot is not None:  # by version ids: two index lookups instead of a join on each side
-        mine = list(bot.versions.values_list("pk", flat=True))
-        qs = qs.filter(Q(version_a_id__in=mine) | Q(version_b_id__in=mine))
-    if opponent is not None:
-        theirs = list(opponent.versions.values_list("pk", flat=True))
-        qs = qs.filter(Q(version_a_id__in=theirs) | Q(version_b_id__in=theirs))
-    if faults:
-        qs = qs.exclude(forfeit_player="")
-    if result == "draw":
-        qs = qs.filter(score=0.5)
-    elif result == "decisive":
-        qs = qs.exclude(score=0.5).filter(score__isnull=False)
-    elif result in ("won", "lost") and bot is not None:
-        a_won, b_won = Q(score__gt=0.5), Q(score__lt=0.5)
-        if result == "lost":
-            a_won, b_won = b_won, a_won
-        qs = qs.filter(Q(version_a_id__in=mine) & a_won | Q(version_b_id__in=mine) & b_won)
-    return matches_light(qs).order_by("-id")  # newest first: ids follow creation (indexed)
-
-
 # --- Tournaments ------------------------------------------------------------------------------
 
 

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_POST
 from bots.faults import forfeit_public, match_fault_whole_for
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
-from tournaments import page_selectors, services
+from tournaments import match_filters, page_selectors, services
 from tournaments.models import Ladder, Match, Tournament
 
 MAIN_LADDER = "main"
@@ -180,10 +180,6 @@ def head_to_head_html(rows: list[dict[str, Any]], *, bot: Bot) -> SafeString:
         for r in rows))
 
 
-def _bot_named(name: str | None) -> Bot | None:
-    return Bot.objects.filter(name__iexact=name.strip()).first() if name else None
-
-
 def _int_or_none(raw: str | None) -> int | None:
     """A whole number that fits the database's integers, else None."""
     raw = (raw or "").strip()
@@ -201,26 +197,28 @@ def _page_number(raw: str | None) -> int:
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
+    """The filters of tournaments.match_filters, as at /api/v1/matches/: bad or unknown ones
+    are a 400 that says why, an unknown bot or ladder lists no matches."""
     params = request.GET
-    bot, opponent = _bot_named(params.get("bot")), _bot_named(params.get("opponent"))
-    ladder = Ladder.objects.filter(slug=params["ladder"]).first() if params.get("ladder") else None
-    status = params.get("status") if params.get("status") in Match.Status.values else None
-    result = params.get("result") if params.get("result") in page_selectors.RESULTS else None
-    tournament = _int_or_none(params.get("tournament"))
-    matches = page_selectors.match_list_page(
-        bot=bot, opponent=opponent, ladder=ladder, tournament=tournament, status=status,
-        result=result, faults=params.get("faults") == "1")
+    errors: dict[str, str] = {}
+    try:
+        filters = match_filters.match_filters_parse(params=params, user=request.user)
+    except match_filters.FilterError as error:
+        errors, filters = error.errors, match_filters.MatchFilters(user=request.user)
+        matches = Match.objects.none()
+    else:
+        matches = match_filters.matches_filtered(filters=filters)
     query = params.copy()
     query.pop("page", None)
     context = {
-        **_page_of(matches, params.get("page")), "bot": bot, "opponent": opponent,
-        "bot_unknown": bool(params.get("bot")) and bot is None,
-        "ladders": Ladder.objects.only("slug", "name"),
+        **_page_of(page_selectors.matches_light(matches).order_by("-id"), params.get("page")),
+        "bot": filters.bot, "opponent": filters.opponent, "unknown": filters.unknown,
+        "errors": errors, "ladders": Ladder.objects.only("slug", "name"),
         "tournaments": Tournament.objects.only("name").order_by("-created")[:100],
-        "statuses": Match.Status.values, "results": page_selectors.RESULTS,
-        "filters": params, "tournament_id": tournament, "query": query.urlencode(),
+        "statuses": Match.Status.values, "results": match_filters.RESULTS,
+        "filters": params, "tournament_id": filters.tournament, "query": query.urlencode(),
     }
-    return render(request, "tournaments/match_list.html", context)
+    return render(request, "tournaments/match_list.html", context, status=400 if errors else 200)
 
 
 def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
