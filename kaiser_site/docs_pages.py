@@ -25,6 +25,7 @@ PAGES = {
     "protocol": ("protocol.md", "The bot protocol"),
     "replay-format": ("replay-format.md", "The replay format"),
     "bot-authors": ("bot-authors.md", "Writing a bot, step by step"),
+    "play": ("play.md", "Playing against the bots"),
 }
 STARTERS = "../bots/examples/"
 LINK = re.compile(r'href="([^"#:]*)(#[^"]*)?"')
