@@ -240,9 +240,11 @@ def _tally(row: TableRow, points: float, games_won: int, opponent: int) -> None:
     row.losses += points == 0.0
 
 
-def tournament_table(*, tournament: Tournament) -> list[TableRow]:
+def tournament_table(*, tournament: Tournament,
+                     matches: list[dict[str, Any]] | None = None) -> list[TableRow]:
     """Standings: points (win 1, draw or void ½, bye 1), then Buchholz (the points of the
-    opponents met), then games won, then seed."""
+    opponents met), then games won, then seed. `matches`: the tournament's matches as values
+    (status, version_a_id, version_b_id, score, games_a, games_b) when the caller has them."""
     rows = {e["version_id"]: TableRow(e["version_id"], e["version__bot__name"], e["seed"],
                                       eliminated_round=e["eliminated_round"],
                                       final_rank=e["final_rank"], bot_id=e["version__bot_id"],
@@ -250,10 +252,14 @@ def tournament_table(*, tournament: Tournament) -> list[TableRow]:
             for e in tournament.entrants.values(
                 "version_id", "version__bot__name", "version__bot_id", "seed",
                 "eliminated_round", "final_rank", "withdrawn")}
-    done = tournament.matches.filter(status__in=[Match.Status.FINISHED, Match.Status.VOID,
-                                                 Match.Status.FAILED])
-    for a, b, score, ga, gb in done.values_list("version_a_id", "version_b_id", "score",
-                                               "games_a", "games_b"):
+    ended = [Match.Status.FINISHED, Match.Status.VOID, Match.Status.FAILED]
+    if matches is None:
+        done = list(tournament.matches.filter(status__in=ended).values_list(
+            "version_a_id", "version_b_id", "score", "games_a", "games_b"))
+    else:
+        done = [(m["version_a_id"], m["version_b_id"], m["score"], m["games_a"], m["games_b"])
+                for m in matches if m["status"] in ended]
+    for a, b, score, ga, gb in done:
         _tally(rows[a], _outcome(score), ga or 0, b)
         _tally(rows[b], 1.0 - _outcome(score), gb or 0, a)
     for version_id in tournament.byes.values_list("version_id", flat=True):

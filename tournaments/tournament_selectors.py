@@ -190,7 +190,8 @@ def _cell_text(m: dict[str, Any], mine: str, theirs: str, flip: bool) -> tuple[s
 
 def tournament_view(*, tournament: Tournament) -> TournamentView:
     """Everything the tournament page shows."""
-    table = selectors.tournament_table(tournament=tournament)
+    matches = _matches(tournament)
+    table = selectors.tournament_table(tournament=tournament, matches=matches)
     finished = tournament.status == Tournament.Status.FINISHED
     if tournament.format == Tournament.Format.KNOCKOUT:  # still in first, then how far
         table.sort(key=lambda r: (r.final_rank or 10**6, -(r.eliminated_round or 10**6),
@@ -198,7 +199,6 @@ def tournament_view(*, tournament: Tournament) -> TournamentView:
     elif finished:
         table.sort(key=lambda r: r.final_rank or 10**6)
     rows = {r.version_id: r for r in table}
-    matches = _matches(tournament)
     knockout = tournament.format == Tournament.Format.KNOCKOUT
     started = tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED)
     if knockout and started:

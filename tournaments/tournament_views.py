@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot
 from bots.selectors import bot_active_version
-from tournaments import services, tournament_selectors
+from tournaments import services, tournament_html, tournament_selectors
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
 from tournaments.views import _Links
@@ -29,9 +29,17 @@ staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament.objects.select_related("ladder"), pk=pk)
     view = tournament_selectors.tournament_view(tournament=tournament)
-    context = {"t": tournament, "view": view, "links": _Links(),
-               "knockout": tournament.format == Tournament.Format.KNOCKOUT,
-               "swiss": tournament.format == Tournament.Format.SWISS}
+    links = _Links()
+    knockout = tournament.format == Tournament.Format.KNOCKOUT
+    context = {
+        "t": tournament, "view": view, "knockout": knockout,
+        "standings_rows": tournament_html.standings_html(
+            view.table, knockout=knockout, links=links,
+            finished=tournament.status == Tournament.Status.FINISHED),
+        "crosstable_rows": tournament_html.crosstable_html(view.crosstable, links=links),
+        "columns": [(c, tournament_html.bouts_html(c.bouts, links=links))
+                    for c in view.columns],
+    }
     if tournament.status == Tournament.Status.OPEN:
         context["mine"] = tournament_selectors.enterable_versions(user=request.user)
         context["entered"] = {r.bot_id for r in view.table}
