@@ -70,6 +70,10 @@ class StderrLog:
                               f"{self.game} dropped: {STDERR_CAP >> 10} KiB a game]\n".encode())
             self.dropped = 0
 
+    def tail(self, size: int = 4096) -> bytes:
+        """The last bytes kept (what a bot wrote just before it died)."""
+        return b"".join(self.parts[-8:])[-size:]
+
     def text(self) -> str:
         self._note_dropped()
         return b"".join(self.parts).decode("utf-8", errors="replace")
@@ -410,6 +414,10 @@ class ProgramPlayer(Player):
             time.sleep(0.005)
         self._drain_stderr(proc)
         reason, detail = proc.death()
+        if reason == "crash" and proc.mode == "rlimit" and _out_of_memory(self._stderr.tail()):
+            # Without a memory cgroup the address-space limit makes allocation fail inside the
+            # bot, which then dies of it: the seat's memory limit stopped it all the same.
+            reason, detail = "resource", f"ran out of the seat's memory limit ({detail})"
         return BotFault(reason, detail, mid)
 
     def _say_goodbye(self, proc: SandboxProcess) -> None:
@@ -428,6 +436,15 @@ class ProgramPlayer(Player):
             if not self._stderr_open and proc.wait(max(0.0, end - _now())) is not None:
                 break
         self._drain_stderr(proc)
+
+
+# What Python, Node, C++ and the C library say as they die for want of memory.
+_OUT_OF_MEMORY = (b"MemoryError", b"heap out of memory", b"std::bad_alloc",
+                  b"Cannot allocate memory", b"out of memory")
+
+
+def _out_of_memory(stderr_tail: bytes) -> bool:
+    return any(marker in stderr_tail for marker in _OUT_OF_MEMORY)
 
 
 def _now() -> float:

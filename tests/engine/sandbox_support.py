@@ -77,9 +77,12 @@ def leftover_cgroups() -> list[str]:
     left = []
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         _, names, path = line.split(":", 2)
-        for controller in ("memory", "pids"):
+        for controller in ("memory", "pids", "cpu"):
             if controller in names.split(","):
                 base = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
                 if base.is_dir():
                     left += [str(p) for p in base.iterdir() if p.name.startswith(prefix)]
+    tmp = Path("/run/kaiser-arena/tmp")  # the seats' own /tmp mounts
+    if tmp.is_dir():
+        left += [str(p) for p in tmp.iterdir() if p.name.startswith(prefix)]
     return left

@@ -165,7 +165,7 @@ def test_a_daemon_grandchild_of_a_finished_match_is_killed() -> None:
 def test_without_cgroups_rlimits_still_stop_the_bot_and_nothing_survives(
         monkeypatch: pytest.MonkeyPatch, bot: str) -> None:
     monkeypatch.setenv("KAISER_SANDBOX_CGROUP", "0")  # as on a host without a memory cgroup
-    clock = GENEROUS if bot == "memory_hog" else FAST  # the bomb's forfeit reason is not checked
+    clock = GENEROUS if bot == "memory_hog" else FAST
     factory = program(HOSTILE / f"{bot}.py", time=clock)
 
     replay = play(factory, time=clock)
@@ -174,6 +174,9 @@ def test_without_cgroups_rlimits_still_stop_the_bot_and_nothing_survives(
     assert forfeit["player"] == "A" and replay["result"]["games"] == {"A": 0, "B": 2}
     if bot == "memory_hog":  # the address-space limit makes allocation fail inside the bot
         assert "MemoryError" in factory.players[0].stderr_text()
+        assert forfeit["reason"] == "resource" and "memory limit" in forfeit["detail"]
+    else:  # one process a seat: the filter refuses every fork, the bomb spins to its clock
+        assert forfeit["reason"] == "timeout"
     assert processes_in(factory.namespaces) == []
     assert leftover_cgroups() == []
 

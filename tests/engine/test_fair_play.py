@@ -1,0 +1,210 @@
+"""Fair play between seats (issue 12), tried as an attacker would: real hostile bot programs in
+real sandboxed matches, one per channel. Each attempt fails, and the match is otherwise normal.
+
+The probes live in tests/engine/fairplay/; each test builds a bot folder from one of them and
+the shared legal-play loop (_play.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import syscall_filter
+from engine.players import TimeControl
+from engine.sandbox import SandboxLimits
+from tests.engine.sandbox_support import (
+    RELAXED,
+    leftover_cgroups,
+    play,
+    processes_in,
+    program,
+)
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]
+PROBES = Path(__file__).parent / "fairplay"
+EPERM = "Operation not permitted"
+
+
+def probe_bot(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copy(PROBES / f"{name}.py", folder / "bot.py")
+    shutil.copy(PROBES / "_play.py", folder / "_play.py")
+    return folder
+
+
+def reports_of(factory: Any) -> list[str]:
+    return [player.stderr_text().strip() for player in factory.players]
+
+
+def test_the_filter_is_built_from_libseccomp() -> None:
+    # The server always installs the bindings (bootstrap, the Docker image): every test below
+    # depends on it.
+    assert syscall_filter.available()
+    program_bytes = syscall_filter.filter_program(one_process=False)
+    assert program_bytes and len(program_bytes) % 8 == 0  # whole BPF instructions
+
+
+def test_partners_cannot_share_their_hands_through_kernel_keys(tmp_path: Path) -> None:
+    bot = program(probe_bot(tmp_path, "keyring"), time=RELAXED)
+
+    replay = play(bot)
+
+    assert replay["result"]["forfeit"] is None
+    assert reports_of(bot) == [f"add_key: {EPERM}; partner hands read: 0"] * 2
+    assert processes_in(bot.namespaces) == []
+
+
+def test_partners_cannot_signal_through_file_locks(tmp_path: Path) -> None:
+    bot = program(probe_bot(tmp_path, "locks"), time=RELAXED)
+
+    replay = play(bot)
+
+    assert replay["result"]["forfeit"] is None
+    signaller, partner = reports_of(bot)  # seat 0 (game 0), then seat 2
+    assert "flock /bot/bot.py: " + EPERM in signaller
+    assert "lockf /bot/bot.py: " + EPERM in signaller
+    assert "flock /usr/" in signaller and "lockf /usr/" in signaller
+    assert signaller.count(EPERM) == 5  # 2 files x (flock, lockf) + inotify
+    assert signaller.endswith("partner locks seen: 0")
+    assert partner.endswith("partner locks seen: 0")
+    assert f"inotify: {EPERM}" in partner
+
+
+def test_each_seat_runs_its_own_copy_of_the_program(tmp_path: Path) -> None:
+    bot = program(probe_bot(tmp_path, "locks"), time=RELAXED)
+    seats = [bot(0), bot(1)]
+    try:
+        staged = [Path(seat._keep_alive.root) for seat in seats]  # type: ignore[attr-defined]
+        inodes = {(path / "bot" / "bot.py").stat().st_ino for path in staged}
+        assert len(inodes) == 2 and staged[0] != staged[1]
+    finally:
+        for seat in seats:
+            seat.close()
+
+
+def test_the_calls_that_reach_other_sandboxes_or_the_kernel_are_refused(tmp_path: Path) -> None:
+    bot = program(probe_bot(tmp_path, "kernel_calls"), time=RELAXED)
+
+    replay = play(bot)
+
+    assert replay["result"]["forfeit"] is None
+    results = json.loads(reports_of(bot)[0])
+    allowed = {"getpid", "personality_query"}
+    assert {name for name, outcome in results.items() if outcome == "ok"} == allowed
+    assert results["ptrace"] == EPERM and results["keyctl"] == EPERM
+    assert results["clone_newuser"] == EPERM and results["kill_sigcont"] == EPERM
+    assert results["io_uring_setup"] == EPERM and results["sysinfo"] == EPERM
+
+
+def test_host_wide_counters_are_constant_or_empty_in_the_sandbox(tmp_path: Path) -> None:
+    bot = program(probe_bot(tmp_path, "proc_counters"), time=RELAXED)
+
+    replay = play(bot)
+
+    assert replay["result"]["forfeit"] is None
+    seen = json.loads(reports_of(bot)[0])
+    for path in ("/proc/meminfo", "/proc/stat", "/proc/loadavg", "/proc/uptime"):
+        assert len(seen[path]) == 1, path  # the same text on every move
+    assert f"MemTotal:{SandboxLimits().memory_mb << 10:>16} kB" in seen["/proc/meminfo"][0]
+    for path in ("/proc/vmstat", "/proc/keys", "/proc/key-users", "/proc/schedstat",
+                 "/proc/interrupts", "/proc/diskstats"):
+        # Empty, or absent on this kernel: never the host's numbers.
+        assert seen[path] == [""] or seen[path][0].startswith("error:"), path
+    for path in ("/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/pressure/cpu"):
+        assert seen[path][0].startswith("error:"), path
+
+
+@pytest.mark.parametrize("cgroup", ["1", "0"], ids=["cgroup", "no-cgroup"])
+def test_a_seat_that_uses_every_inode_of_its_tmp_forfeits_for_resources(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cgroup: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_CGROUP", cgroup)
+    limits = SandboxLimits(tmp_inodes=500)
+    bot = program(probe_bot(tmp_path, "inode_flood"), time=RELAXED, limits=limits)
+
+    replay = play(bot)
+
+    forfeit = replay["result"]["forfeit"]
+    assert forfeit["reason"] == "resource" and "/tmp inode" in forfeit["detail"]
+    assert forfeit["player"] == "A" and replay["result"]["games"] == {"A": 0, "B": 2}
+    assert "stopped after 49" in bot.players[0].stderr_text()  # 500 inodes, less the root
+    assert processes_in(bot.namespaces) == []
+    assert leftover_cgroups() == []
+
+
+def test_without_a_cgroup_a_seat_is_one_process(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_CGROUP", "0")
+    bot = program(probe_bot(tmp_path, "hog"), time=RELAXED)
+
+    replay = play(bot)
+
+    # The hog's forks are refused: it plays on alone, and the match is normal.
+    assert replay["result"]["forfeit"] is None
+    assert processes_in(bot.namespaces) == []
+
+
+def _run_state(pid: str, state: str) -> str:
+    """'stopped' for a process that is stopped or can run no more of its own code: a SIGSTOP
+    is pending, or it is inside the kernel on its way to stop (a loaded host may take a while
+    to schedule it there: it is looked at again for up to 0.1 s)."""
+    for _ in range(20):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return "gone"
+        state = status.split("State:")[1].split()[0]
+        pending = int(status.split("ShdPnd:")[1].split()[0], 16)
+        pending |= int(status.split("SigPnd:")[1].split()[0], 16)
+        if state == "T" or pending & (1 << (19 - 1)):
+            return "stopped"
+        time.sleep(0.005)
+    return f"running ({state})"
+
+
+class Watching:
+    """A factory wrapper: after each move of its seats, notes the state of every process of
+    the watched bot (from the host), as 'state command' strings."""
+
+    def __init__(self, inner: Any, watched: Any) -> None:
+        self.inner, self.watched = inner, watched
+        self.name, self.version = inner.name, inner.version
+        self.seen: list[list[str]] = []
+
+    def __call__(self, slot: int) -> Any:
+        player = self.inner(slot)
+        act = player.act
+
+        def watched_act(state: Any, legal: Any) -> Any:
+            action = act(state, legal)
+            rows = [row.split(" ", 2) for row in processes_in(self.watched.namespaces)]
+            self.seen.append([_run_state(pid, state) for pid, state, command in rows
+                              if command.startswith("python3")])
+            return action
+
+        player.act = watched_act
+        return player
+
+
+def test_only_the_seat_on_move_runs(tmp_path: Path) -> None:
+    """While an honest bot thinks (10 ms of CPU a move), every process of its opponent, a hog
+    whose 30 children burn CPU all the time, is stopped."""
+    thinker = probe_bot(tmp_path, "thinker")
+    (thinker / "think_s.txt").write_text("0.01")
+    hog = program(probe_bot(tmp_path, "hog"), time=RELAXED)
+    honest = Watching(program(thinker, time=RELAXED), hog)
+
+    replay = play(honest, hog, time=RELAXED)
+
+    assert replay["result"]["forfeit"] is None
+    assert len(honest.seen) > 20
+    for states in honest.seen:
+        assert len(states) == 2 * 31  # both seats of the hog: the bot and its 30 children
+        assert set(states) == {"stopped"}, states
+    assert processes_in(honest.inner.namespaces + hog.namespaces) == []
