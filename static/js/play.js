@@ -226,7 +226,7 @@
     contract.innerHTML = "";
     if (v.contract) {
       contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[v.contract.seat] + " bid " + K.bidText(v.contract.bid)));
-      contract.appendChild(el("div", "trump", "Trump: " + (v.contract.trump ? v.contract.trump : v.contract.bid.slice(-1) === "N" ? "none (no trump)" : "not named yet")));
+      contract.appendChild(el("div", "trump", "Trump: " + (v.contract.trump ? SUIT_NAMES[v.contract.trump] : v.contract.bid.slice(-1) === "N" ? "none (no trump)" : "not named yet")));
     } else {
       contract.appendChild(el("div", "muted", "No contract yet"));
     }

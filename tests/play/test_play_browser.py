@@ -147,3 +147,65 @@ def test_a_person_plays_a_whole_deal_by_clicks_and_the_replay_holds_those_moves(
     expect(page.locator("#viewer")).to_have_class("viewer loaded", timeout=10_000)
     page.goto(base + "/accounts/")
     expect(page.locator(f'#your-games tr[data-game="{game.pk}"]')).to_contain_text("finished")
+
+
+def test_the_contract_trump_and_kitty_discard_by_clicks_and_cards_by_keys(
+    live_server: Any, page: Page, real_workers: Any, owner: Any, password: str,
+    make_program: Any
+) -> None:
+    """Saskatchewan rules (a kitty of two) with three sandboxed bots that pass whenever they
+    may: the person's first bid wins the contract, so the person names trump and discards."""
+    from tests.hardening.hardening_support import slow_bot_zip
+
+    real_workers("KAISER_PLAY_QUEUE", pool="threads", concurrency=1)
+    passer = make_program("passer", slow_bot_zip("play-passer-marker", pause=0), kind="zip")
+    _log_in(page, live_server.url, owner, password)
+    page.goto(live_server.url + "/play/")
+    page.select_option("#rules", "saskatchewan")
+    for seat in ("#seat1", "#seat2", "#seat3"):
+        page.select_option(seat, str(passer.pk))
+    page.click("#start")
+    page.wait_for_function(READY, timeout=60_000)
+    bid = page.locator("#p-actions button.move:not([data-bid=pass])").first
+    made = [bid.get_attribute("data-bid")]
+    bid.click()
+    made += _trump_and_discard(page)
+    while True:  # the cards, by the keyboard: → to the last legal card, Enter to play it
+        page.wait_for_function(READY, timeout=60_000)
+        if page.locator("#play").get_attribute("data-status") == "finished":
+            break
+        seq = page.locator("#play").get_attribute("data-seq")
+        legal = page.locator(".seat-0 .hand .card.legal")
+        for _ in range(legal.count() - 1):
+            page.keyboard.press("ArrowRight")
+        made.append(page.locator(".seat-0 .hand .card.legal.focus").get_attribute("data-card"))
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "seq => document.getElementById('play').dataset.seq !== seq || "
+            "document.getElementById('play').dataset.status === 'finished'", arg=seq)
+    game = Game.objects.get(owner=owner)
+    assert validate_replay(game.replay) == []
+    deal = game.replay["games"][0]["deals"][0]
+    assert deal["contract"]["seat"] == 0 and deal["contract"]["bid"] == made[0]
+    assert deal["contract"]["trump"] == made[1] and sorted(deal["discards"]) == sorted(made[2])
+    cards = [c for t in deal["tricks"] for i, c in enumerate(t["cards"])
+             if (t["leader"] + i) % 4 == 0]
+    assert cards == made[3:]
+
+
+def _trump_and_discard(page: Page) -> list[Any]:
+    page.wait_for_function(READY, timeout=60_000)
+    suit = page.locator("#p-actions button[data-suit]").first
+    trump = suit.get_attribute("data-suit")
+    suit.click()
+    page.wait_for_selector("#p-discard", timeout=60_000)
+    page.wait_for_function(READY, timeout=60_000)
+    chosen = []
+    for _ in range(2):
+        card = page.locator(".seat-0 .hand .card.legal:not(.chosen)").first
+        chosen.append(card.get_attribute("data-card"))
+        card.click()
+    expect(page.locator("#p-discard")).to_be_enabled()
+    page.screenshot(path=str(ARTIFACTS / "play-discard.png"), full_page=True)
+    page.click("#p-discard")
+    return [trump, chosen]
