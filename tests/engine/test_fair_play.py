@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from engine import syscall_filter
-from engine.players import TimeControl
 from engine.sandbox import SandboxLimits
 from tests.engine.sandbox_support import (
     RELAXED,

@@ -24,7 +24,8 @@ def on_act(seat, message):
     libc.syscall(KEYCTL, KEYCTL_SETPERM, key, 0x3F3F3F3F)
     partner = f"hand-{(seat + 2) % 4}"
     try:
-        listing = open("/proc/keys").read()
+        with open("/proc/keys") as handle:
+            listing = handle.read()
     except OSError:
         listing = ""
     for row in listing.splitlines():

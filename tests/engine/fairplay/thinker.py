@@ -7,8 +7,11 @@ import time
 
 from _play import report, run
 
-THINK_S = float(open(os.path.join(os.path.dirname(__file__), "think_s.txt")).read()) \
-    if os.path.exists(os.path.join(os.path.dirname(__file__), "think_s.txt")) else 0.25
+SETTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "think_s.txt")
+THINK_S = 0.25
+if os.path.exists(SETTING):
+    with open(SETTING) as handle:
+        THINK_S = float(handle.read())
 walls = []
 
 
