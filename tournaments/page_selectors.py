@@ -119,8 +119,11 @@ def ratings_recent(*, entry_ids: list[int], points: int) -> dict[int, list[float
 def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[selectors.LeaderboardRow],
                                                                   int]:
     """Rows `offset`..`offset + limit` of selectors.ladder_leaderboard (same order, same
-    fields), without loading every entry of a large ladder."""
-    entries = LadderEntry.objects.filter(ladder=ladder, active=True)
+    fields), without loading every entry of a large ladder. Only rated entries: a version
+    without a rated match yet is listed apart (unrated_entries), not ranked at its start
+    rating above bots that played."""
+    entries = LadderEntry.objects.filter(ladder=ladder, active=True).filter(
+        Q(games__gt=0) | Q(pinned=True))
     total = entries.count()
     # A page refits a small ladder itself; a large one shows the beat task's last fit.
     fitted = selectors.ladder_fit(ladder=ladder, compute=total <= FIT_INLINE_MAX)
@@ -145,6 +148,12 @@ def board_version(*, ladder: Ladder) -> str:
         active=Count("id", filter=Q(active=True)), top=Max("id"), saved=Max("updated"))
     raw = f"{ladder.pk}:{last}:{entries['active']}:{entries['top']}:{entries['saved']}"
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def unrated_entries(*, ladder: Ladder, limit: int = 50) -> list[LadderEntry]:
+    """The ladder's playing versions that have no rated match yet, newest first."""
+    return list(LadderEntry.objects.filter(ladder=ladder, active=True, games=0, pinned=False)
+                .select_related("version__bot__owner").order_by("-pk")[:limit])
 
 
 def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50

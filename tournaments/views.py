@@ -78,6 +78,7 @@ def _board_html(ladder: Ladder | None, page: int) -> str:
             "pages": max(1, -(-total // LEADERBOARD_ROWS)),
             "latest": match_rows_html(page_selectors.latest_matches(ladder=ladder)
                                       if ladder else []),
+            "unrated": page_selectors.unrated_entries(ladder=ladder) if ladder else [],
             "fit_missing": bool(rows) and all(r.board.fitted is None for r in rows),
         })
         if key:

@@ -157,8 +157,13 @@
     var box = $("v-trick");
     box.innerHTML = "";
     if (s.ended) {
-      var p = entry.deal.points;
-      box.appendChild(el("div", "trick-note", "Deal over: team 0 took " + p[0] + ", team 1 took " + p[1]));
+      /* Points, not tricks: say both, and what they did to the score. */
+      var p = entry.deal.points, d = entry.deal.delta || [0, 0];
+      var team = function (t) {
+        return "team " + t + ": " + s.taken[t] + " tricks, " + p[t] + " points, score " +
+          (d[t] >= 0 ? "+" : "\u2212") + Math.abs(d[t]);
+      };
+      box.appendChild(el("div", "trick-note", "Deal over \u00b7 " + team(0) + " \u00b7 " + team(1)));
       return;
     }
     if (!s.trick) {
