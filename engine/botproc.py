@@ -83,6 +83,9 @@ class StderrLog:
 # reply of a quick bot comes first and costs no stopping; a bot that thinks longer has the
 # table to itself after this long.
 STOP_GRACE_S = 0.0002
+# Stopping the seats not on move is the rule; KAISER_SANDBOX_FREEZE=0 turns it off, for
+# measuring its cost (bench/fair_cpu.py) and nothing else.
+FREEZE = os.environ.get("KAISER_SANDBOX_FREEZE", "1") != "0"
 
 
 class _Table:
@@ -96,6 +99,7 @@ class _Table:
     def __init__(self) -> None:
         self.seats: list[SandboxProcess] = []
         self.pending: list[SandboxProcess] = []
+        self.steps = 0  # stopping steps taken, for bench/fair_cpu.py
 
     def join(self, proc: SandboxProcess) -> None:
         self.seats.append(proc)
@@ -110,6 +114,8 @@ class _Table:
     def turn(self, proc: SandboxProcess) -> None:
         """proc is on move (its message is written): it runs, every other seat is to stop."""
         self.wake(proc)
+        if not FREEZE:
+            return
         for other in self.seats:
             if other is not proc and not other.frozen and other not in self.pending:
                 self.pending.append(other)
@@ -122,6 +128,7 @@ class _Table:
 
     def work(self) -> None:
         """One stopping step for every seat still to stop."""
+        self.steps += len(self.pending)
         self.pending = [proc for proc in self.pending if not proc.stop_step()]
 
 

@@ -1,5 +1,6 @@
-"""An honest bot that thinks: it burns THINK_S seconds of CPU on every decision (0.25 s), then
-plays legally. Reports the wall time of each of its moves (from the act message's arrival)."""
+"""An honest bot that thinks: it burns THINK_S seconds of CPU (0.25 s) on each of its first
+THINK_MOVES decisions, then plays legally. Reports the wall time of each move it thought on,
+from the act message's arrival to its reply."""
 
 import json
 import os
@@ -8,14 +9,18 @@ import time
 from _play import report, run
 
 SETTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "think_s.txt")
-THINK_S = 0.25
+THINK_S, THINK_MOVES = 0.25, 10**9  # think_s.txt: "SECONDS" or "SECONDS MOVES"
 if os.path.exists(SETTING):
     with open(SETTING) as handle:
-        THINK_S = float(handle.read())
+        words = handle.read().split()
+    THINK_S = float(words[0])
+    THINK_MOVES = int(words[1]) if len(words) > 1 else THINK_MOVES
 walls = []
 
 
 def on_act(seat, message):
+    if len(walls) >= THINK_MOVES:  # thought enough: plays at once from now on
+        return
     start_wall, start_cpu = time.monotonic(), time.process_time()
     while time.process_time() - start_cpu < THINK_S:
         pass
