@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import time
@@ -84,6 +85,8 @@ def cmd_match(args: argparse.Namespace) -> int:
                            f"not {args.games}")
     time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
     unsandboxed = args.unsandboxed or _no_bubblewrap(args)
+    if not unsandboxed and any(not spec.startswith("builtin:") for spec in (args.a, args.b)):
+        _say_sandbox()
     players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
     progress = None if args.quiet else Progress(args.games)
     started = time.perf_counter()
@@ -126,6 +129,22 @@ def _no_bubblewrap(args: argparse.Namespace) -> bool:
           "you, with your files.\nInstall bubblewrap to play in the sandbox the server uses "
           "(--require-sandbox makes its absence an error).", file=sys.stderr, flush=True)
     return True
+
+
+def _say_sandbox() -> None:
+    """One line on how the bots will be sandboxed here. A laptop has no per-seat cgroups (the
+    server refuses to play without them): locally, one process a seat with rlimits will do."""
+    from engine.sandbox import probe_sandbox
+
+    os.environ.setdefault("KAISER_SANDBOX_ALLOW_RLIMIT", "1")
+    report = probe_sandbox()
+    if not report.ok:
+        raise CommandError(f"the sandbox does not work here: {report.reason}")
+    line = f"sandbox: {report.mode}: {report.reason.split('; NO system-call filter')[0]}"
+    if not report.seccomp:
+        line += ("\nsandbox: WITHOUT the system-call filter: libseccomp's Python bindings are "
+                 "not installed for this python3 (apt-get install python3-seccomp)")
+    print(line, file=sys.stderr, flush=True)
 
 
 def _player(spec: str, time_control: TimeControl, unsandboxed: bool) -> Any:

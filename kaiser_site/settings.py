@@ -247,6 +247,10 @@ KAISER_EXPORT_MAX_REPLAYS_ANON = env_int("KAISER_EXPORT_MAX_REPLAYS_ANON", 500)
 KAISER_EXPORT_MAX_REPLAYS = env_int("KAISER_EXPORT_MAX_REPLAYS", 20000)
 # After this many rated matches a ladder pair is settled and scheduled rarely (pairing.py).
 KAISER_LADDER_PAIR_SETTLED = env_int("KAISER_LADDER_PAIR_SETTLED", 20)
+# A worker probes its sandbox this often (kaiser_site/worker_sandbox.py); /health/ asks the
+# workers for their reports at most once in KAISER_HEALTH_CACHE_SECONDS per web process.
+KAISER_SANDBOX_PROBE_SECONDS = env_int("KAISER_SANDBOX_PROBE_SECONDS", 60)
+KAISER_HEALTH_CACHE_SECONDS = env_int("KAISER_HEALTH_CACHE_SECONDS", 5)
 
 # --- Games of people against bots (play app) -------------------------------------------------
 
@@ -279,6 +283,7 @@ KAISER_SANDBOX = {
     "max_processes": env_int("KAISER_SANDBOX_PROCESSES", 32),
     "file_size_mb": env_int("KAISER_SANDBOX_FILE_MB", 16),
     "tmp_mb": env_int("KAISER_SANDBOX_TMP_MB", 32),
+    "tmp_inodes": env_int("KAISER_SANDBOX_TMP_INODES", 4096),
 }
 # The upload check: a short match against builtin:random.
 KAISER_CHECK_GAMES = env_int("KAISER_CHECK_GAMES", 2)
@@ -328,6 +333,7 @@ REST_FRAMEWORK = {
         "user": env_str("KAISER_THROTTLE_USER", "600/min"),
         "uploads": env_str("KAISER_THROTTLE_UPLOADS", "20/hour"),
         "challenges": env_str("KAISER_THROTTLE_CHALLENGES", "30/hour"),
+        "health": env_str("KAISER_THROTTLE_HEALTH", "60/min"),  # per address, /health/
     },
     "NUM_PROXIES": KAISER_PROXIES,
     "EXCEPTION_HANDLER": "kaiser_site.exceptions.exception_handler",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -207,3 +208,24 @@ def test_only_the_seat_on_move_runs(tmp_path: Path) -> None:
         assert len(states) == 2 * 31  # both seats of the hog: the bot and its 30 children
         assert set(states) == {"stopped"}, states
     assert processes_in(honest.inner.namespaces + hog.namespaces) == []
+
+
+@pytest.mark.parametrize("cgroup", ["1", "0"], ids=["cgroup", "no-cgroup"])
+def test_python_node_and_a_static_executable_play_under_the_filter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cgroup: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_CGROUP", cgroup)
+    static = tmp_path / "static"
+    static.mkdir()
+    gcc = shutil.which("gcc")
+    assert gcc, "gcc builds the static test bot (it is on every machine of this project)"
+    subprocess.run([gcc, "-static", "-O2", "-o", str(static / "bot"),
+                    str(PROBES / "static_bot.c")], check=True)
+    (static / "bot.json").write_text('{"run": ["./bot"]}')
+    examples = Path(__file__).resolve().parents[2] / "bots" / "examples"
+    for bot_path in (examples / "random.zip", examples / "node_random.zip", static):
+        bot = program(bot_path, time=RELAXED)
+
+        replay = play(bot, "builtin:greedy")
+
+        assert replay["result"]["forfeit"] is None, (bot_path, replay["result"]["forfeit"])
+        assert sum(len(game["deals"]) for game in replay["games"]) > 2
