@@ -162,3 +162,51 @@ def test_cgroups_left_by_a_dead_worker_are_swept() -> None:
     _sweep_stale_cgroups.__wrapped__()
 
     assert [p for p in stale if p.exists()] == []
+
+
+def test_cgroup_v2_seats_get_their_limits_and_report_a_kill(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This host's controllers are all on cgroup v1, so no real v2 subtree can be delegated
+    here: a stand-in folder plays the delegated subtree (KAISER_SANDBOX_CGROUP_ROOT), and the
+    test checks what the sandbox writes to and reads from a v2 kernel's files. The Docker
+    smoke test (deploy/smoke.sh) runs the real thing on a v2 host."""
+    from engine.sandbox import _make_cgroup
+
+    root = tmp_path / "kaiser-seats"
+    root.mkdir()
+    monkeypatch.setenv("KAISER_SANDBOX_CGROUP_ROOT", str(root))
+    group, reason = _make_cgroup(SandboxLimits(memory_mb=300, max_processes=7), owner=None)
+    assert group is not None and group.mode == "cgroup-v2"
+    assert reason == f"per-seat cgroup v2 below {root}"
+    seat = group.path  # type: ignore[attr-defined]
+    assert seat.parent == root
+    assert (seat / "memory.max").read_text() == str(300 << 20)
+    assert (seat / "memory.swap.max").read_text() == "0"
+    assert (seat / "pids.max").read_text() == "9"  # and the two bwrap processes
+    assert (seat / "cpu.max").read_text() == "100000 100000"  # one core
+    assert group.procs_files() == [seat / "cgroup.procs"]
+    assert group.limit_hit() is None
+    (seat / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    assert group.limit_hit() == "memory"
+    (seat / "memory.events").write_text("oom_kill 0\n")
+    (seat / "pids.events").write_text("max 2\n")
+    assert group.limit_hit() == "processes"
+
+
+def test_without_a_cgroup_the_worker_refuses_to_play_unless_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.sandbox import probe_sandbox
+
+    monkeypatch.setenv("KAISER_SANDBOX_CGROUP_ROOT", str(tmp_path / "missing"))
+    monkeypatch.delenv("KAISER_SANDBOX_ALLOW_RLIMIT", raising=False)
+    with pytest.raises(InfrastructureError, match="will not play without per-seat memory"):
+        SandboxProcess(workdir=tmp_path, run=["python3", "bot.py"], limits=SandboxLimits())
+    report = probe_sandbox()
+    assert (report.mode, report.ok) == ("broken", False)
+    assert "no per-seat cgroup could be made" in report.reason
+
+    monkeypatch.setenv("KAISER_SANDBOX_ALLOW_RLIMIT", "1")
+    report = probe_sandbox()
+    assert (report.mode, report.ok, report.seccomp) == ("rlimit", True, True)
+    assert report.reason.startswith("per-process rlimits (KAISER_SANDBOX_ALLOW_RLIMIT=1)")
+    assert leftover_cgroups() == []
