@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot
 from bots.selectors import bot_active_version
-from tournaments import services, tournament_html, tournament_selectors
+from tournaments import selectors, services, tournament_html, tournament_selectors
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
 from tournaments.views import _Links
@@ -28,6 +28,9 @@ staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament.objects.select_related("ladder"), pk=pk)
+    if request.GET.get("part") == "progress":  # what live.js polls while it runs
+        return JsonResponse({"status": tournament.status, "progress":
+                             selectors.tournament_progress(tournament=tournament)})
     view = tournament_selectors.tournament_view(tournament=tournament)
     links = _Links()
     knockout = tournament.format == Tournament.Format.KNOCKOUT

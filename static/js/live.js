@@ -33,7 +33,8 @@
   }
 
   function watchTournament(box) {
-    var url = box.getAttribute("data-url"), lastStatus = box.getAttribute("data-status");
+    var url = box.getAttribute("data-poll") || box.getAttribute("data-url");
+    var lastStatus = box.getAttribute("data-status");
     if (lastStatus !== "running" && lastStatus !== "open") { return; }
     var timer = setInterval(function () {
       getJSON(url).then(function (t) {

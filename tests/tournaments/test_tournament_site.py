@@ -414,3 +414,19 @@ def test_the_admin_takes_entrants_without_seeds_and_offers_the_rule_presets(
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.RUNNING
     assert sorted(tournament.entrants.values_list("seed", flat=True)) == [1, 2, 3]
+
+
+def test_the_live_poll_and_the_live_part_of_a_running_tournament(make_builtin: Any) -> None:
+    field = [make_builtin(n) for n in ("a", "b", "c")]
+    tournament = services.tournament_create(name="Live", format="round_robin", versions=field)
+    first = tournament.matches.order_by("id").first()
+    assert services.match_play(match_id=first.pk, worker="test") == "finished"
+    url = reverse("tournament-detail", args=[tournament.pk])
+    poll = Client().get(url + "?part=progress").json()
+    assert poll == {"status": "running", "progress": {"done": 1, "total": 3}}
+    page = Client().get(url).content.decode()
+    assert f'data-poll="{url}?part=progress"' in page and 'id="t-body"' in page
+    part = Client().get(url + "?part=live").content.decode()
+    assert "<html" not in part and 'id="crosstable"' in part
+    first.refresh_from_db()
+    assert f'data-match="{first.pk}">{first.games_a}–{first.games_b}</a>' in part
