@@ -200,7 +200,7 @@ def _seed_order(size: int) -> list[int]:
 def knockout_first_round(
     *, seeds: Sequence[Hashable]
 ) -> list[tuple[Hashable | None, Hashable | None]]:
-    """Single elimination, round one, from entrants best seed first. The bracket is the next
+    """Knockout, round one, from entrants best seed first. The bracket is the next
     power of two; the missing places are byes (None), which fall to the top seeds."""
     if len(seeds) < 2:
         return []

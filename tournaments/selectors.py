@@ -281,7 +281,7 @@ def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
     elif tournament.format == Tournament.Format.SWISS:
         total = tournament.rounds * (n // 2)
     else:
-        total = max(n - 1, 0)  # every match of single elimination knocks one entrant out
+        total = max(n - 1, 0)  # every match of a knockout knocks one entrant out
     if tournament.status == Tournament.Status.FINISHED:
         total = tournament.matches.count()  # Swiss may stop early when no pairing is left
     return {"done": done, "total": max(total, done)}
@@ -327,7 +327,7 @@ def knockout_round_results(*, tournament: Tournament, round: int) -> list[Bracke
 
 
 def tournament_ranking(*, tournament: Tournament) -> list[int]:
-    """The final order of the entrants' versions: by table, or for single elimination by how
+    """The final order of the entrants' versions: by table, or for a knockout by how
     far each went (the champion first), then the table."""
     table = tournament_table(tournament=tournament)
     if tournament.format != Tournament.Format.KNOCKOUT:
