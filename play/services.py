@@ -293,6 +293,8 @@ class Channel:
 
     def publish(self, state: GameState, move: dict[str, Any] | None) -> None:
         seq = len(self.single.moves) if self.single else 0
+        if move is not None and move["decision"] == "discard" and move["seat"] != 0:
+            move = {**move, "action": None}  # a bot's discards are hidden from the person
         view = person_view(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
                            names=[n.name for n in self.single.names] if self.single else [])
         if move is not None:

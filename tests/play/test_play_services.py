@@ -270,3 +270,35 @@ def test_a_finished_game_is_on_the_persons_page_and_on_each_bots_page_unrated(
     replay_page = Client().get(f"/play/{game.pk}/replay/").content.decode()
     assert f'data-replay-url="/play/{game.pk}/replay.json"' in replay_page
     assert owner.username in replay_page and "unrated" in replay_page
+
+
+def test_the_persons_view_never_shows_a_bots_discards(owner: Any) -> None:
+    from engine.game import GameState, pair_deals
+    from engine.rules import get_rules
+
+    game = Game.objects.create(owner=owner, rules="saskatchewan", seed="1", move_seconds=60,
+                               status=Game.Status.RUNNING)
+    rules = get_rules("saskatchewan")
+    dealer, deals = pair_deals(rules, "1", 0)
+    channel = services.Channel(game)
+    state = GameState(rules, dealer=dealer, deals=deals)
+    channel.publish(state, {"seat": 1, "decision": "discard", "action": ["AS", "KD"]})
+    channel.publish(state, {"seat": 0, "decision": "discard", "action": ["QS", "JD"]})
+    game.refresh_from_db()
+    assert [m["action"] for m in game.view["recent"]] == [None, ["QS", "JD"]]
+    assert "AS" not in json.dumps(game.view["recent"]) and "KD" not in json.dumps(
+        game.view["last_move"]) + json.dumps(game.view["recent"])
+    assert set(game.view) >= {"hand", "hand_sizes", "bids", "trick", "legal"}
+    assert "hands" not in game.view and "kitty_cards" not in game.view
+
+
+@pytest.mark.sandbox
+def test_a_bots_fault_ends_the_game_as_it_would_a_match(
+    person_client: Client, play_game: Any, make_program: Any
+) -> None:
+    crashing = make_program("crasher", b"import sys\nsys.exit(3)\n")
+    game = _new_game(person_client, seats=["builtin:random", "builtin:random", str(crashing.pk)])
+    assert play_game(game).join() == "finished"
+    game.refresh_from_db()
+    assert (game.forfeit_seat, game.forfeit_reason, game.winner) == (3, "crash", 0)
+    assert validate_replay(game.replay) == []
