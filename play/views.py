@@ -4,6 +4,7 @@ state/ for the view the worker publishes, and posts the person's moves to move/.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from django.conf import settings
@@ -77,6 +78,7 @@ def game_state(request: HttpRequest, pk: int) -> JsonResponse:
             and not game.resign_requested:
         return JsonResponse({"seq": game.seq, "status": game.status, "unchanged": True})
     return JsonResponse({"seq": game.seq, "status": game.status, "view": game.view,
+                         "now": int(time.time() * 1000),  # the page's clock counts from it
                          "void_reason": game.void_reason,
                          "resigning": game.resign_requested and game.is_open,
                          "replay": reverse("play-replay", args=[game.pk])

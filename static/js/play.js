@@ -51,6 +51,8 @@
     if (data.unchanged && !changed) { return; }
     if (data.view) {
       game.view = data.view;
+      game.receivedAt = Date.now();
+      game.serverNow = data.now;
       if (data.seq !== game.seq) { game.chosen = []; game.focus = 0; game.pending = false; }
       game.seq = data.seq;
       root.setAttribute("data-seq", String(data.seq));
@@ -219,8 +221,10 @@
     turn.innerHTML = "";
     turn.appendChild(el("strong", null, "Deal " + (v.deal + 1) + " \u00b7 move " + (v.seq + 1)));
     if (v.your_turn && v.deadline) {
-      var left = Math.max(0, Math.round((v.deadline - Date.now()) / 1000));
-      turn.appendChild(el("div", "clock", "Your move: about " + left + " s left"));
+      var clock = el("div", "clock");
+      clock.id = "p-clock";
+      turn.appendChild(clock);
+      tick();
     }
     var contract = $("p-contract");
     contract.innerHTML = "";
@@ -270,6 +274,15 @@
     });
     box.appendChild(table);
     box.appendChild(el("div", "running", "Now: you and North " + v.score[0] + ", West and East " + v.score[1]));
+  }
+
+  function tick() {
+    var clock = $("p-clock"), v = game.view;
+    if (!clock || !v || !v.deadline) { return; }
+    // The server's deadline less the server's time of the answer, counted on this page's clock.
+    var left = Math.max(0, Math.round((v.deadline - game.serverNow - (Date.now() - game.receivedAt)) / 1000));
+    clock.textContent = "Your move: " + left + " s left";
+    clock.classList.toggle("errors", left < 30);
   }
 
   function signed(n) { return (n > 0 ? "+" : "") + n; }
@@ -331,6 +344,7 @@
     }).then(function () { message("Resigning…"); });
   });
   document.addEventListener("keydown", onKey);
+  setInterval(tick, 1000);
   window.kaiserPlay = { game: game, sent: [], seenAt: null };
   poll();
 })();
