@@ -8,6 +8,7 @@ from celery import shared_task
 
 from bots import services
 from engine.faults import InfrastructureError
+from kaiser_site.worker_sandbox import defer_unless_sandboxed
 
 logger = logging.getLogger(__name__)
 CHECK_RETRIES = 5
@@ -15,7 +16,10 @@ CHECK_RETRIES = 5
 
 @shared_task(bind=True, max_retries=CHECK_RETRIES, acks_late=True)
 def bot_version_check(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Check an uploaded version. A sandbox failure is retried, never held against the bot."""
+    """Check an uploaded version. A sandbox failure is retried, never held against the bot;
+    a worker that cannot sandbox puts the check back without counting a retry."""
+    if defer_unless_sandboxed(self):
+        return "deferred"
     try:
         version = services.bot_version_check(version_id=version_id)
     except InfrastructureError as error:

@@ -9,6 +9,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from engine.faults import InfrastructureError
+from kaiser_site.worker_sandbox import defer_unless_sandboxed
 from tournaments import services
 
 logger = logging.getLogger(__name__)
@@ -24,7 +25,10 @@ logger = logging.getLogger(__name__)
 )
 def run_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     """Play one match. Safe to run twice: the database lease decides who plays, and a
-    finished match is never played or counted again."""
+    finished match is never played or counted again. A worker that cannot sandbox puts the
+    task back before it claims the match, so no attempt is spent."""
+    if defer_unless_sandboxed(self):
+        return "deferred"
     worker = f"{self.request.hostname or 'local'}:{self.request.id or '-'}"
     try:
         return services.match_play(match_id=match_id, worker=worker,

@@ -1,46 +1,65 @@
-"""The health endpoints report the database, the broker and the workers as they really are:
-a real Celery worker is started for the "ok" case, a dead broker address for the "down" one."""
+"""The health endpoints report the database, the broker and each worker's sandbox as they
+really are: real Celery workers (one with a working sandbox, one on a host without bubblewrap)
+on a private broker, a dead broker address for the "failing" case."""
 
 from __future__ import annotations
 
+import logging
 import os
-import signal
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.core.cache import cache
 from rest_framework.test import APIClient
+
+from kaiser_site.health import WORKERS_CACHE_KEY
+from tests.processes import LoggedProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
 ENDPOINTS = ["/health/", "/api/v1/health/"]
+NO_WORKERS = {"ok": False, "count": 0, "names": [], "sandboxed": 0, "sandbox": {}}
 
 
 @pytest.fixture
-def worker(private_broker: Path) -> Iterator[str]:
-    """A real worker on the private filesystem broker; yields its node name."""
-    name = f"health-{uuid.uuid4().hex[:8]}@test"
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    env["KAISER_VAR_DIR"] = str(private_broker)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "--pool=solo",
-         "-n", name, "--without-mingle", "--without-gossip", "-l", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        yield name
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+def start_worker(private_broker: Path, tmp_path: Path) -> Iterator[Callable[..., tuple]]:
+    """start(**env) -> (node name, process): a real worker on the private filesystem broker,
+    returned once its first sandbox probe is done."""
+    started: list[LoggedProcess] = []
+
+    def start(**extra_env: str) -> tuple[str, LoggedProcess]:
+        name = f"health-{uuid.uuid4().hex[:8]}@test"
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+        env.update(KAISER_VAR_DIR=str(private_broker), PYTHONUNBUFFERED="1", **extra_env)
+        log = tmp_path / f"{name}.log"
+        with log.open("wb") as sink:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "--pool=solo",
+                 "-n", name, "-Q", f"q-{name}", "--without-mingle", "--without-gossip",
+                 "-l", "INFO"],
+                cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        worker = LoggedProcess(proc, log)
+        started.append(worker)
+        worker.wait_for_log(r"sandbox probe of " + name.replace(".", r"\."))
+        return name, worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+def _no_bwrap(tmp_path: Path) -> str:
+    """A PATH on which bubblewrap is missing (the worker's own Python is found by its path)."""
+    empty = tmp_path / "no-bwrap-here"
+    empty.mkdir(exist_ok=True)
+    return str(empty)
 
 
 @pytest.mark.parametrize("url", ENDPOINTS)
@@ -53,34 +72,104 @@ def test_no_worker_listening_is_degraded_but_up(
     assert body["status"] == "degraded"
     assert body["database"]["ok"] is True
     assert body["broker"] == {"ok": True, "transport": "filesystem"}
-    assert body["workers"] == {"ok": False, "count": 0, "names": []}
+    assert body["workers"] == NO_WORKERS
 
 
 @pytest.mark.worker
-def test_a_running_worker_makes_health_ok(worker: str, anon_client: APIClient) -> None:
-    for _ in range(60):  # the worker needs a few seconds to start; each ping waits up to 1 s
-        body = anon_client.get("/api/v1/health/").json()
-        if worker in body["workers"]["names"]:
-            break
-        time.sleep(0.5)
-    assert body["status"] == "ok"
-    assert worker in body["workers"]["names"]
-    assert body["workers"]["ok"] is True
-    assert body["workers"]["count"] == len(body["workers"]["names"])
-
-
-@pytest.mark.parametrize("url", ENDPOINTS)
-def test_unreachable_broker_is_down_with_503(
-    url: str, dead_broker: None, anon_client: APIClient
+@pytest.mark.sandbox
+def test_a_worker_that_can_sandbox_makes_health_ok_with_its_sandbox_mode(
+    start_worker: Callable[..., Any], anon_client: APIClient
 ) -> None:
+    name, _ = start_worker()
+    body = anon_client.get("/api/v1/health/").json()
+    assert body["status"] == "ok"
+    assert body["workers"]["names"] == [name]
+    assert body["workers"]["ok"] is True and body["workers"]["sandboxed"] == 1
+    entry = body["workers"]["sandbox"][name]
+    assert entry["ok"] is True
+    assert entry["mode"] in ("cgroup-v1", "cgroup-v2", "rlimit")
+    assert entry["reason"] and entry["checked"]
+    assert entry["seccomp"] is True
+
+
+@pytest.mark.worker
+@pytest.mark.parametrize("url", ENDPOINTS)
+def test_a_worker_that_cannot_sandbox_makes_health_failing_with_the_reason(
+    url: str, start_worker: Callable[..., Any], anon_client: APIClient, tmp_path: Path
+) -> None:
+    name, worker = start_worker(PATH=_no_bwrap(tmp_path))
     response = anon_client.get(url)
     assert response.status_code == 503
     body = response.json()
-    assert body["status"] == "down"
+    assert body["status"] == "failing"
+    assert body["database"]["ok"] is True and body["broker"]["ok"] is True
+    entry = body["workers"]["sandbox"][name]
+    assert entry["mode"] == "broken" and entry["ok"] is False
+    assert "bubblewrap" in entry["reason"]
+    assert body["workers"]["ok"] is False and body["workers"]["sandboxed"] == 0
+    assert "stops taking matches and upload checks" in worker.text()
+
+
+@pytest.mark.worker
+@pytest.mark.sandbox
+def test_one_worker_of_two_without_a_sandbox_is_degraded(
+    start_worker: Callable[..., Any], anon_client: APIClient, tmp_path: Path
+) -> None:
+    good, _ = start_worker()
+    bad, _ = start_worker(PATH=_no_bwrap(tmp_path))
+    response = anon_client.get("/health/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["workers"]["names"] == sorted([good, bad])
+    assert body["workers"]["sandboxed"] == 1
+    assert body["workers"]["sandbox"][good]["ok"] is True
+    assert body["workers"]["sandbox"][bad]["mode"] == "broken"
+
+
+@pytest.mark.worker
+def test_the_workers_answer_is_cached_between_requests(
+    start_worker: Callable[..., Any], anon_client: APIClient, settings: Any
+) -> None:
+    settings.KAISER_HEALTH_CACHE_SECONDS = 600
+    assert anon_client.get("/health/").json()["workers"] == NO_WORKERS
+    name, _ = start_worker()
+    # The worker is up, but the answer of a moment ago still stands: nobody was asked again.
+    assert anon_client.get("/health/").json()["workers"] == NO_WORKERS
+    cache.delete(WORKERS_CACHE_KEY)  # as when the cached answer expires
+    assert anon_client.get("/health/").json()["workers"]["names"] == [name]
+
+
+@pytest.mark.parametrize("url", ENDPOINTS)
+def test_unreachable_broker_is_failing_with_503_and_no_error_text(
+    url: str, dead_broker: None, anon_client: APIClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="kaiser_site.health"):
+        response = anon_client.get(url)
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "failing"
     assert body["database"]["ok"] is True
-    assert body["broker"]["ok"] is False
-    assert "refused" in body["broker"]["error"].lower()
-    assert body["workers"]["ok"] is False
+    assert body["broker"] == {"ok": False, "error": "unreachable"}
+    assert "refused" not in response.content.decode().lower()
+    assert body["workers"] == NO_WORKERS
+    logged = [r.getMessage() for r in caplog.records if "broker unreachable" in r.getMessage()]
+    assert logged and "refused" in logged[0].lower()  # the real error stays in the server log
+
+
+@pytest.mark.parametrize("url", ENDPOINTS)
+def test_health_is_throttled_per_address(
+    url: str, private_broker: Path, settings: Any
+) -> None:
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "health": "3/min"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    monitor, other = APIClient(REMOTE_ADDR="10.0.0.7"), APIClient(REMOTE_ADDR="10.0.0.8")
+    assert [monitor.get(url).status_code for _ in range(3)] == [200] * 3
+    refused = monitor.get(url)
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "throttled"
+    assert int(refused["Retry-After"]) > 0
+    assert other.get(url).status_code == 200
 
 
 def test_configured_broker_is_reachable(anon_client: APIClient) -> None:

@@ -197,22 +197,3 @@ def test_matches_of_the_same_bot_finishing_together_lose_no_rating_update(
     assert recomputed[hub.pk][0] == pytest.approx(entry.elo)
     workers = {a.split(":")[0] for a in MatchAttempt.objects.values_list("worker", flat=True)}
     assert len(workers) == 2
-
-
-@pytest.mark.sandbox
-def test_a_broken_sandbox_is_retried_then_the_match_is_void_and_never_scored(
-    start_worker, make_builtin, make_program, tmp_path
-):
-    ladder = _closed_ladder()
-    match = _queue(ladder, make_program("boxed", SLOW_BOT), make_builtin("greedy-i"))
-    empty = tmp_path / "no-bwrap-here"
-    empty.mkdir()
-    worker = start_worker(PATH=str(empty))  # the worker's host has lost bubblewrap
-    match = _wait_status(match.pk, Match.Status.VOID)
-    assert match.attempts == services.max_attempts() == 3
-    assert "gave up after 3 attempts" in match.error and "bwrap" in match.error
-    attempts = MatchAttempt.objects.filter(match=match)
-    assert [a.outcome for a in attempts] == ["infrastructure"] * 3
-    assert all("bubblewrap" in a.error for a in attempts)
-    assert not RatingChange.objects.exists() and match.replay() is None
-    assert len(re.findall(r"Retry in \d+s", worker.text())) == 2

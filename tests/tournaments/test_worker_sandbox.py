@@ -1,0 +1,71 @@
+"""A worker that cannot sandbox a bot takes no match, and spends none of a match's attempts:
+real Celery workers (tests/tournaments/test_worker.py's start_worker), one on a host without
+bubblewrap, one whose sandbox breaks and heals while it runs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.tournaments.test_worker import (  # noqa: F401 - start_worker is a fixture
+    SLOW_BOT,
+    _closed_ladder,
+    _queue,
+    _wait_status,
+    start_worker,
+)
+from tournaments.models import Match, MatchAttempt, RatingChange
+
+pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(transaction=True),
+              pytest.mark.timeout(240)]
+REFUSED = r"stops taking matches and upload checks"
+
+
+def test_a_worker_without_a_sandbox_takes_no_match_and_another_plays_it_once(
+    start_worker, make_builtin, make_program, tmp_path: Path  # noqa: F811
+):
+    ladder = _closed_ladder()
+    match = _queue(ladder, make_program("boxed", SLOW_BOT), make_builtin("greedy-i"))
+    empty = tmp_path / "no-bwrap-here"
+    empty.mkdir()
+    broken = start_worker(PATH=str(empty))  # the worker's host has lost bubblewrap
+    broken.wait_for_log(REFUSED)
+    assert "sandbox broken: bubblewrap (bwrap) is not installed" in broken.text()
+    if "put back" in broken.text():  # it had taken the task before it stopped consuming
+        assert re.search(r"run_match\[[^\]]+\] succeeded in [\d.]+s: 'deferred'", broken.text())
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == (Match.Status.QUEUED, 0)
+    assert not MatchAttempt.objects.filter(match=match).exists()
+
+    start_worker()  # a worker that can sandbox takes the match put back
+    match = _wait_status(match.pk, Match.Status.FINISHED)
+    assert match.attempts == 1
+    attempt = MatchAttempt.objects.get(match=match)
+    assert attempt.outcome == "finished"
+    assert attempt.worker.split("@")[0].endswith("-1")  # the second worker, not the broken one
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_a_worker_whose_sandbox_heals_takes_matches_again_without_spending_attempts(
+    start_worker, make_builtin, make_program, request: pytest.FixtureRequest  # noqa: F811
+):
+    folder = Path(tempfile.mkdtemp(prefix="kaiser-state-"))  # seats must traverse it, and
+    folder.chmod(0o755)  # pytest's tmp_path is 0700 all the way up
+    request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
+    blocker = folder / "state"
+    blocker.write_text("a file where the sandbox's state folder should be\n")
+    worker = start_worker(KAISER_SANDBOX_STATE_DIR=str(blocker),
+                          KAISER_SANDBOX_PROBE_SECONDS="1")
+    worker.wait_for_log(REFUSED)
+    match = _queue(_closed_ladder(), make_program("patient", SLOW_BOT), make_builtin("greedy-h"))
+    blocker.unlink()  # the operator fixes the host: the next probe passes
+    worker.wait_for_log(r"works again: \S+ takes matches again")
+    match = _wait_status(match.pk, Match.Status.FINISHED)
+    assert match.attempts == 1
+    assert list(MatchAttempt.objects.filter(match=match).values_list("outcome", flat=True)
+                ) == ["finished"]
+    assert RatingChange.objects.filter(match=match).count() == 2
