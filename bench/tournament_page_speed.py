@@ -132,12 +132,13 @@ def query_counts(made: dict[str, int]) -> None:
 
 
 def pages(made: dict[str, int]) -> dict[str, Callable[[random.Random], str]]:
-    out: dict[str, Callable[[random.Random], str]] = {}
-    for label, pk in made.items():
-        out[label] = lambda rng, pk=pk: f"/tournaments/{pk}/"
+    def fixed(path: str) -> Callable[[random.Random], str]:
+        return lambda rng: path
+
+    out = {label: fixed(f"/tournaments/{pk}/") for label, pk in made.items()}
     running = made["Swiss, 64 bots, round 4 running"]
-    out["live poll (running Swiss)"] = lambda rng: f"/tournaments/{running}/?part=progress"
-    out["API detail (running Swiss)"] = lambda rng: f"/api/v1/tournaments/{running}/"
+    out["live poll (running Swiss)"] = fixed(f"/tournaments/{running}/?part=progress")
+    out["API detail (running Swiss)"] = fixed(f"/api/v1/tournaments/{running}/")
     return out
 
 

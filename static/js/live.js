@@ -48,6 +48,12 @@
           t.status !== box.getAttribute("data-status");
         box.setAttribute("data-done", String(t.progress.done));
         box.setAttribute("data-status", t.status);
+        if (t.status !== "open") {  // entry closed: no Enter or Cancel any more
+          ["entry", "cancel-form"].forEach(function (id) {
+            var node = document.getElementById(id);
+            if (node) { node.hidden = true; }
+          });
+        }
         if (t.status !== "running" && t.status !== "open") { clearInterval(timer); text("t-live", ""); }
         if (changed) { return refreshBody(box); }
       }).catch(function (error) { text("t-live", "live updates paused: " + error.message); });

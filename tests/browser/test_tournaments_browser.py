@@ -322,6 +322,7 @@ def test_authors_enter_an_open_swiss_and_it_starts_at_the_deadline(
     expect(page.locator("#t-status")).to_have_text("open")
     tournaments_start_due.apply_async(queue=arena_queue())
     run_to_the_end(page, tournament)  # (the page follows it from open to finished)
+    expect(page.locator("#entry")).to_be_hidden()
     assert tournament.started is not None and tournament.started > tournament.entry_deadline
     shot(page, "tournament-swiss")
     tournament.refresh_from_db()

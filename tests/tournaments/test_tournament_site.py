@@ -430,3 +430,28 @@ def test_the_live_poll_and_the_live_part_of_a_running_tournament(make_builtin: A
     assert "<html" not in part and 'id="crosstable"' in part
     first.refresh_from_db()
     assert f'data-match="{first.pk}">{first.games_a}–{first.games_b}</a>' in part
+
+
+def test_a_swiss_pairs_a_withdrawn_bot_no_more(make_builtin: Any, play_queued: Any) -> None:
+    field = [make_builtin(n) for n in ("w1", "w2", "w3", "w4")]
+    tournament = services.tournament_create(name="Swiss", format="swiss", versions=field,
+                                            rounds=3)
+    for match in tournament.matches.filter(round=1):
+        services.match_play(match_id=match.pk, worker="test")
+    quitter = field[0]
+    tournament.refresh_from_db()
+    paired = tournament.current_round  # round 2 is paired already, the quitter in it
+    assert paired == 2
+    bot_retire(bot=quitter.bot)
+    (walkover,) = [m for m in tournament.matches.filter(round=2)
+                   if quitter.pk in (m.version_a_id, m.version_b_id)]
+    assert walkover.status == Match.Status.VOID and walkover.forfeit_reason == "withdrawn"
+    play_queued()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    later = tournament.matches.filter(round__gt=paired)
+    assert later.count() == 1  # three left: one match and one bye
+    assert not later.filter(version_a=quitter).exists()
+    assert not later.filter(version_b=quitter).exists()
+    (bye,) = tournament.byes.filter(round__gt=paired)
+    assert bye.version_id != quitter.pk
