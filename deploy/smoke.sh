@@ -255,7 +255,7 @@ check "${#VERSIONS[@]} example bots uploaded" test "${#VERSIONS[@]}" -ge 4
 version_status() { api GET "/api/v1/versions/$1/" | jq_py 'd["status"]'; }
 all_checked() {
   local v
-  for v in "$@"; do [[ "$(version_status "$v")" != pending ]] || return 1; done
+  for v in "$@"; do [[ "$(version_status "$v")" =~ ^(active|rejected)$ ]] || return 1; done
 }
 wait_for "upload checks" "$TIMEOUT" all_checked "${VERSIONS[@]}"
 for name in "${!VERSIONS[@]}"; do
