@@ -85,9 +85,9 @@ def cmd_match(args: argparse.Namespace) -> int:
                            f"not {args.games}")
     time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
     unsandboxed = args.unsandboxed or _no_bubblewrap(args)
+    players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
     if not unsandboxed and any(not spec.startswith("builtin:") for spec in (args.a, args.b)):
         _say_sandbox()
-    players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
     progress = None if args.quiet else Progress(args.games)
     started = time.perf_counter()
     replay = run_match(players[0], players[1], games=args.games, seed=args.seed, rules=rules,
