@@ -40,6 +40,7 @@ def postprocess_error_responses(
             for status, description in (READ_ERRORS if method == "get" else WRITE_ERRORS).items():
                 responses.setdefault(status, _error(description, media))
             if path.endswith("/health/") and "200" in responses:
-                down = {**responses["200"], "description": "Something is down"}
+                down = {**responses["200"], "description": "Failing: the database or the "
+                        "broker is unreachable, or no worker can sandbox a bot"}
                 responses.setdefault("503", down)
     return result

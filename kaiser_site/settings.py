@@ -222,6 +222,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "bots.tasks.bot_versions_requeue_stale",
         "schedule": timedelta(minutes=5),
     },
+    "replays-prune": {  # off unless KAISER_REPLAY_RETENTION_DAYS is set
+        "task": "tournaments.tasks.replays_prune",
+        "schedule": timedelta(hours=1),
+        "options": {"expires": 3600},
+    },
     "play-games-void-stale": {
         "task": "play.tasks.games_void_stale",
         "schedule": timedelta(seconds=30),
@@ -251,6 +256,10 @@ KAISER_LADDER_PAIR_SETTLED = env_int("KAISER_LADDER_PAIR_SETTLED", 20)
 # workers for their reports at most once in KAISER_HEALTH_CACHE_SECONDS per web process.
 KAISER_SANDBOX_PROBE_SECONDS = env_int("KAISER_SANDBOX_PROBE_SECONDS", 60)
 KAISER_HEALTH_CACHE_SECONDS = env_int("KAISER_HEALTH_CACHE_SECONDS", 5)
+# Replays of matches finished more than this many days ago are dropped by the beat (0: kept for
+# ever); with KAISER_REPLAY_ARCHIVE_DIR each is first written there as <match id>.json.gz.
+KAISER_REPLAY_RETENTION_DAYS = env_int("KAISER_REPLAY_RETENTION_DAYS", 0)
+KAISER_REPLAY_ARCHIVE_DIR = env_str("KAISER_REPLAY_ARCHIVE_DIR") or None
 
 # --- Games of people against bots (play app) -------------------------------------------------
 

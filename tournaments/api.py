@@ -305,6 +305,13 @@ MATCH_FILTERS = [
 ]
 
 
+class ReplayPruned(APIException):
+    status_code = status.HTTP_410_GONE
+    default_detail = ("replay pruned: this site keeps replays for a limited time; the match's "
+                      "result and ratings stand")
+    default_code = "replay_pruned"
+
+
 def _filtered_matches(request: Request) -> Any:
     """An unknown bot or ladder selects no matches, as on the page."""
     try:
@@ -333,12 +340,15 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(summary="The match's replay (replay-format.md), decompressed; a fault's "
                    "detail is clipped to 200 characters unless you own the bot at fault",
                    responses={200: OpenApiTypes.OBJECT,
-                              404: OpenApiResponse(description="Not finished, no replay")})
+                              404: OpenApiResponse(description="Not finished, no replay"),
+                              410: OpenApiResponse(description="Replay pruned (retention)")})
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
         match = self.get_object()
         stored = get_object_or_404(Match.objects.only("pk", "replay_gz"), pk=match.pk)
         replay = stored.replay()
+        if replay is None and match.status == Match.Status.FINISHED:
+            raise ReplayPruned()
         if replay is None:
             raise Http404("this match has no replay")
         if not match_fault_whole_for(request.user, match):

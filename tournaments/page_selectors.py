@@ -171,6 +171,13 @@ def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
     return rows, total
 
 
+def match_replay_pruned(*, match: Match) -> bool:
+    """A finished match whose replay the retention dropped (services.replays_prune): every
+    finished match had one. One query on the primary key, replay_gz itself never loaded."""
+    return match.status == Match.Status.FINISHED and not Match.objects.filter(
+        pk=match.pk, replay_gz__isnull=False).exists()
+
+
 def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dict[str, Any]]:
     qs = Match.objects.filter(status=Match.Status.FINISHED)
     if ladder is not None:

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -542,6 +543,40 @@ def ladder_fits_refresh() -> int:
             ladder_fit(ladder=ladder, compute=True)
             refitted += 1
     return refitted
+
+
+# --- Replay retention ------------------------------------------------------------------------
+
+
+def replays_prune(*, now: datetime | None = None, batch: int = 500) -> int:
+    """Drop the replays of matches finished more than KAISER_REPLAY_RETENTION_DAYS ago (0, the
+    default: keep every replay), writing each first to KAISER_REPLAY_ARCHIVE_DIR/<id>.json.gz
+    when that is set. The Match row, its result and its rating changes stay: only replay_gz
+    goes, and a finished match without one reads as "replay pruned". Returns how many."""
+    days = _setting("KAISER_REPLAY_RETENTION_DAYS", 0)
+    if days <= 0:
+        return 0
+    archive = getattr(settings, "KAISER_REPLAY_ARCHIVE_DIR", None)
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    old = Match.objects.filter(status=Match.Status.FINISHED, finished__lt=cutoff,
+                               replay_gz__isnull=False)
+    pruned = 0
+    while ids := list(old.order_by("pk").values_list("pk", flat=True)[:batch]):
+        if archive:
+            _replays_archive(Path(archive), ids)
+        pruned += Match.objects.filter(pk__in=ids, replay_gz__isnull=False).update(replay_gz=None)
+    return pruned
+
+
+def _replays_archive(folder: Path, ids: list[int]) -> None:
+    """Each replay as stored (gzip of its canonical JSON), written whole before it is dropped."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for match_id, blob in Match.objects.filter(pk__in=ids).values_list("pk", "replay_gz"):
+        if blob is None:
+            continue
+        partial = folder / f".{match_id}.json.gz.partial"
+        partial.write_bytes(bytes(blob))
+        partial.replace(folder / f"{match_id}.json.gz")
 
 
 def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> LadderEntry:

@@ -53,6 +53,12 @@ def matches_requeue_stale() -> dict[str, int]:
 
 
 @shared_task
+def replays_prune() -> int:
+    """The beat's hourly tick: drop (or archive) replays past KAISER_REPLAY_RETENTION_DAYS."""
+    return services.replays_prune()
+
+
+@shared_task
 def ladder_fits_refresh() -> int:
     """The beat's tick for the fitted ratings: refit the ladders whose results changed."""
     return services.ladder_fits_refresh()

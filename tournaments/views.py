@@ -245,8 +245,11 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
         stderr = {side: texts[f"stderr_{side}"] for side, mine in owner_of.items() if mine}
     forfeit = (match.forfeit if match_fault_whole_for(request.user, match)
                else forfeit_public(match.forfeit))
+    pruned = page_selectors.match_replay_pruned(match=match)
     context = {"match": match, "stderr": stderr, "forfeit": forfeit or {},
-               "has_replay": match.status == Match.Status.FINISHED}
+               "has_replay": match.status == Match.Status.FINISHED and not pruned,
+               "replay_pruned": pruned,
+               "retention_days": settings.KAISER_REPLAY_RETENTION_DAYS}
     return render(request, "tournaments/match_detail.html", context)
 
 

@@ -40,9 +40,12 @@ def test_no_environment_gives_the_embedded_development_defaults(tmp_path: Path) 
     assert (tmp_path / "var" / "broker" / "queue").is_dir()
     assert got["memory"] == 512
     assert got["beat"] == ["bots.tasks.bot_versions_requeue_stale",
+                           "play.tasks.games_void_stale",
                            "tournaments.tasks.ladder_fits_refresh",
                            "tournaments.tasks.ladder_schedule",
-                           "tournaments.tasks.matches_requeue_stale"]
+                           "tournaments.tasks.matches_requeue_stale",
+                           "tournaments.tasks.replays_prune",
+                           "tournaments.tasks.tournaments_start_due"]
 
 
 def test_debug_off_without_secret_key_stops_with_a_clear_message(tmp_path: Path) -> None:

@@ -1,0 +1,111 @@
+"""Replay retention: the beat's task drops (or archives) replays past
+KAISER_REPLAY_RETENTION_DAYS; the matches, their results and every rating stay, and the pages
+and the API say "replay pruned" instead of failing."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from tournaments import selectors, services, tasks
+from tournaments.models import LadderEntry, Match, RatingChange
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(ladder, make_builtin, play_queued) -> tuple[list[Match], list[Match]]:
+    """(old, recent): six finished ladder matches, four of them finished 40 days ago."""
+    for name in ("north", "east", "south"):
+        make_builtin(name, "builtin:random" if name == "east" else "builtin:greedy")
+    for seed in range(2):
+        services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed))
+        play_queued()
+    matches = list(Match.objects.filter(status=Match.Status.FINISHED).order_by("pk"))
+    assert len(matches) >= 6
+    old, recent = matches[:4], matches[4:]
+    Match.objects.filter(pk__in=[m.pk for m in old]).update(
+        finished=timezone.now() - timedelta(days=40))
+    return old, recent
+
+
+def _ratings() -> tuple:
+    return (tuple(LadderEntry.objects.order_by("pk").values_list("elo", "games")),
+            tuple(RatingChange.objects.order_by("pk").values_list("match_id", "before", "after")))
+
+
+def test_retention_is_off_by_default_and_keeps_every_replay(played) -> None:
+    old, recent = played
+    assert tasks.replays_prune() == 0
+    assert not Match.objects.filter(status=Match.Status.FINISHED, replay_gz__isnull=True).exists()
+
+
+def test_pruning_drops_old_replays_and_keeps_matches_results_and_ratings(
+    played, ladder, settings, tmp_path
+) -> None:
+    old, recent = played
+    settings.KAISER_REPLAY_RETENTION_DAYS = 30
+    settings.KAISER_REPLAY_ARCHIVE_DIR = str(tmp_path / "archive")
+    texts = {m.pk: m.replay_text() for m in old}
+    results = {m.pk: (m.score, m.games_a, m.games_b) for m in old}
+    ratings_before = _ratings()
+
+    assert tasks.replays_prune() == len(old)
+    assert tasks.replays_prune() == 0  # nothing left to prune: a second run changes nothing
+
+    for match in Match.objects.filter(pk__in=texts):
+        assert match.status == Match.Status.FINISHED and match.replay() is None
+        assert (match.score, match.games_a, match.games_b) == results[match.pk]
+        archived = tmp_path / "archive" / f"{match.pk}.json.gz"
+        assert gzip.decompress(archived.read_bytes()).decode() == texts[match.pk]
+    assert all(Match.objects.get(pk=m.pk).replay() is not None for m in recent)
+    assert _ratings() == ratings_before
+    recomputed = selectors.ratings_recomputed(ladder=ladder)
+    stored = dict(LadderEntry.objects.values_list("version_id", "elo"))
+    assert {k: round(v[0], 6) for k, v in recomputed.items()} == {
+        k: round(v, 6) for k, v in stored.items()}
+
+
+def test_pruning_without_an_archive_folder_just_drops(played, settings, tmp_path) -> None:
+    old, _ = played
+    settings.KAISER_REPLAY_RETENTION_DAYS = 30
+    assert services.replays_prune() == len(old)
+    assert Match.objects.filter(replay_gz__isnull=True).count() == len(old)
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_pages_and_the_api_of_a_pruned_match_say_so(played, settings) -> None:
+    old, recent = played
+    settings.KAISER_REPLAY_RETENTION_DAYS = 30
+    services.replays_prune()
+    client = Client()
+    page = client.get(f"/matches/{old[0].pk}/")
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "Replay pruned: this site keeps the replays of the last 30 days" in body
+    assert "Download the replay" not in body and 'id="viewer"' not in body
+    assert f"{old[0].games_a} – {old[0].games_b}" in body  # the result still shows
+    kept = client.get(f"/matches/{recent[0].pk}/").content.decode()
+    assert 'id="viewer"' in kept and "Replay pruned" not in kept
+
+    detail = client.get(f"/api/v1/matches/{old[0].pk}/")
+    assert detail.status_code == 200 and detail.json()["score"] == old[0].score
+    gone = client.get(f"/api/v1/matches/{old[0].pk}/replay/")
+    assert gone.status_code == 410
+    assert gone.json()["code"] == "replay_pruned"
+    assert gone.json()["detail"].startswith("replay pruned")
+    assert client.get(f"/api/v1/matches/{recent[0].pk}/replay/").status_code == 200
+
+    export = client.get("/api/v1/replays/export/")
+    assert export.status_code == 200
+    lines = b"".join(export.streaming_content).decode().splitlines()
+    assert len(lines) == len(recent)  # only the replays still kept
+    assert all(json.loads(line)["result"] for line in lines)
+    for url in ("/", "/matches/", f"/bots/{old[0].version_a.bot_id}/"):
+        assert client.get(url).status_code == 200, url
