@@ -17,6 +17,7 @@ from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from tournaments.page_selectors import challenge_versions
+from tournaments.stats import bot_stats_context
 from tournaments.views import bot_activity_html
 
 
@@ -42,6 +43,9 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     }
     # The tournaments app's part: ratings, head to head, matches, and the challenge form.
     context["activity"] = bot_activity_html(bot=bot)
+    context["stats"] = bot_stats_context(
+        version_ids=[v.pk for v in context["versions"]],
+        playing_id=context["active"].pk if context["active"] else None)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
     return render(request, "bots/bot_detail.html", context)
 

@@ -306,3 +306,17 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.after - self.before
+
+
+class PlayStats(models.Model):
+    """Totals of play statistics (tournaments.stats) from every finished match: of one version
+    (key "version:<id>") or of all bots (key "all"). Added to once per match, in match_finish."""
+
+    key = models.CharField(max_length=40, unique=True)
+    version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, null=True,
+                                   blank=True, related_name="play_stats")
+    data = models.JSONField(default=dict)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.key

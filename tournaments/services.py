@@ -43,6 +43,7 @@ from tournaments.models import (
     TournamentBye,
     TournamentEntrant,
 )
+from tournaments.stats import play_stats_record
 
 logger = logging.getLogger(__name__)
 
@@ -277,6 +278,9 @@ def match_finish(
         match = Match.objects.get(pk=match_id)
         if match.rated and match.ladder_id:
             _ratings_apply(match)
+        # After the ratings' locks (the same order in every finish): the play statistics.
+        play_stats_record(replay=replay, version_a_id=match.version_a_id,
+                          version_b_id=match.version_b_id)
         if match.tournament_id:
             tournament_advance(tournament_id=match.tournament_id)
     transaction.on_commit(lambda: _after_match(match))

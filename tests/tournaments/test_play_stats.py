@@ -1,0 +1,143 @@
+"""Play statistics (tournaments/stats.py): added once per match when it finishes, and equal
+to what a plain recount of the version's stored replays gives; shown on the bot page;
+rebuilt from the replays by play_stats_rebuild."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from bots.models import BotVersion
+from tournaments import services
+from tournaments.models import Ladder, Match, PlayStats
+from tournaments.stats import version_stats
+
+CRASHING_BOT = b"import sys\nsys.exit(3)\n"  # forfeits every game it plays
+pytestmark = pytest.mark.django_db
+
+
+def _recount(version: BotVersion) -> dict[str, Any]:
+    """The version's statistics counted here straight from its stored replays."""
+    out: dict[str, Any] = {"matches": 0, "deals": 0, "points_for": 0, "points_against": 0,
+                           "won": 0, "lost": 0, "drawn": 0, "held": Counter(), "made": Counter(),
+                           "five_ours": 0, "five_theirs": 0, "three_ours": 0, "faults": Counter()}
+    matches = Match.objects.filter(status=Match.Status.FINISHED).filter(
+        version_a=version) | Match.objects.filter(status=Match.Status.FINISHED, version_b=version)
+    for match in matches:
+        side = "A" if match.version_a_id == version.pk else "B"
+        replay = match.replay()
+        assert replay is not None
+        out["matches"] += 1
+        for game in replay["games"]:
+            team = game["seats"].index(side)
+            winner = game["result"]["winner"]
+            out["drawn" if winner is None else "won" if winner == team else "lost"] += 1
+            for deal in game["deals"]:
+                if deal["misdeal"] or deal.get("points") is None:
+                    continue
+                out["deals"] += 1
+                out["points_for"] += deal["points"][team]
+                out["points_against"] += deal["points"][1 - team]
+                bid = deal["contract"]["bid"]
+                if deal["contract"]["seat"] % 2 == team:
+                    out["held"][bid] += 1
+                    out["made"][bid] += deal["points"][team] >= int(bid.rstrip("NL"))
+                for trick in deal["tricks"]:
+                    if "5H" in trick["cards"]:
+                        out["five_ours" if trick["winner"] % 2 == team else "five_theirs"] += 1
+                    if "3S" in trick["cards"] and trick["winner"] % 2 == team:
+                        out["three_ours"] += 1
+        forfeit = replay["result"]["forfeit"]
+        if forfeit and forfeit["player"] == side:
+            out["faults"][forfeit["reason"]] += 1
+    return out
+
+
+def _stored(version: BotVersion) -> dict[str, Any]:
+    data = version_stats(version_id=version.pk)
+    assert data is not None
+    return {"matches": data["matches"], "deals": data["deals"],
+            "points_for": data["points_for"], "points_against": data["points_against"],
+            **data["games"],
+            "held": Counter({b: h for b, (h, _) in data["contracts"].items()}),
+            "made": Counter({b: m for b, (_, m) in data["contracts"].items() if m}),
+            "five_ours": data["five_hearts"][0], "five_theirs": data["five_hearts"][1],
+            "three_ours": data["three_spades"][0], "faults": Counter(data["faults"])}
+
+
+@pytest.fixture
+def played(make_builtin: Callable[..., BotVersion], make_program: Callable[..., BotVersion],
+           play_queued: Callable[[], int]) -> dict[str, BotVersion]:
+    ladder = Ladder.objects.create(name="Stats", slug="stats", rules="saskatchewan")
+    versions = {"greedy": make_builtin("g-stats"), "random": make_builtin("r-stats",
+                                                                           "builtin:random"),
+                "crash": make_program("c-stats", CRASHING_BOT)}
+    for a, b in (("greedy", "random"), ("random", "greedy"), ("greedy", "random"),
+                 ("crash", "greedy")):
+        services.match_create(version_a=versions[a], version_b=versions[b],
+                              kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
+    assert play_queued() == 4
+    return versions
+
+
+def test_stored_statistics_equal_a_recount_of_the_stored_replays(
+    played: dict[str, BotVersion]
+) -> None:
+    for version in played.values():
+        assert _stored(version) == _recount(version), version.bot.name
+    greedy = _stored(played["greedy"])
+    assert greedy["matches"] == 4 and greedy["deals"] > 0
+    assert sum(greedy["held"].values()) > 0
+    assert _stored(played["crash"])["faults"] == Counter({"crash": 1})
+
+
+def test_all_bots_totals_are_the_sum_of_every_side(played: dict[str, BotVersion]) -> None:
+    everyone = PlayStats.objects.get(key="all").data
+    sides = [_stored(v) for v in played.values()]
+    assert everyone["matches"] == sum(s["matches"] for s in sides) == 8
+    assert everyone["deals"] == sum(s["deals"] for s in sides)
+    # Every deal's 10 points, counted from both sides.
+    assert everyone["points_for"] == everyone["points_against"] == 10 * everyone["deals"] // 2
+
+
+def test_a_match_finished_twice_counts_once(played: dict[str, BotVersion]) -> None:
+    match = Match.objects.filter(version_a=played["greedy"]).first()
+    assert match is not None
+    before = version_stats(version_id=played["greedy"].pk)
+    replay = match.replay()
+    assert replay is not None
+    assert services.match_finish(match_id=match.pk, token="stale", replay=replay) is False
+    assert version_stats(version_id=played["greedy"].pk) == before
+
+
+def test_rebuild_from_the_replays_gives_the_same_totals(played: dict[str, BotVersion]) -> None:
+    before = dict(PlayStats.objects.values_list("key", "data"))
+    call_command("play_stats_rebuild")
+    assert dict(PlayStats.objects.values_list("key", "data")) == before
+
+
+def test_the_bot_page_shows_its_statistics_and_chart(played: dict[str, BotVersion],
+                                                     client: Client) -> None:
+    greedy = played["greedy"]
+    stored = _stored(greedy)
+    page = client.get(f"/bots/{greedy.bot_id}/").content.decode()
+    section = page.split('<section id="play-stats">')[1].split("</section>")[0]
+    assert "Why it wins or loses" in section
+    points = f'{stored["points_for"] / stored["deals"]:.2f} / ' \
+             f'{stored["points_against"] / stored["deals"]:.2f}'
+    assert f'<td class="num" data-stat="points">{points}</td>' in section
+    assert '<svg class="stats-chart"' in section
+    for bid, held in stored["held"].items():
+        assert f'data-bid="{bid}"' in section and f"{stored['made'][bid]}/{held}<" in section
+
+
+def test_a_bot_without_matches_says_so(make_builtin: Callable[..., BotVersion],
+                                       client: Client) -> None:
+    fresh = make_builtin("no-games")
+    page = client.get(f"/bots/{fresh.bot_id}/").content.decode()
+    assert "No finished match yet: the statistics appear after its first one." in page

@@ -1,0 +1,212 @@
+"""Why a bot wins or loses: statistics of each version's play, taken from a match's replay once,
+when the match finishes (match_finish), and added to the stored totals of its two versions
+and of all bots (PlayStats). Pages read the totals; no page reads a replay for them.
+
+A side's statistics (a plain dict of counts, so that totals are sums):
+- matches; games won, lost, drawn;
+- deals (finished ones), the points its team took and gave up in them, and the score;
+- contracts it held, by bid ("7", "8N", ...): [held, made];
+- the fate of the 5♥ and the 3♠: [taken by its team, taken by the other];
+- hands it threw in (misdeals); faults by reason.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+
+from bots.models import BotVersion
+from tournaments.models import PlayStats
+
+ALL = "all"
+
+
+def empty() -> dict[str, Any]:
+    return {"matches": 0, "games": {"won": 0, "lost": 0, "drawn": 0}, "deals": 0,
+            "points_for": 0, "points_against": 0, "score_for": 0, "score_against": 0,
+            "contracts": {}, "five_hearts": [0, 0], "three_spades": [0, 0], "misdeals": 0,
+            "faults": {}}
+
+
+def replay_stats(replay: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The statistics of sides A and B in one replay."""
+    out = {"A": empty(), "B": empty()}
+    for side in out.values():
+        side["matches"] = 1
+    for game in replay["games"]:
+        seats = game["seats"]
+        for deal in game["deals"]:
+            _deal(out, seats, deal)
+        _game_result(out, seats, game["result"]["winner"])
+    forfeit = replay["result"].get("forfeit")
+    if forfeit:
+        faults = out[forfeit["player"]]["faults"]
+        faults[forfeit["reason"]] = faults.get(forfeit["reason"], 0) + 1
+    return out
+
+
+def _deal(out: dict[str, dict[str, Any]], seats: list[str], deal: dict[str, Any]) -> None:
+    if deal.get("misdeal"):
+        out[seats[deal["misdeal"]["seat"]]]["misdeals"] += 1
+        return
+    points = deal.get("points")
+    if points is None:  # cut short by a forfeit: not a finished deal
+        return
+    for team in (0, 1):
+        side = out[seats[team]]
+        side["deals"] += 1
+        side["points_for"] += points[team]
+        side["points_against"] += points[1 - team]
+        side["score_for"] += deal["delta"][team]
+        side["score_against"] += deal["delta"][1 - team]
+    contract = deal["contract"]
+    team = contract["seat"] % 2
+    held = out[seats[team]]["contracts"].setdefault(contract["bid"], [0, 0])
+    held[0] += 1
+    held[1] += points[team] >= int(contract["bid"].rstrip("NL"))
+    for card, key in (("5H", "five_hearts"), ("3S", "three_spades")):
+        for trick in deal["tricks"]:
+            if card in trick["cards"]:
+                winner = trick["winner"] % 2
+                out[seats[winner]][key][0] += 1
+                out[seats[1 - winner]][key][1] += 1
+
+
+def _game_result(out: dict[str, dict[str, Any]], seats: list[str], winner: int | None) -> None:
+    for team in (0, 1):
+        games = out[seats[team]]["games"]
+        if winner is None:
+            games["drawn"] += 1
+        else:
+            games["won" if winner == team else "lost"] += 1
+
+
+def add(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """total + more, key by key (numbers, lists of numbers, dicts of those)."""
+    result = dict(total)
+    for key, value in more.items():
+        mine = result.get(key)
+        if isinstance(value, dict):
+            result[key] = add(mine or {}, value)
+        elif isinstance(value, list):
+            mine = mine or [0] * len(value)
+            result[key] = [a + b for a, b in zip(mine, value, strict=True)]
+        else:
+            result[key] = (mine or 0) + value
+    return result
+
+
+def play_stats_record(*, replay: dict[str, Any], version_a_id: int, version_b_id: int) -> None:
+    """Add one finished match to its versions' totals and to all bots' (inside the caller's
+    transaction: match_finish, which runs once per match). Two queries in the usual case: the
+    three rows read locked, in key order (so two matches finishing at once never deadlock),
+    then written in one UPDATE."""
+    sides = replay_stats(replay)
+    adds = {ALL: (None, add(sides["A"], sides["B"])),
+            _key(version_a_id): (version_a_id, sides["A"]),
+            _key(version_b_id): (version_b_id, sides["B"])}
+    # No savepoint of its own: two round trips to the database saved on every match.
+    with transaction.atomic(savepoint=False):
+        rows = _locked(adds)
+        if len(rows) < len(adds):  # a version's first match (or the site's)
+            PlayStats.objects.bulk_create(
+                [PlayStats(key=k, version_id=v, data=empty())
+                 for k, (v, _) in adds.items() if k not in rows], ignore_conflicts=True)
+            rows = _locked(adds)
+        now = timezone.now()
+        for key, (_, counts) in adds.items():
+            rows[key].data = add(rows[key].data, counts)
+            rows[key].updated = now
+        PlayStats.objects.bulk_update(list(rows.values()), ["data", "updated"])
+
+
+def _locked(adds: dict[str, Any]) -> dict[str, PlayStats]:
+    found = PlayStats.objects.select_for_update().filter(key__in=list(adds)).order_by("key")
+    return {row.key: row for row in found}
+
+
+def _key(version_id: int) -> str:
+    return f"version:{version_id}"
+
+
+def version_stats(*, version_id: int) -> dict[str, Any] | None:
+    row = PlayStats.objects.filter(key=_key(version_id)).values_list("data", flat=True).first()
+    return row
+
+
+def all_stats() -> dict[str, Any] | None:
+    return PlayStats.objects.filter(key=ALL).values_list("data", flat=True).first()
+
+
+def summary(data: dict[str, Any]) -> dict[str, Any]:
+    """The figures a page shows, from stored totals: rates and averages."""
+    deals = data["deals"] or 1
+    held = sum(h for h, _ in data["contracts"].values())
+    made = sum(m for _, m in data["contracts"].values())
+    five, three = data["five_hearts"], data["three_spades"]
+    return {
+        "points_for": data["points_for"] / deals, "points_against": data["points_against"] / deals,
+        "score_for": data["score_for"] / deals, "score_against": data["score_against"] / deals,
+        "held": held / deals, "made": made / held if held else None,
+        "five_hearts": five[0] / sum(five) if sum(five) else None,
+        "three_spades": three[0] / sum(three) if sum(three) else None,
+    }
+
+
+def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per bid it held, in bid order: held, made and the share made."""
+    def order(bid: str) -> tuple[int, str]:
+        return int(bid.rstrip("NL")), bid[-1] if bid[-1] in "NL" else ""
+
+    return [{"bid": bid, "held": h, "made": m, "rate": m / h}
+            for bid, (h, m) in sorted(data["contracts"].items(), key=lambda kv: order(kv[0]))]
+
+
+def bot_stats_context(*, version_ids: list[int], playing_id: int | None) -> dict[str, Any]:
+    """The bot page's statistics: one column per version that has played (newest first), one
+    for all bots, and the contracts chart of the playing version (else the newest)."""
+    rows = dict(PlayStats.objects.filter(version_id__in=version_ids)
+                .values_list("version_id", "data"))
+    numbers = dict(BotVersion.objects.filter(pk__in=rows).values_list("pk", "number"))
+    columns = [{"label": f"v{numbers[v]}", "playing": v == playing_id, "data": rows[v],
+                "figures": summary(rows[v])} for v in sorted(rows, key=lambda v: -numbers[v])]
+    everyone = all_stats()
+    shown = next((c for c in columns if c["playing"]), columns[0] if columns else None)
+    return {
+        "columns": columns,
+        "everyone": {"data": everyone, "figures": summary(everyone)} if everyone else None,
+        # Built by contracts_chart_svg from numbers and escaped bids only.
+        "chart": mark_safe(contracts_chart_svg(shown["data"]) if shown else ""),
+        "chart_label": shown["label"] if shown else "",
+    }
+
+
+def contracts_chart_svg(data: dict[str, Any]) -> str:
+    """Bars per bid: contracts held (light) and made (dark), with the counts; plain SVG."""
+    rows = contracts_table(data)
+    if not rows:
+        return ""
+    width, height, top, bottom = 40 * len(rows) + 20, 160, 16, 24
+    most = max(r["held"] for r in rows)
+    scale = (height - top - bottom) / most
+    bars = []
+    for i, r in enumerate(rows):
+        x, held_h, made_h = 20 + 40 * i, r["held"] * scale, r["made"] * scale
+        base = height - bottom
+        bars.append(
+            f'<g class="bid" data-bid="{escape(r["bid"])}"><title>{escape(r["bid"])}: held '
+            f'{r["held"]}, made {r["made"]}</title>'
+            f'<rect class="held" x="{x}" y="{base - held_h:.1f}" width="28" '
+            f'height="{held_h:.1f}"/><rect class="made" x="{x}" y="{base - made_h:.1f}" '
+            f'width="28" height="{made_h:.1f}"/>'
+            f'<text x="{x + 14}" y="{base - held_h - 3:.1f}" text-anchor="middle">'
+            f'{r["made"]}/{r["held"]}</text>'
+            f'<text x="{x + 14}" y="{height - 8}" text-anchor="middle">{escape(r["bid"])}</text>'
+            "</g>")
+    return (f'<svg class="stats-chart" viewBox="0 0 {width} {height}" width="{width}" '
+            f'height="{height}" role="img" aria-label="contracts held and made by bid">'
+            + "".join(bars) + "</svg>")
