@@ -27,6 +27,7 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_add_builtin
+from play.models import Game as PlayGame
 from tournaments.models import Ladder, Match, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -88,7 +89,7 @@ def _snapshot() -> tuple[Any, ...]:
     return (
         list(Bot.objects.order_by("pk").values_list("name", "description", "retired")),
         BotVersion.objects.count(), Match.objects.count(), Tournament.objects.count(),
-        sorted(Token.objects.values_list("key", flat=True)),
+        sorted(Token.objects.values_list("key", flat=True)), PlayGame.objects.count(),
     )
 
 
@@ -189,6 +190,10 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
     # Only the author of a bot may challenge with it (404 for anyone else's bot).
     ("/challenge/", lambda w: {"bot": w.bot.pk, "opponent": w.rival.pk},
      {"anon": "login", "other": "denied", "owner": "done", "staff": "denied"}),
+    # Anyone signed in may sit down with the bots (the game is their own).
+    ("/play/", lambda w: {"rules": "official", "length": "deal", "seat1": "builtin:random",
+                          "seat2": str(w.version.pk), "seat3": "builtin:greedy"},
+     {"anon": "login", "other": "done", "owner": "done", "staff": "done"}),
 ]
 # Forms about the signed-in user's own account (django.contrib.auth's views and sign-up).
 SELF_SERVICE = {"/accounts/login/", "/accounts/logout/", "/accounts/signup/",
@@ -344,4 +349,3 @@ def test_the_owner_sees_their_bots_stderr_and_not_the_opponents(world: World) ->
 def test_staff_see_every_stderr(world: World) -> None:
     seen = _everything_readable(world, "staff")
     assert SECRET in seen and RIVAL_SECRET in seen
-
