@@ -192,7 +192,7 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
      {"anon": "login", "other": "denied", "owner": "done", "staff": "denied"}),
     # Anyone signed in may sit down with the bots (the game is their own).
     ("/play/", lambda w: {"rules": "official", "length": "deal", "seat1": "builtin:random",
-                          "seat2": str(w.version.pk), "seat3": "builtin:greedy"},
+                          "seat2": str(w.match.version_a_id), "seat3": "builtin:greedy"},
      {"anon": "login", "other": "done", "owner": "done", "staff": "done"}),
 ]
 # Forms about the signed-in user's own account (django.contrib.auth's views and sign-up).
@@ -349,3 +349,4 @@ def test_the_owner_sees_their_bots_stderr_and_not_the_opponents(world: World) ->
 def test_staff_see_every_stderr(world: World) -> None:
     seen = _everything_readable(world, "staff")
     assert SECRET in seen and RIVAL_SECRET in seen
+
