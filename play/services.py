@@ -172,6 +172,17 @@ def _void_if(game_id: int, status: str, reason: str) -> bool:
         status=Game.Status.VOID, void_reason=reason, finished=timezone.now()))
 
 
+def game_is_stale(game: Game) -> bool:
+    """What games_void_stale would void, judged from the row in hand (no write: the page
+    polls several times a second)."""
+    now = timezone.now()
+    if game.status == Game.Status.RUNNING:
+        return game.alive is not None and \
+            game.alive < now - timedelta(seconds=settings.KAISER_PLAY_STALE_SECONDS)
+    return game.status == Game.Status.QUEUED and \
+        game.created < now - timedelta(seconds=settings.KAISER_PLAY_QUEUED_SECONDS)
+
+
 def games_void_stale(*, game_id: int | None = None) -> int:
     """Void the games whose worker stopped (no heartbeat for KAISER_PLAY_STALE_SECONDS) and
     those no worker took (queued for KAISER_PLAY_QUEUED_SECONDS). Nothing else is lost: the

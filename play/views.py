@@ -71,7 +71,7 @@ def game_state(request: HttpRequest, pk: int) -> JsonResponse:
     if not request.user.is_authenticated:
         return JsonResponse({"error": "sign in first"}, status=403)
     game = _game_for(request, pk, owner_only=True)
-    if game.is_open and services.games_void_stale(game_id=game.pk):
+    if services.game_is_stale(game) and services.games_void_stale(game_id=game.pk):
         game.refresh_from_db()
     after = request.GET.get("after", "")
     if game.is_open and after.isdigit() and int(after) == game.seq and game.view is not None \
