@@ -268,7 +268,7 @@ def newest_match_ids(*, version_ids: list[int], limit: int,
 @dataclass(frozen=True)
 class LadderStanding:
     entry: LadderEntry
-    history: list[tuple[float, int]]  # (rating after, version number), oldest first
+    history: list[tuple[float, int, datetime]]  # (rating after, version, when), oldest first
 
 
 def bot_standings(*, entries: list[LadderEntry]) -> list[LadderStanding]:
@@ -280,10 +280,10 @@ def bot_standings(*, entries: list[LadderEntry]) -> list[LadderStanding]:
                .annotate(n=Window(RowNumber(), partition_by=[F("entry__ladder_id")],
                                   order_by=F("id").desc()))
                .filter(n__lte=HISTORY_POINTS).order_by("id")
-               .values_list("entry__ladder_id", "after", "entry_id"))
-    history: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for ladder_id, after, entry_id in changes:
-        history[ladder_id].append((after, number[entry_id]))
+               .values_list("entry__ladder_id", "after", "entry_id", "created"))
+    history: dict[int, list[tuple[float, int, datetime]]] = defaultdict(list)
+    for ladder_id, after, entry_id, created in changes:
+        history[ladder_id].append((after, number[entry_id], created))
     seen: set[int] = set()
     out = []
     for entry in entries:  # the newest version's entry speaks for the bot on each ladder

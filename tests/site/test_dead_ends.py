@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from bots.models import BotVersion
 from tournaments import services
@@ -58,3 +59,28 @@ def test_a_queued_match_page_follows_the_match_and_offers_no_replay_yet(
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert 'id="match-live"' not in page
     assert f'href="/api/v1/matches/{match.pk}/replay/"' in page
+
+
+def test_rating_chart_has_a_time_axis_and_marks_where_each_version_started(
+    client: Client, ladder: Ladder, make_builtin: Callable[..., BotVersion]
+) -> None:
+    from bots.services import bot_version_add_builtin
+
+    first, rival = make_builtin("charted"), make_builtin("rival", "builtin:random")
+    for version in (first, first, None, None):
+        if version is None:  # the bot's second version plays from here on
+            version = BotVersion.objects.filter(bot=first.bot).order_by("-number").first()
+            if version == first:
+                version = bot_version_add_builtin(bot=first.bot, spec="builtin:greedy")
+        match = services.match_create(version_a=version, version_b=rival,
+                                      kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
+                                      rated=True)
+        assert services.match_play(match_id=match.pk, worker="test") == "finished"
+    page = client.get(f"/bots/{first.bot_id}/").content.decode()
+    chart = page.split('<svg class="chart"')[1].split("</svg>")[0]
+    assert chart.count('<g class="version-mark">') == 2
+    assert ">v1</text>" in chart and ">v2</text>" in chart
+    finished = Match.objects.get(pk=match.pk).finished
+    assert finished is not None
+    day = timezone.localtime(finished).strftime("%Y-%m-%d")  # spans minutes: with the hour
+    assert chart.count('<text class="time"') == 2 and f">{day} " in chart

@@ -5,9 +5,10 @@ The charts are drawn on the server as inline SVG: no JavaScript, nothing to down
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from datetime import datetime
 
 from django import template
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
@@ -60,24 +61,46 @@ def sparkline(values: Sequence[float], width: int = 80, height: int = 22) -> Saf
 
 
 @register.simple_tag
-def rating_chart(history: Sequence[tuple[float, Any]], width: int = 640,
+def rating_chart(history: Sequence[tuple[float, int, datetime]], width: int = 640,
                  height: int = 200) -> SafeString:
-    """A bot's rating after each rated match (history: (rating, version number) pairs), with
-    its range on the left and a dot where a new version started."""
+    """A bot's rating after each rated match (history: (rating, version number, time)
+    triples, oldest first) against time: the rating range on the left, the first and last
+    times below, and a dashed line where each version started to play."""
     if len(history) < 2:
         return mark_safe('<p class="empty">Not enough rated matches for a chart yet.</p>')
-    values = [r for r, _ in history]
-    pad = 8.0
-    points = _scaled(values, width, height, pad)
-    dots = format_html_join(
-        "", '<circle cx="{}" cy="{}" r="3"><title>version {}</title></circle>',
-        ((*points[i].split(","), history[i][1]) for i in range(1, len(history))
-         if history[i][1] != history[i - 1][1]))
+    left, right, top, bottom = 44.0, 8.0, 18.0, 20.0
+    values, times = [h[0] for h in history], [h[2].timestamp() for h in history]
+    low, high, start = min(values), max(values), times[0]
+    vspan, tspan = (high - low) or 1.0, (times[-1] - start) or 1.0
+
+    def x(t: float) -> float:
+        return left + (width - left - right) * (t - start) / tspan
+
+    def y(v: float) -> float:
+        return top + (height - top - bottom) * (high - v) / vspan
+
+    points = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in zip(times, values, strict=True))
+    starts = [i for i in range(len(history)) if i == 0 or history[i][1] != history[i - 1][1]]
+    markers = format_html_join("", (
+        '<g class="version-mark"><line x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>'
+        '<text x="{0}" y="12" text-anchor="middle">v{3}</text>'
+        '<title>version {3} from {4}</title></g>'), (
+        (f"{x(times[i]):.1f}", top, height - bottom, history[i][1], _when(history[i][2], tspan))
+        for i in starts))
     return format_html(
-        '<svg class="chart" viewBox="0 0 {w} {h}" preserveAspectRatio="none" role="img" '
+        '<svg class="chart" viewBox="0 0 {w} {h}" role="img" '
         'aria-label="rating history: {n} rated matches, from {first} to {last}">'
-        '<text x="4" y="14">{high}</text><text x="4" y="{bottom}">{low}</text>'
-        '<polyline points="{points}"/>{dots}</svg>',
+        '<text x="4" y="{high_y}">{high}</text><text x="4" y="{low_y}">{low}</text>'
+        '<text class="time" x="{left}" y="{time_y}">{t0}</text>'
+        '<text class="time" x="{t1_x}" y="{time_y}" text-anchor="end">{t1}</text>'
+        '{markers}<polyline points="{points}"/></svg>',
         w=width, h=height, n=len(values), first=f"{values[0]:.0f}", last=f"{values[-1]:.0f}",
-        high=f"{max(values):.0f}", low=f"{min(values):.0f}", bottom=height - 4,
-        points=" ".join(points), dots=dots)
+        high=f"{high:.0f}", low=f"{low:.0f}", high_y=top + 4, low_y=height - bottom,
+        left=left, t1_x=width - right, time_y=height - 4, t0=_when(history[0][2], tspan),
+        t1=_when(history[-1][2], tspan), markers=markers, points=points)
+
+
+def _when(moment: datetime, span_seconds: float) -> str:
+    """A time on the chart's axis: with the hour when the chart spans less than two days."""
+    local = timezone.localtime(moment)
+    return f"{local:%Y-%m-%d %H:%M}" if span_seconds < 2 * 86400 else f"{local:%Y-%m-%d}"
