@@ -7,6 +7,7 @@ the shared legal-play loop (_play.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from typing import Any
 import pytest
 
 from engine import syscall_filter
+from engine.match import run_match
+from engine.rules import DEFAULT_RULES
 from engine.sandbox import SandboxLimits
 from tests.engine.sandbox_support import (
     RELAXED,
@@ -200,7 +203,10 @@ def test_only_the_seat_on_move_runs(tmp_path: Path) -> None:
     hog = program(probe_bot(tmp_path, "hog"), time=RELAXED)
     honest = Watching(program(thinker, time=RELAXED), hog)
 
-    replay = play(honest, hog, time=RELAXED)
+    # Games of at most three deals: enough moves to see, and the hog's children are a heavy
+    # load on a test machine whenever the hog is on move.
+    rules = dataclasses.replace(DEFAULT_RULES, max_deals=3)
+    replay = run_match(honest, hog, games=2, seed="7", rules=rules, time=RELAXED)
 
     assert replay["result"]["forfeit"] is None
     assert len(honest.seen) > 20
