@@ -23,6 +23,7 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -159,6 +160,7 @@ def main() -> None:
     finally:
         stop(worker)
         stop(web)
+    shutil.rmtree(folder, ignore_errors=True)  # kept, with its logs, when the run failed
     report(latencies, args)
 
 
