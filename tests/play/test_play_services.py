@@ -72,18 +72,25 @@ def _person_moves(replay: dict[str, Any]) -> list[Any]:
     return moves
 
 
-@pytest.mark.parametrize("rules", ["official", "saskatchewan"])
-def test_a_practice_deal_played_by_posted_moves_is_a_valid_replay_of_those_moves(
-    person_client: Client, play_game: Any, rules: str
+@pytest.mark.parametrize(("rules", "length"), [("official", "deal"), ("saskatchewan", "deal"),
+                                              ("official", "game")])
+def test_a_game_played_by_posted_moves_is_a_valid_replay_of_those_moves(
+    person_client: Client, play_game: Any, rules: str, length: str
 ) -> None:
-    game = _new_game(person_client, rules=rules)
+    game = _new_game(person_client, rules=rules, length=length)
     worker = play_game(game)
     posted = _play_out(person_client, game)
     assert worker.join() == "finished"
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED and game.view["over"]
     assert validate_replay(game.replay) == []
-    assert len(game.replay["games"][0]["deals"]) == 1 or game.replay["rules"]["misdeal"]
+    deals = game.replay["games"][0]["deals"]
+    if length == "deal":
+        assert len(deals) == 1
+    else:  # to the end: a team reached 52 (or fell to -52), as the page's score says
+        score = game.replay["games"][0]["result"]["score"]
+        assert max(score) >= 52 or min(score) <= -52 or len(deals) == 100
+        assert game.view["score"] == score and len(game.view["deals"]) == len(deals)
     assert _person_moves(game.replay) == [action for _, action in posted]
     assert [m.action for m in Move.objects.filter(game=game)] == [a for _, a in posted]
     replay = person_client.get(f"/play/{game.pk}/replay.json")
