@@ -3,7 +3,7 @@
 # set (CI sets them: PostgreSQL and Redis), else SQLite and Kombu's filesystem broker.
 PY := .venv/bin/python
 
-.PHONY: check lint types test test-hardening bench bench-faults bench-load
+.PHONY: check lint types test test-hardening bench bench-faults bench-load smoke
 
 check: lint types test
 
@@ -26,3 +26,7 @@ bench-faults:
 
 bench-load:
 	$(PY) bench/load_ladder.py
+
+# The deployment smoke test (Docker with Compose v2; minutes): make smoke SMOKE_ARGS=--offline
+smoke:
+	deploy/smoke.sh $(SMOKE_ARGS)

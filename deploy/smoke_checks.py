@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import django
@@ -100,6 +101,10 @@ def user(name: str, password: str) -> dict[str, Any]:
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:] or ["ledger"]
-    commands = {"ledger": ledger, "running": running, "user": user}
+    commands: dict[str, Callable[..., dict[str, Any]]] = {
+        "ledger": ledger,
+        "running": running,
+        "user": user,
+    }
     result = commands[command](*args)
     print(json.dumps(result, sort_keys=True))
