@@ -309,3 +309,22 @@ def test_a_bots_fault_ends_the_game_as_it_would_a_match(
     game.refresh_from_db()
     assert (game.forfeit_seat, game.forfeit_reason, game.winner) == (3, "crash", 0)
     assert validate_replay(game.replay) == []
+
+
+def test_a_hand_without_honours_may_be_thrown_in_under_the_misdeal_rule(
+    person_client: Client, play_game: Any
+) -> None:
+    game = _new_game(person_client, rules="pagat")
+    # Seed m6142 deals seat 0 a hand with no J, Q, K, A, 5H or 3S first (seat 0 is asked).
+    Game.objects.filter(pk=game.pk).update(seed="m6142")
+    worker = play_game(game)
+    game = wait_view(game)
+    assert (game.view["decision"], game.view["legal"]) == ("misdeal", [True, False])
+    assert _post(person_client, game, {"seq": game.seq, "action": "true"}).status_code == 400
+    assert _post(person_client, game, {"seq": game.seq, "action": True}).status_code == 200
+    _play_out(person_client, game)
+    assert worker.join() == "finished"
+    game.refresh_from_db()
+    deals = game.replay["games"][0]["deals"]
+    assert deals[0]["misdeal"] == {"seat": 0} and deals[1]["dealer"] == deals[0]["dealer"]
+    assert validate_replay(game.replay) == []
