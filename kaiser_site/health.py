@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Any
 
 from django.conf import settings
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 PING_TIMEOUT = 1.0
 UNREACHABLE = "unreachable"
 WORKERS_CACHE_KEY = "health:workers"
+WORKERS_LOCK_KEY = "health:workers:asking"
+STALE_FACTOR = 6
 
 
 class HealthThrottle(SimpleRateThrottle):
@@ -103,11 +106,21 @@ def _ask_workers() -> dict[str, Any]:
 
 
 def _check_workers() -> dict[str, Any]:
-    """The workers' answer, asked at most once per KAISER_HEALTH_CACHE_SECONDS."""
-    workers: dict[str, Any] | None = cache.get(WORKERS_CACHE_KEY)
-    if workers is None:
+    """The workers' answer, asked at most once per KAISER_HEALTH_CACHE_SECONDS. Asking waits
+    the whole timeout, so once the answer is due only one request asks (a lock in the cache)
+    while the others serve the previous answer, up to STALE_FACTOR times as old."""
+    fresh_for = settings.KAISER_HEALTH_CACHE_SECONDS
+    cached: dict[str, Any] | None = cache.get(WORKERS_CACHE_KEY)
+    if cached is not None and time.time() - cached["at"] < fresh_for:
+        return dict(cached["workers"])
+    if cached is not None and not cache.add(WORKERS_LOCK_KEY, 1, timeout=PING_TIMEOUT * 5):
+        return dict(cached["workers"])  # another request is asking the workers right now
+    try:
         workers = _ask_workers()
-        cache.set(WORKERS_CACHE_KEY, workers, settings.KAISER_HEALTH_CACHE_SECONDS)
+        cache.set(WORKERS_CACHE_KEY, {"at": time.time(), "workers": workers},
+                  max(1, fresh_for * STALE_FACTOR))
+    finally:
+        cache.delete(WORKERS_LOCK_KEY)
     return workers
 
 

@@ -17,7 +17,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from kaiser_site.health import WORKERS_CACHE_KEY
+from kaiser_site.health import WORKERS_CACHE_KEY, WORKERS_LOCK_KEY
 from tests.processes import LoggedProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,6 +138,18 @@ def test_the_workers_answer_is_cached_between_requests(
     assert anon_client.get("/health/").json()["workers"] == NO_WORKERS
     cache.delete(WORKERS_CACHE_KEY)  # as when the cached answer expires
     assert anon_client.get("/health/").json()["workers"]["names"] == [name]
+
+
+def test_while_one_request_asks_the_workers_the_others_serve_the_previous_answer(
+    private_broker: Path, anon_client: APIClient
+) -> None:
+    previous = {**NO_WORKERS, "count": 1, "names": ["old@host"], "sandbox": {"old@host": {
+        "mode": "pending", "ok": False, "reason": "x", "seccomp": False, "checked": None}}}
+    cache.set(WORKERS_CACHE_KEY, {"at": 0.0, "workers": previous}, 600)  # long due
+    cache.add(WORKERS_LOCK_KEY, 1, 600)  # as if another request were asking at this moment
+    assert anon_client.get("/health/").json()["workers"] == previous
+    cache.delete(WORKERS_LOCK_KEY)  # that request is done: the next one asks for itself
+    assert anon_client.get("/health/").json()["workers"] == NO_WORKERS
 
 
 @pytest.mark.parametrize("url", ENDPOINTS)
