@@ -848,6 +848,12 @@ class SandboxProcess:
             pids = {int(p) for p in os.pread(self._pids_fd, 1 << 16, 0).split()}
         except (OSError, ValueError):
             return set()
+        finally:
+            if isinstance(self._cgroup, _CgroupV1):
+                # v1 keeps the list of an open cgroup.procs for a second after each read: a
+                # kept file would miss the processes forked meanwhile. Opened afresh each time.
+                self._close_fds(self._pids_fd)
+                self._pids_fd = -1
         pids.discard(self._proc.pid)
         if self._inner_pid is not None:
             pids.discard(self._inner_pid)
@@ -878,6 +884,9 @@ class SandboxProcess:
         stopped |= fresh
         if fresh:
             return False
+        if not stopped:  # no process found: settled only once the bot is gone for good
+            self.frozen = self._proc.poll() is not None
+            return self.frozen
         # One process with no cgroup cannot fork (the filter): nothing to wait for.
         self.frozen = self._cgroup is None or all(_is_stopped(pid) for pid in stopped)
         return self.frozen
