@@ -1,16 +1,20 @@
-"""A worker that cannot sandbox a bot takes no match, and spends none of a match's attempts:
-real Celery workers (tests/tournaments/test_worker.py's start_worker), one on a host without
-bubblewrap, one whose sandbox breaks and heals while it runs."""
+"""A worker that cannot sandbox a bot takes no match and no upload check, and spends none of
+their attempts: real Celery workers (tests/tournaments/test_worker.py's start_worker), one on a
+host without bubblewrap, one whose sandbox breaks and heals while it runs."""
 
 from __future__ import annotations
 
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 
+from bots.models import BotVersion
+from bots.tasks import bot_version_check
 from tests.tournaments.test_worker import (  # noqa: F401 - start_worker is a fixture
     SLOW_BOT,
     _closed_ladder,
@@ -69,3 +73,25 @@ def test_a_worker_whose_sandbox_heals_takes_matches_again_without_spending_attem
     assert list(MatchAttempt.objects.filter(match=match).values_list("outcome", flat=True)
                 ) == ["finished"]
     assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_an_upload_check_is_put_back_by_a_worker_without_a_sandbox_and_counted_once(
+    start_worker, make_program, tmp_path: Path  # noqa: F811
+):
+    version = make_program("fresh", SLOW_BOT)
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.PENDING)
+    bot_version_check.apply_async((version.pk,), queue=django_settings.KAISER_MATCH_QUEUE)
+    empty = tmp_path / "no-bwrap-here"
+    empty.mkdir()
+    broken = start_worker(PATH=str(empty))
+    broken.wait_for_log(REFUSED)
+    version.refresh_from_db()
+    assert (version.status, version.check_attempts, version.reason) == ("pending", 0, "")
+
+    start_worker()
+    deadline = time.monotonic() + 90
+    while version.status != BotVersion.Status.ACTIVE:
+        assert time.monotonic() < deadline, f"still {version.status}: {version.reason}"
+        time.sleep(0.2)
+        version.refresh_from_db()
+    assert version.check_attempts == 1
