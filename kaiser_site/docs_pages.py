@@ -25,6 +25,7 @@ PAGES = {
     "protocol": ("protocol.md", "The bot protocol"),
     "replay-format": ("replay-format.md", "The replay format"),
     "bot-authors": ("bot-authors.md", "Writing a bot, step by step"),
+    "sandbox": ("sandbox.md", "The sandbox and fair play"),
     "play": ("play.md", "Playing against the bots"),
 }
 STARTERS = "../bots/examples/"
