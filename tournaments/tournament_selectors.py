@@ -8,11 +8,12 @@ worked out from them here."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -78,15 +79,7 @@ def _matches(tournament: Tournament) -> list[dict[str, Any]]:
 def _progress(tournament: Tournament, n: int, matches: list[dict[str, Any]]) -> dict[str, int]:
     """selectors.tournament_progress, from the rows already read."""
     done = sum(m["status"] not in OPEN_STATUSES for m in matches)
-    if tournament.status == Tournament.Status.FINISHED:
-        total = len(matches)
-    elif tournament.format == Tournament.Format.ROUND_ROBIN:
-        total = tournament.rounds * n * (n - 1) // 2
-    elif tournament.format == Tournament.Format.SWISS:
-        total = tournament.rounds * (n // 2)
-    else:
-        total = max(n - 1, 0)
-    return {"done": done, "total": max(total, done)}
+    return _progress_counts(tournament, n, len(matches), done)
 
 
 def _side(row: selectors.TableRow | None, version_id: int, games: int | None) -> Side:
@@ -210,6 +203,46 @@ def tournament_view(*, tournament: Tournament) -> TournamentView:
     champion = next((r for r in table if r.final_rank == 1), None) if finished else None
     return TournamentView(tournament, table, _progress(tournament, len(table), matches),
                           columns, crosstable, champion, matches)
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What the tournament page needs before its body: the progress, the entrants' count, and
+    a token that changes whenever the body can (a match made, started, finished or voided, an
+    entry, a withdrawal, a rank or elimination written, the status or round moved)."""
+
+    version: str
+    progress: dict[str, int]
+    entrants: int
+
+
+def tournament_state(*, tournament: Tournament) -> PageState:
+    """Two aggregate queries."""
+    m = tournament.matches.aggregate(
+        n=Count("id"), done=Count("id", filter=~Q(status__in=OPEN_STATUSES)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)), top=Max("id"),
+        last=Max("finished"))
+    e = tournament.entrants.aggregate(
+        n=Count("id"), entered=Max("entered"), withdrawn=Count("withdrawn"),
+        ranked=Count("final_rank"), out=Count("eliminated_round"), seeded=Count("seed"))
+    t = tournament
+    raw = (f"{t.pk}:{t.status}:{t.current_round}:{t.rounds}:{t.name}:{t.cancel_reason}:"
+           f"{sorted(m.items())}:{sorted(e.items())}")
+    progress = _progress_counts(tournament, e["n"], m["n"], m["done"])
+    return PageState(hashlib.sha256(raw.encode()).hexdigest(), progress, e["n"])
+
+
+def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> dict[str, int]:
+    """Matches done of the total the format will play (selectors.tournament_progress)."""
+    if tournament.status == Tournament.Status.FINISHED:
+        total = made
+    elif tournament.format == Tournament.Format.ROUND_ROBIN:
+        total = tournament.rounds * n * (n - 1) // 2
+    elif tournament.format == Tournament.Format.SWISS:
+        total = tournament.rounds * (n // 2)
+    else:
+        total = max(n - 1, 0)
+    return {"done": done, "total": max(total, done)}
 
 
 # --- Results (JSON and CSV) --------------------------------------------------------------------

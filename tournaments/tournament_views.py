@@ -9,16 +9,19 @@ import io
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, user_passes_test
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from bots.models import Bot
 from bots.selectors import bot_active_version
-from tournaments import selectors, services, tournament_html, tournament_selectors
+from tournaments import services, tournament_html, tournament_selectors
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
 from tournaments.views import _Links
@@ -28,27 +31,41 @@ staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament.objects.select_related("ladder"), pk=pk)
+    state = tournament_selectors.tournament_state(tournament=tournament)
     if request.GET.get("part") == "progress":  # what live.js polls while it runs
-        return JsonResponse({"status": tournament.status, "progress":
-                             selectors.tournament_progress(tournament=tournament)})
-    view = tournament_selectors.tournament_view(tournament=tournament)
-    links = _Links()
-    knockout = tournament.format == Tournament.Format.KNOCKOUT
-    context = {
-        "t": tournament, "view": view, "knockout": knockout,
-        "standings_rows": tournament_html.standings_html(
-            view.table, knockout=knockout, links=links,
-            finished=tournament.status == Tournament.Status.FINISHED),
-        "crosstable_rows": tournament_html.crosstable_html(view.crosstable, links=links),
-        "columns": [(c, tournament_html.bouts_html(c.bouts, links=links))
-                    for c in view.columns],
-    }
+        return JsonResponse({"status": tournament.status, "progress": state.progress})
+    body = _body_html(tournament, state)
+    if request.GET.get("part") == "live":  # what live.js swaps in when the progress moves
+        return HttpResponse(body)
+    context = {"t": tournament, "state": state, "body": body}
     if tournament.status == Tournament.Status.OPEN:
-        context["mine"] = tournament_selectors.enterable_versions(user=request.user)
-        context["entered"] = {r.bot_id for r in view.table}
-    if request.GET.get("part") == "live":  # what live.js swaps in while it runs
-        return render(request, "tournaments/_tournament_body.html", context)
+        mine = tournament_selectors.enterable_versions(user=request.user)
+        entered = tournament_selectors.entered_bot_ids(tournaments=[tournament]) if mine else {}
+        context["mine"] = [v for v in mine if v.bot_id not in entered.get(tournament.pk, ())]
+        context["has_bots"] = bool(mine)
     return render(request, "tournaments/tournament_detail.html", context)
+
+
+def _body_html(tournament: Tournament, state: tournament_selectors.PageState) -> str:
+    """The crosstable, standings and bracket, the same for every visitor: rendered once per
+    change of the tournament (state.version), then served from the cache."""
+    key = f"tournament-body:{state.version}"
+    html: str | None = cache.get(key)
+    if html is None:
+        view = tournament_selectors.tournament_view(tournament=tournament)
+        links = _Links()
+        knockout = tournament.format == Tournament.Format.KNOCKOUT
+        html = render_to_string("tournaments/_tournament_body.html", {
+            "t": tournament, "view": view, "knockout": knockout,
+            "standings_rows": tournament_html.standings_html(
+                view.table, knockout=knockout, links=links,
+                finished=tournament.status == Tournament.Status.FINISHED),
+            "crosstable_rows": tournament_html.crosstable_html(view.crosstable, links=links),
+            "columns": [(c, tournament_html.bouts_html(c.bouts, links=links))
+                        for c in view.columns],
+        })
+        cache.set(key, html, 60)  # a bot renamed shows within a minute
+    return mark_safe(html)  # rendered by our own template, escaped there
 
 
 @staff_required

@@ -430,6 +430,14 @@ def test_the_live_poll_and_the_live_part_of_a_running_tournament(make_builtin: A
     assert "<html" not in part and 'id="crosstable"' in part
     first.refresh_from_db()
     assert f'data-match="{first.pk}">{first.games_a}–{first.games_b}</a>' in part
+    # The body is cached per state of the tournament: the next result shows at once.
+    second = tournament.matches.filter(status=Match.Status.QUEUED).order_by("id").first()
+    assert f'data-match="{second.pk}">…</a>' in part
+    assert services.match_play(match_id=second.pk, worker="test") == "finished"
+    second.refresh_from_db()
+    part = Client().get(url + "?part=live").content.decode()
+    assert f'data-match="{second.pk}">{second.games_a}–{second.games_b}</a>' in part
+    assert Client().get(url + "?part=progress").json()["progress"] == {"done": 2, "total": 3}
 
 
 def test_a_swiss_pairs_a_withdrawn_bot_no_more(make_builtin: Any, play_queued: Any) -> None:
