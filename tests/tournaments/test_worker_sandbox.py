@@ -29,14 +29,15 @@ pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(tra
 REFUSED = r"stops taking matches and upload checks"
 
 
+@pytest.mark.parametrize("pool", ["solo", "prefork"])
 def test_a_worker_without_a_sandbox_takes_no_match_and_another_plays_it_once(
-    start_worker, make_builtin, make_program, tmp_path: Path  # noqa: F811
+    pool: str, start_worker, make_builtin, make_program, tmp_path: Path  # noqa: F811
 ):
     ladder = _closed_ladder()
     match = _queue(ladder, make_program("boxed", SLOW_BOT), make_builtin("greedy-i"))
     empty = tmp_path / "no-bwrap-here"
     empty.mkdir()
-    broken = start_worker(PATH=str(empty))  # the worker's host has lost bubblewrap
+    broken = start_worker(pool, PATH=str(empty))  # the worker's host has lost bubblewrap
     broken.wait_for_log(REFUSED)
     assert "sandbox broken: bubblewrap (bwrap) is not installed" in broken.text()
     if "put back" in broken.text():  # it had taken the task before it stopped consuming
