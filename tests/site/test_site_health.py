@@ -112,6 +112,30 @@ def test_a_worker_that_cannot_sandbox_makes_health_failing_with_the_reason(
 
 @pytest.mark.worker
 @pytest.mark.sandbox
+def test_a_worker_without_per_seat_cgroups_refuses_unless_the_rlimit_fallback_is_chosen(
+    start_worker: Callable[..., Any], anon_client: APIClient
+) -> None:
+    nowhere = {"KAISER_SANDBOX_CGROUP_ROOT": "/nonexistent/kaiser-seats"}
+    refusing, worker = start_worker(**nowhere)
+    response = anon_client.get("/health/")
+    assert response.status_code == 503 and response.json()["status"] == "failing"
+    entry = response.json()["workers"]["sandbox"][refusing]
+    assert entry["mode"] == "broken" and entry["ok"] is False
+    assert "will not play without per-seat memory and process limits" in entry["reason"]
+    assert "stops taking matches and upload checks" in worker.text()
+
+    opted_in, worker = start_worker(**nowhere, KAISER_SANDBOX_ALLOW_RLIMIT="1")
+    cache.delete(WORKERS_CACHE_KEY)
+    body = anon_client.get("/health/").json()
+    assert body["status"] == "degraded"  # one of the two workers can play
+    entry = body["workers"]["sandbox"][opted_in]
+    assert entry["mode"] == "rlimit" and entry["ok"] is True
+    assert "KAISER_SANDBOX_ALLOW_RLIMIT=1" in entry["reason"]
+    assert "stops taking" not in worker.text()
+
+
+@pytest.mark.worker
+@pytest.mark.sandbox
 def test_one_worker_of_two_without_a_sandbox_is_degraded(
     start_worker: Callable[..., Any], anon_client: APIClient, tmp_path: Path
 ) -> None:
