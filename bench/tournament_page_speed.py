@@ -10,7 +10,10 @@ concurrent clients from 127.0.0.1. Target: 95th percentile under 150 ms.
    rounds, the final ranking) from 64 of those bots: a Swiss of 6 rounds and a knockout, both
    played to the end, and a second Swiss stopped in its fourth round (a page while it runs).
    Each match is finished with a real engine replay (no engine play: the page only reads).
-3. gunicorn (sync workers, DEBUG off) and the load of bench/page_speed.py: `--clients`
+3. The body of each page (crosstable, standings, bracket) is cached per state of its
+   tournament, as visitors get it; what a first visit after a result costs is printed
+   apart, measured in-process without the cache.
+4. gunicorn (sync workers, DEBUG off) and the load of bench/page_speed.py: `--clients`
    threads, a shuffled mix of the pages, of what a running tournament's page polls every 3 s
    for its live updates (`?part=progress`), and of the API's tournament detail (the anonymous
    throttle raised for the run: every request comes from one address); gunicorn's own time
@@ -131,6 +134,35 @@ def query_counts(made: dict[str, int]) -> None:
     print("queries of a tournament page: " + "; ".join(counts))
 
 
+def cold_render_times(made: dict[str, int], repeat: int = 30) -> None:
+    """The body's work when the cache does not have it (the first visit after a result): the
+    reads and the HTML, in-process, without the cache."""
+    from tournaments import tournament_html, tournament_selectors
+    from tournaments.models import Tournament
+    from tournaments.views import _Links
+
+    figures = []
+    for label, pk in made.items():
+        tournament = Tournament.objects.get(pk=pk)
+        times = []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            view = tournament_selectors.tournament_view(tournament=tournament)
+            links = _Links()
+            knockout = tournament.format == Tournament.Format.KNOCKOUT
+            tournament_html.standings_html(view.table, knockout=knockout, finished=True,
+                                           links=links)
+            tournament_html.crosstable_html(view.crosstable, links=links)
+            for column in view.columns:
+                tournament_html.bouts_html(column.bouts, links=links)
+            times.append(time.perf_counter() - began)
+        times.sort()
+        figures.append(f"{label}: median {1000 * times[len(times) // 2]:.1f} ms, "
+                       f"p95 {1000 * times[int(0.95 * len(times)) - 1]:.1f} ms")
+    print(f"the body uncached (reads and rows, in-process, {repeat} times, load average "
+          f"{os.getloadavg()[0]:.1f}): " + "; ".join(figures))
+
+
 def pages(made: dict[str, int]) -> dict[str, Callable[[random.Random], str]]:
     def fixed(path: str) -> Callable[[random.Random], str]:
         return lambda rng: path
@@ -179,6 +211,8 @@ def main() -> None:
         print(f"filled {DB_NAME} in {time.monotonic() - began:.0f} s "
               f"({args.background} ladder matches beside the tournaments)")
         query_counts(made)
+        cold_render_times(made)
+        page_speed.cache_forget()
         port = page_speed.free_port()
         access_log = Path(tempfile.mkdtemp(prefix="kaiser-bench-log-")) / "access.log"
         proc = page_speed.server_start(url, port, args.workers, access_log)
@@ -205,6 +239,7 @@ def main() -> None:
             proc.wait(30)
         from django.db import connections
 
+        page_speed.cache_forget()
         connections.close_all()
         if not args.keep:
             database_drop()

@@ -226,8 +226,8 @@ def tournament_state(*, tournament: Tournament) -> PageState:
         n=Count("id"), entered=Max("entered"), withdrawn=Count("withdrawn"),
         ranked=Count("final_rank"), out=Count("eliminated_round"), seeded=Count("seed"))
     t = tournament
-    raw = (f"{t.pk}:{t.status}:{t.current_round}:{t.rounds}:{t.name}:{t.cancel_reason}:"
-           f"{sorted(m.items())}:{sorted(e.items())}")
+    raw = (f"{t.pk}:{t.created}:{t.status}:{t.current_round}:{t.rounds}:{t.name}:"
+           f"{t.cancel_reason}:{sorted(m.items())}:{sorted(e.items())}")
     progress = _progress_counts(tournament, e["n"], m["n"], m["done"])
     return PageState(hashlib.sha256(raw.encode()).hexdigest(), progress, e["n"])
 
