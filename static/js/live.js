@@ -51,7 +51,7 @@
         if (t.status !== "open") {  // entry closed: no Enter or Cancel any more
           ["entry", "cancel-form"].forEach(function (id) {
             var node = document.getElementById(id);
-            if (node) { node.hidden = true; }
+            if (node) { node.style.display = "none"; }
           });
         }
         if (t.status !== "running" && t.status !== "open") { clearInterval(timer); text("t-live", ""); }

@@ -323,6 +323,7 @@ def test_authors_enter_an_open_swiss_and_it_starts_at_the_deadline(
     tournaments_start_due.apply_async(queue=arena_queue())
     run_to_the_end(page, tournament)  # (the page follows it from open to finished)
     expect(page.locator("#entry")).to_be_hidden()
+    expect(page.locator("#cancel-form")).to_be_hidden()
     assert tournament.started is not None and tournament.started > tournament.entry_deadline
     shot(page, "tournament-swiss")
     tournament.refresh_from_db()
