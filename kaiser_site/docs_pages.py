@@ -19,7 +19,8 @@ from engine import zipapp
 
 DOCS_DIR = Path(settings.BASE_DIR) / "docs"
 RUNNER_NAME = "kaiser-engine.pyz"
-# slug -> (file in docs/, title). Order: the navigation's.
+# slug -> (file in docs/, title): the reference, in the navigation's order. Every other
+# docs/<slug>.md is served too (the files link to one another), titled by its first heading.
 PAGES = {
     "rules": ("rules.md", "Rules of Kaiser"),
     "protocol": ("protocol.md", "The bot protocol"),
@@ -30,6 +31,7 @@ PAGES = {
 }
 STARTERS = "../bots/examples/"
 LINK = re.compile(r'href="([^"#:]*)(#[^"]*)?"')
+DOC_FILE = re.compile(r"[-a-zA-Z0-9_]+\.md")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,21 +43,30 @@ class Page:
 
 
 def doc_page(request: HttpRequest, page: str) -> HttpResponse:
-    if page not in PAGES:
+    source = _source(page)
+    if source is None:
         raise Http404("no such documentation page")
-    source = DOCS_DIR / PAGES[page][0]
     rendered = _rendered(page, source.stat().st_mtime_ns)
     pages = [(slug, title) for slug, (_, title) in PAGES.items()]
     return render(request, "docs/page.html", {"page": rendered, "pages": pages})
 
 
-@functools.lru_cache(maxsize=16)
+def _source(slug: str) -> Path | None:
+    """docs/<slug>.md if it exists (slugs are [-a-zA-Z0-9_], so never a path elsewhere)."""
+    path = DOCS_DIR / (PAGES[slug][0] if slug in PAGES else f"{slug}.md")
+    return path if path.is_file() else None
+
+
+@functools.lru_cache(maxsize=32)
 def _rendered(slug: str, mtime_ns: int) -> Page:
     """A page's HTML, once per version of its file (mtime_ns is the cache key's part)."""
-    filename, title = PAGES[slug]
+    source = _source(slug)
+    assert source is not None
+    text = source.read_text(encoding="utf-8")
+    title = PAGES[slug][1] if slug in PAGES else text.partition("\n")[0].lstrip("# ").strip()
     converter = markdown.Markdown(extensions=["tables", "fenced_code", "toc"],
                                   extension_configs={"toc": {"toc_depth": "2-3"}})
-    html = converter.convert((DOCS_DIR / filename).read_text(encoding="utf-8"))
+    html = converter.convert(text)
     html = LINK.sub(_site_link, html)
     # Our own files, from the repository: trusted markup.
     return Page(slug=slug, title=title, html=mark_safe(html),
@@ -69,6 +80,8 @@ def _site_link(found: re.Match[str]) -> str:
     slugs = {filename: slug for slug, (filename, _) in PAGES.items()}
     if target in slugs:
         return f'href="{reverse("doc-page", args=[slugs[target]])}{anchor}"'
+    if DOC_FILE.fullmatch(target) and (DOCS_DIR / target).is_file():
+        return f'href="{reverse("doc-page", args=[target[:-3]])}{anchor}"'
     if target.startswith(STARTERS) and "/" not in target[len(STARTERS):]:
         return f'href="{reverse("starter-file", args=[target[len(STARTERS):]])}"'
     if target == "" and anchor:

@@ -87,7 +87,8 @@ def _user(world: World, role: str) -> User | None:
 def _snapshot() -> tuple[Any, ...]:
     """What a refused write must leave exactly as it was."""
     return (
-        list(Bot.objects.order_by("pk").values_list("name", "description", "retired")),
+        list(Bot.objects.order_by("pk").values_list("name", "description", "retired",
+                                                    "playing_version")),
         BotVersion.objects.count(), Match.objects.count(), Tournament.objects.count(),
         sorted(Token.objects.values_list("key", flat=True)), PlayGame.objects.count(),
     )
@@ -111,6 +112,9 @@ API_WRITES = [
           {"anon": 401, "other": 201, "owner": 201, "staff": 201}),
     Write("PATCH", "/api/v1/bots/{id}/", lambda w, r: {"description": f"by {r}"}, OWNER_OR_STAFF),
     Write("POST", "/api/v1/bots/{id}/retire/", lambda w, r: {}, OWNER_OR_STAFF),
+    Write("POST", "/api/v1/bots/{id}/unretire/", lambda w, r: {}, OWNER_OR_STAFF),
+    Write("POST", "/api/v1/bots/{id}/play/", lambda w, r: {"version": w.match.version_a_id},
+          OWNER_OR_STAFF),
     Write("POST", "/api/v1/bots/{id}/versions/",
           lambda w, r: {"file": SimpleUploadedFile("b.py", GOOD_BOT)},
           {"anon": 401, "other": 403, "owner": 201, "staff": 201}, multipart=True),
@@ -185,6 +189,10 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
      {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
     ("/bots/{bot}/retire/", lambda w: {},
      {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
+    ("/bots/{bot}/unretire/", lambda w: {},  # the bot is retired first (PAGE_SETUP)
+     {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
+    ("/bots/{bot}/play/", lambda w: {"version": w.match.version_a_id},
+     {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
     ("/accounts/token/regenerate/", lambda w: {},
      {"anon": "login", "other": "done", "owner": "done", "staff": "done"}),
     # Only the author of a bot may challenge with it (404 for anyone else's bot).
@@ -195,6 +203,10 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
                           "seat2": str(w.match.version_a_id), "seat3": "builtin:greedy"},
      {"anon": "login", "other": "done", "owner": "done", "staff": "done"}),
 ]
+# What a form needs to find before it can change anything.
+PAGE_SETUP: dict[str, Callable[[World], Any]] = {
+    "/bots/{bot}/unretire/": lambda w: Bot.objects.filter(pk=w.bot.pk).update(retired=True),
+}
 # Forms about the signed-in user's own account (django.contrib.auth's views and sign-up).
 SELF_SERVICE = {"/accounts/login/", "/accounts/logout/", "/accounts/signup/",
                 "/accounts/password/"}
@@ -207,6 +219,8 @@ def test_a_form_is_accepted_exactly_from_the_roles_that_may_use_it(
     world: World,
 ) -> None:
     path, data, expect = page
+    if setup := PAGE_SETUP.get(path):
+        setup(world)
     before = _snapshot()
     response = _page_client(world, role).post(path.format(bot=world.bot.pk), data(world))
     outcome = ("denied" if response.status_code in (403, 404) else

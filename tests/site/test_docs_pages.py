@@ -69,6 +69,14 @@ def test_unknown_doc_page_is_a_404(client: Client) -> None:
     assert client.get("/docs/nosuch/").status_code == 404
 
 
+def test_every_markdown_file_a_page_links_is_a_page_too(client: Client) -> None:
+    for slug in ("rules", "protocol", "replay-format", "bot-authors"):
+        page = client.get(f"/docs/{slug}/").content.decode()
+        for target in re.findall(r'href="(/docs/[-\w]+/)(?:#[^"]*)?"', page):
+            assert client.get(target).status_code == 200, (slug, target)
+        assert not re.search(r'href="[^":]*\.md[#"]', page), slug
+
+
 def test_reference_is_linked_from_home_docs_upload_and_match_pages(
     client: Client, owner: User, make_builtin: Callable[..., BotVersion]
 ) -> None:
