@@ -48,6 +48,7 @@ class TournamentForm(forms.Form):
         initial=CHOSEN, widget=forms.RadioSelect, label="Entrants")
     entrants = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 8}),
+        label="Bots entered",
         help_text="Bot names, one a line (search above to add one); each plays its active "
                   "version.")
     entry_deadline = forms.DateTimeField(
