@@ -261,6 +261,16 @@ class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
             queryset = queryset.filter(status=wanted)
         return queryset
 
+    @extend_schema(summary="The version's play statistics: totals from the replays of its "
+                   "finished matches, and rates and averages per deal (see the bot page)",
+                   responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def stats(self, request: Request, pk: str | None = None) -> Response:
+        from tournaments.stats import empty, summary, version_stats
+
+        data = version_stats(version_id=self.get_object().pk) or empty()
+        return Response({"totals": data, "per_deal": summary(data)})
+
     @extend_schema(summary="The replay of the version's check match",
                    responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"], url_path="check-replay")

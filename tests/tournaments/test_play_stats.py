@@ -141,3 +141,13 @@ def test_a_bot_without_matches_says_so(make_builtin: Callable[..., BotVersion],
     fresh = make_builtin("no-games")
     page = client.get(f"/bots/{fresh.bot_id}/").content.decode()
     assert "No finished match yet: the statistics appear after its first one." in page
+
+
+def test_the_api_serves_a_versions_statistics(played: dict[str, BotVersion],
+                                              anon_client: Any) -> None:
+    greedy = played["greedy"]
+    body = anon_client.get(f"/api/v1/versions/{greedy.pk}/stats/").json()
+    assert body["totals"] == version_stats(version_id=greedy.pk)
+    stored = _stored(greedy)
+    assert body["per_deal"]["points_for"] == pytest.approx(
+        stored["points_for"] / stored["deals"])
