@@ -123,7 +123,11 @@
         headers: { "X-CSRFToken": token, Accept: "application/json" },
       }).then(function (response) {
         return response.json().then(function (body) {
-          if (!response.ok) { throw new Error(body.detail || "the server answered " + response.status); }
+          if (!response.ok) {
+            var refused = new Error(body.detail || "the server answered " + response.status);
+            refused.existing = body.code === "duplicate" ? body.existing_version : null;
+            throw refused;
+          }
           return body;
         });
       }).then(function (v) {
@@ -134,6 +138,15 @@
         text("u-status", "refused");
         document.getElementById("u-status").className = "status status-rejected";
         text("u-detail", error.message);
+        if (error.existing) {  /* identical bytes: link the version that has them */
+          var link = document.createElement("a");
+          link.href = form.getAttribute("data-bot-page") + "#v" + error.existing.number;
+          link.id = "u-existing";
+          link.textContent = "see version " + error.existing.number;
+          var detail = document.getElementById("u-detail");
+          detail.appendChild(document.createTextNode(" \u00b7 "));
+          detail.appendChild(link);
+        }
       });
     });
   }

@@ -159,3 +159,44 @@ def test_the_navigation_is_one_line_on_a_phone(site: None, live_server: Any,
     # One row of links (the tallest item, the Sign up button, plus the padding), not three.
     assert box["height"] < 1.5 * line["height"] + 30, (box, line)
     shot(page, "home-phone-nav")
+
+
+@pytest.fixture
+def refusing_page(browser: Any) -> Any:
+    """A page like test_browser.page, except that the one console error a refused upload
+    makes (Chromium logs the API's 400) is expected."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield page
+    context.close()
+    assert errors == ["Failed to load resource: the server responded with a status of 400 "
+                      "(Bad Request)"]
+
+
+def test_identical_bytes_are_refused_with_a_link_to_their_version(
+    site: None, live_server: Any, refusing_page: Page, owner: Any, tmp_path: Path
+) -> None:
+    from django.test import Client
+
+    from bots.services import bot_create, bot_version_upload
+
+    program = test_browser.ROOT / "bots" / "examples" / "minimal_bot.py"
+    bot = bot_create(owner=owner, name="twice")
+    bot_version_upload(bot=bot, filename="minimal_bot.py", content=program.read_bytes())
+    client = Client()
+    client.force_login(owner)
+    refusing_page.context.add_cookies([{"name": "sessionid", "url": live_server.url,
+                                        "value": client.cookies["sessionid"].value}])
+    refusing_page.goto(f"{live_server.url}/bots/{bot.pk}/upload/")
+    refusing_page.set_input_files("input[type=file]", str(program))
+    refusing_page.get_by_role("button", name="Upload").click()
+    expect(refusing_page.locator("#u-status")).to_have_text("refused")
+    expect(refusing_page.locator("#u-detail")).to_contain_text("these bytes are version 1")
+    link = refusing_page.locator("#u-existing")
+    expect(link).to_have_attribute("href", f"/bots/{bot.pk}/#v1")
+    link.click()
+    expect(refusing_page.locator("#v1")).to_be_visible()
+    assert BotVersion.objects.filter(bot=bot).count() == 1
