@@ -344,22 +344,3 @@ def tournaments_page() -> list[tuple[Tournament, dict[str, int]]]:
     return [(t, {"done": t.done_count, "total": _progress_total(t)})  # type: ignore[attr-defined]
             for t in qs]
 
-
-@dataclass(frozen=True)
-class Round:
-    number: int
-    matches: list[Match]
-    byes: list[str]
-
-
-def tournament_rounds(*, tournament: Tournament) -> list[Round]:
-    matches = matches_light(tournament.matches.all()).order_by("round", "position", "id")
-    byes: dict[int, list[str]] = defaultdict(list)
-    for number, name in tournament.byes.order_by("round", "position").values_list(
-            "round", "version__bot__name"):
-        byes[number].append(name)
-    by_round: dict[int, list[Match]] = defaultdict(list)
-    for match in matches:
-        by_round[match.round or 0].append(match)
-    numbers = sorted(set(by_round) | set(byes))
-    return [Round(n, by_round.get(n, []), byes.get(n, [])) for n in numbers]
