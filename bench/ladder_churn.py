@@ -33,15 +33,17 @@ def _run(entrants: list[Entrant], ticks: int, depth: int, seed: int, rules: bool
          ) -> list[int]:
     """Matches made each tick."""
     rng = random.Random(seed)
-    met: Counter[frozenset[Hashable]] = Counter()
+    met: dict[Hashable, Counter[Hashable]] = {e.key: Counter() for e in entrants}
     games: Counter[Hashable] = Counter()
     made = []
     for _ in range(ticks):
         pool = [Entrant(e.key, e.rating, games[e.key], house=rules and e.house)
                 for e in entrants]
-        pairs = ladder_pairs(entrants=pool, slots=depth, rng=rng, met=met if rules else None)
+        pairs = ladder_pairs(entrants=pool, slots=depth, rng=rng,
+                             met=met.__getitem__ if rules else None)
         for a, b in pairs:
-            met[frozenset((a, b))] += 1
+            met[a][b] += 1
+            met[b][a] += 1
             games[a] += 1
             games[b] += 1
         made.append(len(pairs))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 # Ladder policy knobs. The opponent is drawn with weight exp(-(gap/SPREAD)^2): most games go to
@@ -40,10 +40,6 @@ class Entrant:
     house: bool = False
 
 
-def _pair_key(a: Hashable, b: Hashable) -> frozenset[Hashable]:
-    return frozenset((a, b))
-
-
 def _first_player(pool: list[Entrant], rng: random.Random) -> Entrant:
     """The entrant with the fewest games (pending ones included): new versions go first, and
     games stay spread evenly. Ties are broken at random so no one is favoured by id."""
@@ -52,7 +48,7 @@ def _first_player(pool: list[Entrant], rng: random.Random) -> Entrant:
 
 
 def _opponent(first: Entrant, others: list[Entrant], rng: random.Random, explore: float,
-              settled: Mapping[frozenset[Hashable], bool]) -> Entrant:
+              settled: set[Hashable]) -> Entrant:
     """Close ratings first, any opponent now and then; settled pairs seldom either way."""
     weights = []
     exploring = rng.random() < explore
@@ -60,7 +56,7 @@ def _opponent(first: Entrant, others: list[Entrant], rng: random.Random, explore
         w = 1.0 if exploring else math.exp(-(((e.rating - first.rating) / SPREAD) ** 2))
         if not exploring and first.recent and e.key == first.recent[-1]:
             w *= 0.25  # not the same opponent twice in a row when others are close
-        if settled.get(_pair_key(first.key, e.key)):
+        if e.key in settled:
             w *= SETTLED_WEIGHT
         weights.append(w + 1e-9)
     return rng.choices(others, weights=weights)[0]
@@ -73,20 +69,28 @@ def ladder_pairs(
     rng: random.Random,
     explore: float = EXPLORE,
     max_pending: int = MAX_PENDING,
-    met: Mapping[frozenset[Hashable], int] | None = None,
+    met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
     settled_after: int = SETTLED_MATCHES,
 ) -> list[tuple[Hashable, Hashable]]:
     """Up to `slots` new ladder pairs (a, b), a != b always, never two house entrants.
 
     An entrant with `max_pending` matches already waiting or running gets no more, so a slow
     bot cannot fill the queue; the caller decides `slots` (how deep the queue may be).
-    `met` counts the matches each pair (a frozenset of two keys) has played: a pair with
+    `met(key)` counts the matches an entrant has played against each opponent (asked once per
+    entrant that is drawn first, so a large ladder is read a few rows at a time): a pair with
     `settled_after` of them is settled, drawn and kept with SETTLED_WEIGHT only.
     """
     pool = [
         Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house) for e in entrants
     ]
-    settled = {pair: n >= settled_after for pair, n in (met or {}).items()}
+    known: dict[Hashable, set[Hashable]] = {}
+
+    def settled_with(key: Hashable) -> set[Hashable]:
+        if key not in known:
+            counts = met(key) if met is not None else {}
+            known[key] = {other for other, n in counts.items() if n >= settled_after}
+        return known[key]
+
     passed: set[Hashable] = set()  # entrants with nobody (left) to meet in this call
     pairs: list[tuple[Hashable, Hashable]] = []
     while len(pairs) < slots:
@@ -99,8 +103,9 @@ def ladder_pairs(
         if not others:
             passed.add(first.key)
             continue
+        settled = settled_with(first.key)
         second = _opponent(first, others, rng, explore, settled)
-        if settled.get(_pair_key(first.key, second.key)) and rng.random() >= SETTLED_WEIGHT:
+        if second.key in settled and rng.random() >= SETTLED_WEIGHT:
             passed.add(first.key)  # this slot stays empty: settled pairs play rarely
             continue
         pair = (first.key, second.key) if rng.random() < 0.5 else (second.key, first.key)
