@@ -20,8 +20,8 @@ MAX_PENDING = 2
 # A pair that has met SETTLED_MATCHES times has told the ladder what it can (40 games of a
 # pair put its score within about +-0.15, some +-110 Elo, at 95%): it is drawn with
 # SETTLED_WEIGHT of its weight, and a slot that still draws it is kept with that probability
-# only, so a ladder whose pairs are all settled plays about SETTLED_WEIGHT as often as before
-# instead of replaying known results for ever.
+# only, so a ladder whose pairs are all settled plays a tenth as often as before (each entrant
+# gets its draw: bench/ladder_churn.py) instead of replaying known results for ever.
 SETTLED_MATCHES = 20
 SETTLED_WEIGHT = 0.05
 
