@@ -218,6 +218,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.tasks.matches_requeue_stale",
         "schedule": timedelta(seconds=60),
     },
+    "play-stats-fold": {  # finished matches' statistics into their versions' totals
+        "task": "tournaments.tasks.play_stats_fold",
+        "schedule": timedelta(seconds=10),
+        "options": {"expires": 10},
+    },
     "bot-versions-requeue-stale": {
         "task": "bots.tasks.bot_versions_requeue_stale",
         "schedule": timedelta(minutes=5),

@@ -225,6 +225,10 @@ class Match(PlayConditions):
     attempts = models.PositiveIntegerField(default=0)
     lease_token = models.CharField(max_length=32, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
+    # The match's play statistics by side (tournaments.stats.replay_stats), written with its
+    # result; play_stats_fold adds them to the versions' totals and sets stats_folded.
+    stats = models.JSONField(null=True, blank=True, editable=False)
+    stats_folded = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -243,6 +247,9 @@ class Match(PlayConditions):
             # instead of every match of the bot (the bot page, the match list for one bot).
             models.Index(fields=["version_a", "-id"], name="match_version_a_newest"),
             models.Index(fields=["version_b", "-id"], name="match_version_b_newest"),
+            # The matches whose statistics wait for play_stats_fold: a few rows at any time.
+            models.Index(fields=["id"], name="match_stats_to_fold",
+                         condition=models.Q(stats_folded=False, stats__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -310,7 +317,8 @@ class RatingChange(models.Model):
 
 class PlayStats(models.Model):
     """Totals of play statistics (tournaments.stats) from every finished match: of one version
-    (key "version:<id>") or of all bots (key "all"). Added to once per match, in match_finish."""
+    (key "version:<id>") or of all bots (key "all"). Each match is added once, by
+    play_stats_fold, from the statistics match_finish stored with its result."""
 
     key = models.CharField(max_length=40, unique=True)
     version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, null=True,

@@ -43,7 +43,7 @@ from tournaments.models import (
     TournamentBye,
     TournamentEntrant,
 )
-from tournaments.stats import play_stats_record
+from tournaments.stats import replay_stats
 
 logger = logging.getLogger(__name__)
 
@@ -269,6 +269,7 @@ def match_finish(
             status=Match.Status.FINISHED, finished=now, lease_expires=None,
             replay_gz=gzip.compress(text, compresslevel=6), replay_size=len(text),
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
+            stats=replay_stats(replay),  # counted into the totals by play_stats_fold
             **_result_fields(replay),
         )
         outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
@@ -278,9 +279,6 @@ def match_finish(
         match = Match.objects.get(pk=match_id)
         if match.rated and match.ladder_id:
             _ratings_apply(match)
-        # After the ratings' locks (the same order in every finish): the play statistics.
-        play_stats_record(replay=replay, version_a_id=match.version_a_id,
-                          version_b_id=match.version_b_id)
         if match.tournament_id:
             tournament_advance(tournament_id=match.tournament_id)
     transaction.on_commit(lambda: _after_match(match))

@@ -1,6 +1,7 @@
 """Why a bot wins or loses: statistics of each version's play, taken from a match's replay once,
-when the match finishes (match_finish), and added to the stored totals of its two versions
-and of all bots (PlayStats). Pages read the totals; no page reads a replay for them.
+when the match finishes (match_finish stores them with its result, Match.stats), then added
+by play_stats_fold (the beat, every few seconds) to the stored totals of its two versions and
+of all bots (PlayStats). Pages read the totals; no page reads a replay for them.
 
 A side's statistics (a plain dict of counts, so that totals are sums):
 - matches; games won, lost, drawn;
@@ -20,7 +21,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from bots.models import BotVersion
-from tournaments.models import PlayStats
+from tournaments.models import Match, PlayStats
 
 ALL = "all"
 
@@ -100,28 +101,43 @@ def add(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def play_stats_record(*, replay: dict[str, Any], version_a_id: int, version_b_id: int) -> None:
-    """Add one finished match to its versions' totals and to all bots' (inside the caller's
-    transaction: match_finish, which runs once per match). Two queries in the usual case: the
-    three rows read locked, in key order (so two matches finishing at once never deadlock),
-    then written in one UPDATE."""
-    sides = replay_stats(replay)
-    adds = {ALL: (None, add(sides["A"], sides["B"])),
-            _key(version_a_id): (version_a_id, sides["A"]),
-            _key(version_b_id): (version_b_id, sides["B"])}
-    # No savepoint of its own: two round trips to the database saved on every match.
-    with transaction.atomic(savepoint=False):
+def play_stats_fold(*, limit: int = 1000) -> int:
+    """Add the statistics of finished matches not yet counted to their versions' totals and to
+    all bots', and mark those matches counted; the number of matches. Run by the beat
+    (tournaments.tasks.play_stats_fold), so a worker's time per match grows only by
+    replay_stats: a few queries per batch of matches, instead of per match. Matches are
+    claimed with SKIP LOCKED and totals locked in key order: two folds never count a match
+    twice nor deadlock."""
+    with transaction.atomic():
+        claimed = list(Match.objects.select_for_update(skip_locked=True)
+                       .filter(stats_folded=False, stats__isnull=False).order_by("id")
+                       .values_list("pk", "version_a_id", "version_b_id", "stats")[:limit])
+        if not claimed:
+            return 0
+        adds: dict[str, tuple[int | None, dict[str, Any]]] = {}
+        for _, version_a, version_b, sides in claimed:
+            for key, version, counts in ((ALL, None, add(sides["A"], sides["B"])),
+                                         (_key(version_a), version_a, sides["A"]),
+                                         (_key(version_b), version_b, sides["B"])):
+                before = adds.get(key)
+                adds[key] = (version, add(before[1], counts) if before else counts)
+        _totals_add(adds)
+        Match.objects.filter(pk__in=[row[0] for row in claimed]).update(stats_folded=True)
+    return len(claimed)
+
+
+def _totals_add(adds: dict[str, tuple[int | None, dict[str, Any]]]) -> None:
+    rows = _locked(adds)
+    if len(rows) < len(adds):  # a version's first match (or the site's)
+        PlayStats.objects.bulk_create(
+            [PlayStats(key=k, version_id=v, data=empty())
+             for k, (v, _) in adds.items() if k not in rows], ignore_conflicts=True)
         rows = _locked(adds)
-        if len(rows) < len(adds):  # a version's first match (or the site's)
-            PlayStats.objects.bulk_create(
-                [PlayStats(key=k, version_id=v, data=empty())
-                 for k, (v, _) in adds.items() if k not in rows], ignore_conflicts=True)
-            rows = _locked(adds)
-        now = timezone.now()
-        for key, (_, counts) in adds.items():
-            rows[key].data = add(rows[key].data, counts)
-            rows[key].updated = now
-        PlayStats.objects.bulk_update(list(rows.values()), ["data", "updated"])
+    now = timezone.now()
+    for key, (_, counts) in adds.items():
+        rows[key].data = add(rows[key].data, counts)
+        rows[key].updated = now
+    PlayStats.objects.bulk_update(list(rows.values()), ["data", "updated"])
 
 
 def _locked(adds: dict[str, Any]) -> dict[str, PlayStats]:

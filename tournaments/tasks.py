@@ -68,3 +68,11 @@ def ladder_fits_refresh() -> int:
 def tournaments_start_due() -> dict[str, int]:
     """The beat's tick for open entry: start the tournaments whose entry deadline passed."""
     return services.tournaments_start_due()
+
+
+@shared_task
+def play_stats_fold() -> int:
+    """The beat's tick for the play statistics: finished matches into their versions' totals."""
+    from tournaments.stats import play_stats_fold as fold
+
+    return fold()

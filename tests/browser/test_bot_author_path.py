@@ -23,6 +23,7 @@ from bots.models import BotVersion
 from tests.browser import test_browser
 from tournaments import services
 from tournaments.models import Ladder, Match
+from tournaments.stats import play_stats_fold
 
 # The fixtures of the other browser tests: Chromium, a page that fails on JavaScript errors,
 # and the site with eager checks and the house bots.
@@ -118,6 +119,7 @@ def test_a_new_visitor_goes_from_the_home_page_to_a_rated_bot_and_its_statistics
     expect(page.locator(f'tr[data-bot="{BOT}"]')).to_have_count(0)
 
     test_browser.first_matches(version)
+    assert play_stats_fold() == 2  # what the beat does every few seconds
     page.goto(base + "/")
     row = page.locator(f'tr[data-bot="{BOT}"]')
     expect(row).to_be_visible()

@@ -44,6 +44,7 @@ def test_no_environment_gives_the_embedded_development_defaults(tmp_path: Path) 
                            "tournaments.tasks.ladder_fits_refresh",
                            "tournaments.tasks.ladder_schedule",
                            "tournaments.tasks.matches_requeue_stale",
+                           "tournaments.tasks.play_stats_fold",
                            "tournaments.tasks.replays_prune",
                            "tournaments.tasks.tournaments_start_due"]
 

@@ -1,6 +1,7 @@
-"""Play statistics (tournaments/stats.py): added once per match when it finishes, and equal
-to what a plain recount of the version's stored replays gives; shown on the bot page;
-rebuilt from the replays by play_stats_rebuild."""
+"""Play statistics (tournaments/stats.py): stored with each match's result, added to the
+totals once per match by play_stats_fold, and equal to what a plain recount of the version's
+stored replays gives; shown on the bot page and by the API; rebuilt from the replays by
+play_stats_rebuild."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from django.test import Client
 from bots.models import BotVersion
 from tournaments import services
 from tournaments.models import Ladder, Match, PlayStats
-from tournaments.stats import version_stats
+from tournaments.stats import play_stats_fold, version_stats
 
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"  # forfeits every game it plays
 pytestmark = pytest.mark.django_db
@@ -82,6 +83,7 @@ def played(make_builtin: Callable[..., BotVersion], make_program: Callable[..., 
         services.match_create(version_a=versions[a], version_b=versions[b],
                               kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     assert play_queued() == 4
+    assert play_stats_fold() == 4  # the beat's task
     return versions
 
 
@@ -105,14 +107,29 @@ def test_all_bots_totals_are_the_sum_of_every_side(played: dict[str, BotVersion]
     assert everyone["points_for"] == everyone["points_against"] == 10 * everyone["deals"] // 2
 
 
-def test_a_match_finished_twice_counts_once(played: dict[str, BotVersion]) -> None:
+def test_a_match_finished_or_folded_twice_counts_once(played: dict[str, BotVersion]) -> None:
     match = Match.objects.filter(version_a=played["greedy"]).first()
     assert match is not None
     before = version_stats(version_id=played["greedy"].pk)
     replay = match.replay()
     assert replay is not None
     assert services.match_finish(match_id=match.pk, token="stale", replay=replay) is False
+    assert play_stats_fold() == 0
     assert version_stats(version_id=played["greedy"].pk) == before
+    assert not Match.objects.filter(status=Match.Status.FINISHED, stats_folded=False).exists()
+
+
+def test_a_finished_match_waits_for_the_fold(played: dict[str, BotVersion],
+                                            play_queued: Callable[[], int]) -> None:
+    greedy, random = played["greedy"], played["random"]
+    ladder = Ladder.objects.get(slug="stats")
+    services.match_create(version_a=greedy, version_b=random, kind=Match.Kind.LADDER,
+                          conditions=ladder, ladder=ladder)
+    before = version_stats(version_id=greedy.pk)
+    assert play_queued() == 1
+    assert version_stats(version_id=greedy.pk) == before  # the worker only stored its own
+    assert play_stats_fold() == 1
+    assert _stored(greedy) == _recount(greedy)
 
 
 def test_rebuild_from_the_replays_gives_the_same_totals(played: dict[str, BotVersion]) -> None:

@@ -1,7 +1,8 @@
 """Recompute every play statistic from the stored replays: manage.py play_stats_rebuild.
 
-For a database whose matches finished before the statistics existed, or to check them: the
-totals come out equal to those match_finish added up match by match."""
+For a database whose matches finished before the statistics existed, or to check them: each
+finished match's statistics are taken again from its replay, the totals emptied and every
+match folded again (tournaments.stats.play_stats_fold), as the beat does match by match."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from tournaments.models import Match, PlayStats
-from tournaments.stats import play_stats_record
+from tournaments.stats import play_stats_fold, replay_stats
 
 
 class Command(BaseCommand):
@@ -19,14 +20,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         finished = (Match.objects.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
-                    .order_by("id").values_list("pk", "version_a_id", "version_b_id"))
+                    .order_by("id").values_list("pk", flat=True))
         with transaction.atomic():
             PlayStats.objects.all().delete()
-            count = 0
-            for pk, version_a, version_b in finished.iterator(chunk_size=200):
+            for pk in finished.iterator(chunk_size=200):
                 replay = Match.objects.only("replay_gz").get(pk=pk).replay()
-                if replay is not None:
-                    play_stats_record(replay=replay, version_a_id=version_a,
-                                      version_b_id=version_b)
-                    count += 1
+                stats = replay_stats(replay) if replay is not None else None
+                Match.objects.filter(pk=pk).update(stats=stats, stats_folded=False)
+            count = 0
+            while folded := play_stats_fold():
+                count += folded
         self.stdout.write(f"play statistics rebuilt from {count} replays")
