@@ -24,6 +24,7 @@ from bots.models import BotVersion
 from tournaments.models import Match, PlayStats
 
 ALL = "all"
+STATS_COLUMNS = 4  # versions side by side on the bot page
 
 
 def empty() -> dict[str, Any]:
@@ -183,13 +184,16 @@ def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def bot_stats_context(*, version_ids: list[int], playing_id: int | None) -> dict[str, Any]:
-    """The bot page's statistics: one column per version that has played (newest first), one
-    for all bots, and the contracts chart of the playing version (else the newest)."""
+    """The bot page's statistics: a column for each of the newest versions that played (and
+    the playing one), one for all bots, and the contracts chart of the playing version (else
+    the newest)."""
     rows = dict(PlayStats.objects.filter(version_id__in=version_ids)
                 .values_list("version_id", "data"))
     numbers = dict(BotVersion.objects.filter(pk__in=rows).values_list("pk", "number"))
+    newest = sorted(rows, key=lambda v: -numbers[v])
+    shown_ids = newest[:STATS_COLUMNS] + [v for v in newest[STATS_COLUMNS:] if v == playing_id]
     columns = [{"label": f"v{numbers[v]}", "playing": v == playing_id, "data": rows[v],
-                "figures": summary(rows[v])} for v in sorted(rows, key=lambda v: -numbers[v])]
+                "figures": summary(rows[v])} for v in shown_ids]
     everyone = all_stats()
     shown = next((c for c in columns if c["playing"]), columns[0] if columns else None)
     return {
