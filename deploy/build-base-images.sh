@@ -51,7 +51,7 @@ build_debian() {
   # build reaches the package index exactly as it does on this host.
   if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
     cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
-    chroot "$rootfs" update-ca-certificates >/dev/null
+    chroot "$rootfs" update-ca-certificates >/dev/null 2>&1
   fi
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" -c . | docker import \
@@ -67,8 +67,10 @@ build_service() {  # name tag
     return
   fi
   log "building $image"
-  docker build -q --build-arg "BASE_IMAGE=$PREFIX/debian:$SUITE" -t "$image" \
-    -f "offline/$1.Dockerfile" offline >/dev/null
+  docker build --build-arg "BASE_IMAGE=$PREFIX/debian:$SUITE" -t "$image" \
+    -f "offline/$1.Dockerfile" offline > "/tmp/kaiser-build-$1.log" 2>&1 \
+    || { tail -20 "/tmp/kaiser-build-$1.log" >&2; exit 1; }
+  rm -f "/tmp/kaiser-build-$1.log"
   log "built $image"
 }
 
