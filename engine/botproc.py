@@ -1,4 +1,4 @@
-"""A seat played by a bot program over JSON lines (bot-protocol.md), in the sandbox.
+"""A seat played by a bot program over JSON lines (docs/protocol.md), in the sandbox.
 
 The process is started when the runner creates the player, so the four seats of a match start
 in parallel; the hello/ready exchange (and its start-up clock) happens in start().

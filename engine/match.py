@@ -1,4 +1,4 @@
-"""Duplicate matches between two players A and B, producing the replay of replay-format.md."""
+"""Duplicate matches between two players A and B, producing a replay (docs/replay-format.md)."""
 
 from __future__ import annotations
 
