@@ -71,7 +71,7 @@ def _time_one(a: Any, b: Any, ladder: Any, with_stats: bool) -> float:
 
     original = services.replay_stats
     if not with_stats:
-        services.replay_stats = lambda replay: None  # type: ignore[assignment]
+        services.replay_stats = lambda replay, **_: None  # type: ignore[assignment]
     try:
         match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)

@@ -69,6 +69,10 @@ class RecordingFactory:
         self.players.append(player)
         return player
 
+    def decision_ms(self) -> list[int]:
+        """The wall time of every decision of its seats (bot programs; empty for built-ins)."""
+        return [ms for player in self.players for ms in player.decision_ms()]
+
     def stderr_text(self, *, limit: int) -> str:
         parts = []
         for slot, player in enumerate(self.players):

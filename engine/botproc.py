@@ -154,6 +154,7 @@ class ProgramPlayer(Player):
         self._buffer = bytearray()
         self._writer = ActWriter()
         self._next_id = 0
+        self._decisions: list[int] = []  # wall ms of each decision, from message to reply
         self._fault: BotFault | None = None
         self._time = TimeControl()
         self._bank_ms = 0.0
@@ -221,7 +222,7 @@ class ProgramPlayer(Player):
         self._write(data, deadline, mid)
         self._table.turn(self._proc)  # type: ignore[arg-type]
         reply = self._receive(deadline, mid)
-        self._charge(sent)
+        self._decisions.append(self._charge(sent))
         hit = self._proc.tmp_limit_hit()  # type: ignore[union-attr]
         if hit is not None:
             raise BotFault("resource", f"the sandbox's {hit} limit stopped the bot", mid)
@@ -266,6 +267,9 @@ class ProgramPlayer(Player):
     def stderr_text(self) -> str:
         return self._stderr.text()
 
+    def decision_ms(self) -> list[int]:
+        return self._decisions
+
     # --- the wire ------------------------------------------------------------------------
     def _running(self) -> SandboxProcess:
         if self._start_error is not None:
@@ -274,11 +278,13 @@ class ProgramPlayer(Player):
             raise RuntimeError("the player is closed")
         return self._proc
 
-    def _charge(self, sent: float) -> None:
-        """Time beyond move_ms comes out of this game's bank."""
-        over_ms = (_now() - sent) * 1000 - self._time.move_ms
+    def _charge(self, sent: float) -> int:
+        """Time beyond move_ms comes out of this game's bank; returns the decision's ms."""
+        took_ms = (_now() - sent) * 1000
+        over_ms = took_ms - self._time.move_ms
         if over_ms > 0:
             self._bank_ms = max(0.0, self._bank_ms - over_ms)
+        return round(took_ms)
 
     def _send(self, message: dict[str, Any], deadline: float, mid: int) -> None:
         self._write(json.dumps(message, separators=(",", ":")).encode() + b"\n", deadline, mid)

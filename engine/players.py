@@ -59,6 +59,10 @@ class Player:
         """The seat's captured standard error (bot programs only)."""
         return ""
 
+    def decision_ms(self) -> list[int]:
+        """The wall time of each of the seat's decisions, in ms (bot programs only)."""
+        return []
+
 
 class PlayerFactory(Protocol):
     """Makes the Player for one of a side's two seats; `name` and `version` go in the replay."""

@@ -26,6 +26,7 @@ class Played:
     stderr_a: str
     stderr_b: str
     play_ms: int
+    decisions: dict[str, list[int]] | None = None  # side -> wall ms of each decision
 
 
 def match_time_control(*, match: Match) -> TimeControl:
@@ -44,4 +45,5 @@ def match_play_engine(*, match: Match) -> Played:
                        rules=get_rules(match.rules), time=clock)
     elapsed = int((time.monotonic() - began) * 1000)
     return Played(replay=replay, stderr_a=a.stderr_text(limit=STDERR_LIMIT),
-                  stderr_b=b.stderr_text(limit=STDERR_LIMIT), play_ms=elapsed)
+                  stderr_b=b.stderr_text(limit=STDERR_LIMIT), play_ms=elapsed,
+                  decisions={"A": a.decision_ms(), "B": b.decision_ms()})

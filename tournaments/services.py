@@ -254,7 +254,7 @@ def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
 
 def match_finish(
     *, match_id: int, token: str, replay: dict[str, Any], stderr_a: str = "",
-    stderr_b: str = "", play_ms: int = 0,
+    stderr_b: str = "", play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
 ) -> bool:
     """Store the result, the replay and the rating changes at once, if this attempt still holds
     the match. False (and nothing written but the attempt's outcome) otherwise."""
@@ -269,7 +269,8 @@ def match_finish(
             status=Match.Status.FINISHED, finished=now, lease_expires=None,
             replay_gz=gzip.compress(text, compresslevel=6), replay_size=len(text),
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
-            stats=replay_stats(replay),  # counted into the totals by play_stats_fold
+            # counted into the totals by play_stats_fold
+            stats=replay_stats(replay, decisions=decisions),
             **_result_fields(replay),
         )
         outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
@@ -405,7 +406,7 @@ def match_play(
         return "failed"
     stored = match_finish(match_id=match_id, token=token, replay=played.replay,
                           stderr_a=played.stderr_a, stderr_b=played.stderr_b,
-                          play_ms=played.play_ms)
+                          play_ms=played.play_ms, decisions=played.decisions)
     return "finished" if stored else "superseded"
 
 

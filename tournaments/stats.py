@@ -8,11 +8,16 @@ A side's statistics (a plain dict of counts, so that totals are sums):
 - deals (finished ones), the points its team took and gave up in them, and the score;
 - contracts it held, by bid ("7", "8N", ...): [held, made];
 - the fate of the 5♥ and the 3♠: [taken by its team, taken by the other];
-- hands it threw in (misdeals); faults by reason.
+- hands it threw in (misdeals); faults by reason;
+- the wall time of its decisions (bot programs: built-in players take none), as counts in
+  DECISION_BUCKETS, so that totals are sums and the median and 95th percentile can be read
+  off them. The engine measures it (engine.botproc); it is not in the replay, so it is kept
+  from the match's stored statistics when they are rebuilt from the replays.
 """
 
 from __future__ import annotations
 
+import bisect
 from html import escape
 from typing import Any
 
@@ -24,6 +29,8 @@ from bots.models import BotVersion
 from tournaments.models import Match, PlayStats
 
 ALL = "all"
+# Upper bounds (ms) of the decision time histogram's buckets; the last one is everything more.
+DECISION_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 STATS_COLUMNS = 4  # versions side by side on the bot page
 
 
@@ -34,9 +41,37 @@ def empty() -> dict[str, Any]:
             "faults": {}}
 
 
-def replay_stats(replay: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The statistics of sides A and B in one replay."""
+def decision_histogram(times_ms: list[int]) -> list[int]:
+    """Counts of decisions by DECISION_BUCKETS (and one more bucket for longer ones)."""
+    counts = [0] * (len(DECISION_BUCKETS) + 1)
+    for ms in times_ms:
+        counts[bisect.bisect_left(DECISION_BUCKETS, ms)] += 1
+    return counts
+
+
+def decision_percentile(counts: list[int], fraction: float) -> str | None:
+    """The bucket the given share of decisions falls in, as text ("≤ 20 ms"), or None."""
+    total = sum(counts)
+    if not total:
+        return None
+    seen = 0
+    for index, count in enumerate(counts):
+        seen += count
+        if seen >= fraction * total:
+            if index == len(DECISION_BUCKETS):
+                return f"> {DECISION_BUCKETS[-1]} ms"
+            return f"≤ {DECISION_BUCKETS[index]} ms"
+    return None  # pragma: no cover - the loop always reaches the total
+
+
+def replay_stats(replay: dict[str, Any], *,
+                 decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
+    """The statistics of sides A and B in one replay (and the decision times the engine
+    measured for each side, where it gives them)."""
     out = {"A": empty(), "B": empty()}
+    for side, times in (decisions or {}).items():
+        if times and side in out:
+            out[side]["decision_ms"] = decision_histogram(times)
     for side in out.values():
         side["matches"] = 1
     for game in replay["games"]:
@@ -171,6 +206,8 @@ def summary(data: dict[str, Any]) -> dict[str, Any]:
         "held": held / deals, "made": made / held if held else None,
         "five_hearts": five[0] / sum(five) if sum(five) else None,
         "three_spades": three[0] / sum(three) if sum(three) else None,
+        "decision_median": decision_percentile(data.get("decision_ms") or [], 0.5),
+        "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95),
     }
 
 

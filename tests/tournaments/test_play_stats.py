@@ -168,3 +168,48 @@ def test_the_api_serves_a_versions_statistics(played: dict[str, BotVersion],
     stored = _stored(greedy)
     assert body["per_deal"]["points_for"] == pytest.approx(
         stored["points_for"] / stored["deals"])
+
+
+COUNTING_BOT = b"""import json, sys
+acts = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"id": 0, "type": "ready"}), flush=True)
+    elif m["type"] == "act":
+        acts += 1
+        legal = m["legal"]
+        action = legal[: len(m["state"]["hand"]) - 8] if m["decision"] == "discard" else legal[0]
+        print(json.dumps({"id": m["id"], "action": action}), flush=True)
+    elif m["type"] == "match_end":
+        print(f"acts {acts}", file=sys.stderr, flush=True)
+        break
+"""
+
+
+def test_decision_times_count_every_decision_of_a_bot_program_and_survive_a_rebuild(
+    make_builtin: Callable[..., BotVersion], make_program: Callable[..., BotVersion],
+    play_queued: Callable[[], int], client: Client,
+) -> None:
+    ladder = Ladder.objects.create(name="Timed", slug="timed", rules="saskatchewan")
+    counting, greedy = make_program("counting", COUNTING_BOT), make_builtin("g-timed")
+    for _ in range(2):
+        services.match_create(version_a=counting, version_b=greedy, kind=Match.Kind.LADDER,
+                              conditions=ladder, ladder=ladder)
+    assert play_queued() == 2
+    play_stats_fold()
+
+    # What each of its processes counted, as it said on its standard error (kept per match).
+    acts = sum(int(part.split()[0]) for text in Match.objects.values_list("stderr_a", flat=True)
+               for part in text.split("acts ")[1:])
+    assert acts > 50
+    stored = version_stats(version_id=counting.pk)
+    assert stored is not None and sum(stored["decision_ms"]) == acts  # one a decision
+    assert "decision_ms" not in (version_stats(version_id=greedy.pk) or {})  # built-in: none
+    page = client.get(f"/bots/{counting.bot.pk}/").content.decode()
+    assert 'data-stat="decision">≤ ' in page
+
+    call_command("play_stats_rebuild")
+
+    rebuilt = version_stats(version_id=counting.pk)
+    assert rebuilt is not None and rebuilt["decision_ms"] == stored["decision_ms"]
