@@ -739,12 +739,16 @@ class SandboxProcess:
         owner = self.seat_uid
         self._cgroup, self.mode_reason = _make_cgroup(self.limits, owner)
         self.mode = self._cgroup.mode if self._cgroup is not None else "rlimit"
-        if root and owner is not None:
+        # KAISER_SANDBOX_TMP_MOUNT=0: bwrap's own tmpfs, as in a container without the
+        # capability to mount (tests use it to check that the memory cgroup holds then).
+        if root and owner is not None and os.environ.get("KAISER_SANDBOX_TMP_MOUNT", "1") != "0":
             _sweep_stale_tmp()
             try:
                 self._tmp = _SeatTmp(self.limits, owner)
             except OSError as exc:
-                self.mode_reason += f"; /tmp without an inode limit ({exc.strerror or exc})"
+                self.mode_reason += (f"; /tmp without an inode limit ({exc.strerror or exc}):"
+                                     + (" its files count against the seat's memory cgroup"
+                                        if self._cgroup is not None else " unbounded"))
         program = syscall_filter.filter_program(one_process=self._cgroup is None)
         if program is not None:
             self._fds.append(_filter_pipe(program))

@@ -19,6 +19,7 @@ import pytest
 
 from engine import syscall_filter
 from engine.match import run_match
+from engine.players import TimeControl
 from engine.rules import DEFAULT_RULES
 from engine.sandbox import SandboxLimits
 from tests.engine.sandbox_support import (
@@ -137,6 +138,23 @@ def test_a_seat_that_uses_every_inode_of_its_tmp_forfeits_for_resources(
     assert forfeit["reason"] == "resource" and "/tmp inode" in forfeit["detail"]
     assert forfeit["player"] == "A" and replay["result"]["games"] == {"A": 0, "B": 2}
     assert "stopped after 49" in bot.players[0].stderr_text()  # 500 inodes, less the root
+    assert processes_in(bot.namespaces) == []
+    assert leftover_cgroups() == []
+
+
+def test_where_tmp_cannot_be_mounted_the_memory_cgroup_stops_an_inode_flood(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As in a worker container without the capability to mount: bwrap's own tmpfs has no
+    # inode limit, but the kernel charges every file to the seat's memory cgroup.
+    monkeypatch.setenv("KAISER_SANDBOX_TMP_MOUNT", "0")
+    bot = program(probe_bot(tmp_path, "inode_flood"),
+                  time=TimeControl(move_ms=2000, bank_ms=1000, startup_ms=60000),
+                  limits=SandboxLimits(memory_mb=128))
+
+    replay = play(bot, time=TimeControl(move_ms=2000, bank_ms=1000, startup_ms=60000))
+
+    forfeit = replay["result"]["forfeit"]
+    assert forfeit["reason"] == "resource" and "memory limit" in forfeit["detail"]
     assert processes_in(bot.namespaces) == []
     assert leftover_cgroups() == []
 
