@@ -107,7 +107,8 @@ def tournament_enter(request: HttpRequest, pk: int) -> HttpResponse:
     """The signed-in author enters one of their bots (its active version)."""
     tournament = get_object_or_404(Tournament, pk=pk)
     raw = request.POST.get("bot", "")
-    bot = get_object_or_404(Bot, pk=int(raw) if raw.isdigit() else 0)
+    # One's own bots only (staff included), as with challenges: 404 for anyone else's.
+    bot = get_object_or_404(Bot, pk=int(raw) if raw.isdigit() else 0, owner=request.user)
     version = None if bot.retired else bot_active_version(bot=bot)
     if version is None:
         messages.error(request, f"{bot.name} has no active version to play.")

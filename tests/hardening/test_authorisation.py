@@ -14,6 +14,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -28,7 +30,7 @@ from rest_framework.test import APIClient
 from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_add_builtin
 from play.models import Game as PlayGame
-from tournaments.models import Ladder, Match, Tournament
+from tournaments.models import Ladder, Match, Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.django_db
 ROLES = ["anon", "other", "owner", "staff"]
@@ -66,7 +68,10 @@ def world(owner: User, other: User, staff: User) -> World:
         kind=Match.Kind.LADDER, ladder=ladder, version_a=a, version_b=b, seed="s",
         status=Match.Status.FINISHED, score=1.0, games_a=2, games_b=0, replay_gz=replay,
         stderr_a=f"debug {SECRET}", stderr_b=f"debug {RIVAL_SECRET}", rated=False)
-    tournament = Tournament.objects.create(name="Cup", format=Tournament.Format.ROUND_ROBIN)
+    # Open for entry until tomorrow: entering and cancelling are both possible.
+    tournament = Tournament.objects.create(
+        name="Cup", format=Tournament.Format.ROUND_ROBIN, status=Tournament.Status.OPEN,
+        entry_deadline=timezone.now() + timedelta(days=1))
     for user in (owner, other, staff):  # made on first sight otherwise (the account page)
         Token.objects.get_or_create(user=user)
     return World(owner, other, staff, bot, rival, version, match, ladder, tournament)
@@ -89,7 +94,9 @@ def _snapshot() -> tuple[Any, ...]:
     return (
         list(Bot.objects.order_by("pk").values_list("name", "description", "retired",
                                                     "playing_version")),
-        BotVersion.objects.count(), Match.objects.count(), Tournament.objects.count(),
+        BotVersion.objects.count(), Match.objects.count(),
+        list(Tournament.objects.order_by("pk").values_list("status", flat=True)),
+        TournamentEntrant.objects.count(),
         sorted(Token.objects.values_list("key", flat=True)), PlayGame.objects.count(),
     )
 
@@ -132,6 +139,12 @@ API_WRITES = [
           lambda w, r: {"name": "Open", "format": "round_robin",
                         "bots": [w.bot.pk, w.rival.pk]},
           {"anon": 401, "other": 403, "owner": 403, "staff": 201}),
+    # Entering takes one's own bot: the world's tournament is open for entry, so the owner
+    # (and staff) are let in and anyone else's attempt is refused.
+    Write("POST", "/api/v1/tournaments/{id}/enter/", lambda w, r: {"bot": w.bot.pk},
+          {"anon": 401, "other": 400, "owner": 201, "staff": 400}),
+    Write("POST", "/api/v1/tournaments/{id}/cancel/", lambda w, r: {},
+          {"anon": 401, "other": 403, "owner": 403, "staff": 200}),
 ]
 
 
@@ -151,7 +164,8 @@ def test_an_api_write_is_allowed_exactly_to_the_roles_that_may_make_it(
     write: Write, role: str, world: World
 ) -> None:
     client = _api_client(world, role)
-    path = write.path.replace("{id}", str(world.bot.pk))
+    target = world.tournament if write.path.startswith("/api/v1/tournaments/") else world.bot
+    path = write.path.replace("{id}", str(target.pk))
     before = _snapshot()
     response = getattr(client, write.method.lower())(
         path, write.body(world, role), format="multipart" if write.multipart else "json")
@@ -198,6 +212,17 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
     # Only the author of a bot may challenge with it (404 for anyone else's bot).
     ("/challenge/", lambda w: {"bot": w.bot.pk, "opponent": w.rival.pk},
      {"anon": "login", "other": "denied", "owner": "done", "staff": "denied"}),
+    # Staff run tournaments; authors enter their own bots (404 for anyone else's bot).
+    ("/tournaments/new/", lambda w: {
+        "name": "Spring cup", "format": "round_robin", "rounds": 1, "rules": "official",
+        "games_per_match": 2, "move_ms": 1000, "bank_ms": 10000, "seeding": "hand",
+        "entry": "chosen", "entrants": f"{w.bot.name}\n{w.rival.name}", "entry_deadline": ""},
+     {"anon": "login", "other": "login", "owner": "login", "staff": "done"}),
+    # Staff-only pages send anyone else to sign in as staff.
+    ("/tournaments/{tournament}/cancel/", lambda w: {},
+     {"anon": "login", "other": "login", "owner": "login", "staff": "done"}),
+    ("/tournaments/{tournament}/enter/", lambda w: {"bot": w.bot.pk},
+     {"anon": "login", "other": "denied", "owner": "done", "staff": "denied"}),
     # Anyone signed in may sit down with the bots (the game is their own).
     ("/play/", lambda w: {"rules": "official", "length": "deal", "seat1": "builtin:random",
                           "seat2": str(w.match.version_a_id), "seat3": "builtin:greedy"},
@@ -222,7 +247,8 @@ def test_a_form_is_accepted_exactly_from_the_roles_that_may_use_it(
     if setup := PAGE_SETUP.get(path):
         setup(world)
     before = _snapshot()
-    response = _page_client(world, role).post(path.format(bot=world.bot.pk), data(world))
+    response = _page_client(world, role).post(
+        path.format(bot=world.bot.pk, tournament=world.tournament.pk), data(world))
     outcome = ("denied" if response.status_code in (403, 404) else
                "login" if response.status_code == 302 and "/login/" in response["Location"]
                else "done" if response.status_code == 302 else f"status {response.status_code}")
@@ -265,7 +291,8 @@ def test_every_page_that_changes_something_on_a_post_has_a_row_in_the_matrix(
     world: World,
 ) -> None:
     client = _page_client(world, "owner")
-    known = {path.format(bot=world.bot.pk) for path, _, _ in PAGE_WRITES} | SELF_SERVICE
+    known = {path.format(bot=world.bot.pk, tournament=world.tournament.pk)
+             for path, _, _ in PAGE_WRITES} | SELF_SERVICE
     for path in _page_paths(world):
         if path in known:
             continue
