@@ -6,15 +6,15 @@ the person's page list the game."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from engine.validate import validate_replay
 from play.models import Game
+from tests.browser import test_browser
 
 # Playwright's sync API runs an event loop in this thread; the test's own database calls are
 # plain synchronous code (as in tests/browser/conftest.py).
@@ -25,7 +25,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.sandbox,
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"]
 
 # Wait until the person may act (a move button or a raised card) or the game is over.
 READY = """() => {
@@ -39,25 +38,8 @@ READY = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                              args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    yield page
-    context.close()
-    assert errors == [], f"JavaScript errors in the pages: {errors}"
+# The fixtures of the other browser tests: Chromium, a page that fails on JavaScript errors.
+browser, page = test_browser.browser, test_browser.page
 
 
 def _log_in(page: Page, base: str, user: Any, password: str) -> None:
