@@ -135,6 +135,19 @@ class _Table:
 _tables = threading.local()
 
 
+def seats_rest() -> None:
+    """Stop every sandboxed seat this thread plays: for a seat that is not a bot program on
+    move (a person), so that no bot thinks on its time. A seat runs again when a message that
+    it must read goes to it, as between its turns in a match."""
+    table = _table()
+    if not FREEZE:
+        return
+    for proc in table.seats:
+        if not proc.frozen and proc not in table.pending:
+            table.pending.append(proc)
+    table.work()  # the stop signals go out now; a later step confirms (the person is slow)
+
+
 def _table() -> _Table:
     table: _Table | None = getattr(_tables, "table", None)
     if table is None:

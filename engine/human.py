@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from engine.botproc import seats_rest
 from engine.faults import BotFault
 from engine.game import GameState, pair_deals
 from engine.match import DEALING, seat_sides
@@ -51,6 +52,7 @@ class HumanPlayer(Player):
 
     def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         seq = self.moves_made()
+        seats_rest()  # the bots of the table do not think on the person's time
         wire = self.source.wait_move(seq=seq, deadline=self.clock() + self.move_seconds)
         if wire is None:
             raise BotFault("timeout", f"no move within {self.move_seconds:g} s", seq)

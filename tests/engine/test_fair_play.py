@@ -256,3 +256,40 @@ def test_python_node_and_a_static_executable_play_under_the_filter(
 
         assert replay["result"]["forfeit"] is None, (bot_path, replay["result"]["forfeit"])
         assert sum(len(game["deals"]) for game in replay["games"]) > 2
+
+
+def test_while_a_person_is_on_move_the_bots_at_the_table_are_stopped(tmp_path: Path) -> None:
+    """Games against people (engine.human): a hog sits at two of the seats; whenever the person
+    is asked for a move, every process of the hog is stopped."""
+    from engine.human import HumanPlayer, SeatName, SingleGame
+    from engine.protocol import legal_to_wire
+
+    hog_folder = probe_bot(tmp_path, "hog")
+    (hog_folder / "hog.txt").write_text("5 0")
+    hog = program(hog_folder, time=RELAXED)
+    names = [SeatName("ada", "person", human=True), SeatName("hog", "1"),
+             SeatName("random", "1"), SeatName("hog", "1")]
+    game = SingleGame([], names, rules=dataclasses.replace(DEFAULT_RULES, max_deals=1),
+                      seed="5", time=RELAXED)
+    seen: list[list[str]] = []
+
+    class Person:
+        def wait_move(self, *, seq: int, deadline: float) -> Any:
+            rows = [row.split(" ", 2) for row in processes_in(hog.namespaces)]
+            seen.append([_run_state(pid, state) for pid, state, command in rows
+                         if command.startswith("python3")])
+            legal = legal_to_wire(game.state, game.state.legal_actions())
+            return legal[: game.state.rules.kitty] if game.state.decision == "discard" \
+                else legal[0]
+
+    from engine.builtin import RandomPlayer
+
+    game.players = [HumanPlayer(Person(), move_seconds=5, moves_made=lambda: len(game.moves),
+                                clock=time.monotonic), hog(0), RandomPlayer(), hog(1)]
+    replay = game.run()
+
+    assert replay["result"]["forfeit"] is None
+    assert len(seen) >= 8
+    for states in seen:
+        assert len(states) == 2 * 6 and set(states) == {"stopped"}, states
+    assert processes_in(hog.namespaces) == []
