@@ -74,10 +74,13 @@ def _setup(matches: int, marker: str) -> tuple[object, list[object]]:
     program = BotProgram.objects.create(sha256=hashlib.sha256(content).hexdigest(),
                                         content=content, size=len(content))
     slow = [BotVersion.objects.create(
-        bot=Bot.objects.create(owner=user, name=f"slow{i}"), number=1, kind="zip",
+        # an owner a bot: the ladder never pairs two bots of one owner
+        bot=Bot.objects.create(owner=User.objects.create_user(username=f"{user}-slow{i}"),
+                               name=f"slow{i}"), number=1, kind="zip",
         program=program, filename="bot.zip", size=len(content), status="active")
         for i in range(3)]
-    fast = [bot_version_add_builtin(bot=Bot.objects.create(owner=user, name=f"house{i}"),
+    fast = [bot_version_add_builtin(bot=Bot.objects.create(
+                owner=User.objects.create_user(username=f"{user}-house{i}"), name=f"house{i}"),
                                     spec="builtin:greedy" if i % 2 else "builtin:random")
             for i in range(5)]
     ladder = Ladder.objects.create(name="faults", slug="faults", active=False,

@@ -56,9 +56,10 @@ def _populate(bots: int, matches: int) -> object:
     from tournaments.models import Ladder, LadderEntry, Match
 
     call_command("migrate", verbosity=0)
-    user = User.objects.create_user(username="bench")
     versions = [BotVersion.objects.create(
-        bot=Bot.objects.create(owner=user, name=f"b{i}"), number=1, kind="builtin",
+        # an owner a bot: the ladder never pairs two bots of one owner
+        bot=Bot.objects.create(owner=User.objects.create_user(username=f"bench-{i}"),
+                               name=f"b{i}"), number=1, kind="builtin",
         builtin="builtin:random", status=BotVersion.Status.ACTIVE) for i in range(bots)]
     ladder = Ladder.objects.create(name="bench", slug="bench", queue_depth=1)
     LadderEntry.objects.bulk_create(LadderEntry(ladder=ladder, version=v) for v in versions)

@@ -69,7 +69,9 @@ def _setup(games: int) -> tuple[object, object, object]:
                                         content=source, size=len(source))
     versions = []
     for name in ("trivial-a", "trivial-b"):
-        bot = Bot.objects.create(owner=user, name=name)
+        # an owner a bot: the ladder never pairs two bots of one owner
+        bot = Bot.objects.create(owner=User.objects.create_user(username=f"{user}-{name}"),
+                                 name=name)
         versions.append(BotVersion.objects.create(
             bot=bot, number=1, kind="py", program=program, filename="bot.py",
             size=len(source), status=BotVersion.Status.ACTIVE))

@@ -150,12 +150,15 @@ def house(db: None) -> User:
 
 @pytest.fixture
 def make_builtin(house: User) -> Callable[..., Any]:
-    """make(name, spec="builtin:greedy"): a bot of the house with an active built-in version."""
+    """make(name, spec="builtin:greedy", own=False): a bot with an active built-in version, of
+    the house, or with own=True of an owner of its own (the ladder never pairs two bots of one
+    owner)."""
     from bots.models import Bot
     from bots.services import bot_version_add_builtin
 
-    def make(name: str, spec: str = "builtin:greedy") -> Any:
-        return bot_version_add_builtin(bot=Bot.objects.create(owner=house, name=name), spec=spec)
+    def make(name: str, spec: str = "builtin:greedy", *, own: bool = False) -> Any:
+        owner = User.objects.create_user(username=f"owner-of-{name}") if own else house
+        return bot_version_add_builtin(bot=Bot.objects.create(owner=owner, name=name), spec=spec)
 
     return make
 

@@ -38,6 +38,9 @@ class Entrant:
     # A house bot or a pinned anchor: two of them never meet (their results say nothing new
     # about the bots the ladder is for, and with only house bots it would play for ever).
     house: bool = False
+    # Two versions of one owner's bots never meet on the ladder: a deliberate loser could
+    # feed its sibling rating (the rule of rated challenges). None: no owner to compare.
+    owner: Hashable | None = None
 
 
 def _first_player(pool: list[Entrant], rng: random.Random) -> Entrant:
@@ -72,7 +75,8 @@ def ladder_pairs(
     met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
     settled_after: int = SETTLED_MATCHES,
 ) -> list[tuple[Hashable, Hashable]]:
-    """Up to `slots` new ladder pairs (a, b), a != b always, never two house entrants.
+    """Up to `slots` new ladder pairs (a, b), a != b always, never two house entrants, never
+    two entrants of one owner.
 
     An entrant with `max_pending` matches already waiting or running gets no more, so a slow
     bot cannot fill the queue; the caller decides `slots` (how deep the queue may be).
@@ -81,7 +85,8 @@ def ladder_pairs(
     `settled_after` of them is settled, drawn and kept with SETTLED_WEIGHT only.
     """
     pool = [
-        Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house) for e in entrants
+        Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
+        for e in entrants
     ]
     known: dict[Hashable, set[Hashable]] = {}
 
@@ -99,7 +104,8 @@ def ladder_pairs(
         if len(free) < 2 or not candidates:
             break
         first = _first_player(candidates, rng)
-        others = [e for e in free if e.key != first.key and not (first.house and e.house)]
+        others = [e for e in free if e.key != first.key and not (first.house and e.house)
+                  and (first.owner is None or e.owner != first.owner)]
         if not others:
             passed.add(first.key)
             continue

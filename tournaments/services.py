@@ -469,7 +469,7 @@ def _recent_opponents(ladder: Ladder) -> dict[int, tuple[int, ...]]:
 
 def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
     entries = list(LadderEntry.objects.filter(ladder=ladder, active=True)
-                   .select_related("version"))
+                   .select_related("version__bot"))
     pending: Counter[int] = Counter()
     for a, b in Match.objects.filter(status__in=OPEN).values_list("version_a_id",
                                                                    "version_b_id"):
@@ -481,7 +481,8 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
     ).values_list("pk", flat=True))
     return [pairing.Entrant(key=e.version_id, rating=e.elo, games=e.games,
                             pending=pending[e.version_id], recent=recent.get(e.version_id, ()),
-                            house=e.pinned or e.version_id in house)
+                            house=e.pinned or e.version_id in house,
+                            owner=e.version.bot.owner_id)
             for e in entries]
 
 

@@ -46,7 +46,7 @@ def test_two_pinned_anchors_are_never_paired(ladder, make_builtin):
         services.ladder_anchor_set(ladder=ladder, version=version, rating=1400.0 + 100 * i)
     for seed in range(10):
         assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed)) == 0
-    make_builtin("climber", "builtin:random")
+    make_builtin("climber", "builtin:random", own=True)
     services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(1))
     pairs = _scheduled_pairs(ladder)
     assert pairs and all("climber" in pair for pair in pairs)
@@ -58,7 +58,7 @@ def test_a_settled_pair_on_the_site_plays_rarely_and_the_unsettled_ones_first(
     settings.KAISER_LADDER_PAIR_SETTLED = 3
     ladder.queue_depth = 1
     ladder.save(update_fields=["queue_depth"])
-    a, b = make_builtin("alpha"), make_builtin("beta", "builtin:random")
+    a, b = make_builtin("alpha", own=True), make_builtin("beta", "builtin:random", own=True)
     for seed in range(3):  # alone on the ladder, alpha and beta settle their pair
         assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed)) == 1
         play_queued()
@@ -67,7 +67,7 @@ def test_a_settled_pair_on_the_site_plays_rarely_and_the_unsettled_ones_first(
                   for s in range(40) if not play_queued())
     assert created <= 8  # about 40 x 2 draws x 0.05, where an unsettled pair plays 40 times
 
-    gamma = make_builtin("gamma", "builtin:random")
+    gamma = make_builtin("gamma", "builtin:random", own=True)
     last = Match.objects.order_by("-id").values_list("id", flat=True).first()
     for seed in range(30):
         services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(200 + seed))
@@ -106,3 +106,24 @@ def test_house_entrants_are_paired_only_with_the_others():
     pairs = [p for _ in range(100) for p in ladder_pairs(entrants=pool, slots=4, rng=rng)]
     assert pairs and all("guest" in p for p in pairs)
     assert ladder_pairs(entrants=pool[:4], slots=4, rng=rng) == []
+
+
+def test_two_bots_of_one_owner_never_meet_on_the_ladder(ladder, make_builtin):
+    """A deliberate loser could feed its sibling rating: the ladder pairs them with others only
+    (as rated challenges between one's own bots are refused)."""
+    mine = [make_builtin("main-bot"), make_builtin("feeder", "builtin:random")]  # one owner
+    for seed in range(20):
+        assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed)) == 0
+    make_builtin("stranger", "builtin:random", own=True)
+    for seed in range(20):
+        services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed))
+    pairs = _scheduled_pairs(ladder)
+    assert pairs and all("stranger" in pair for pair in pairs)
+    assert {version.bot.owner_id for version in mine} == {mine[0].bot.owner_id}
+
+
+def test_the_pairing_never_pairs_entrants_of_one_owner():
+    pool = [Entrant(f"a{i}", 1500 + i, owner="ann") for i in range(3)] + [
+        Entrant("b0", 1500, owner="bob")]
+    pairs = ladder_pairs(entrants=pool, slots=10, rng=random.Random(1), max_pending=10)
+    assert pairs and all("b0" in pair for pair in pairs)

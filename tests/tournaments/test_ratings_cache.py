@@ -12,7 +12,7 @@ from tournaments import ratings, selectors, services, tasks
 @pytest.fixture
 def played_ladder(ladder, make_builtin, play_queued):
     for name in ("alpha", "beta", "gamma"):
-        make_builtin(name, "builtin:greedy" if name != "gamma" else "builtin:random")
+        make_builtin(name, "builtin:greedy" if name != "gamma" else "builtin:random", own=True)
     services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3))
     play_queued()
     return ladder

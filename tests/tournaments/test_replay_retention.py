@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def played(ladder, make_builtin, play_queued) -> tuple[list[Match], list[Match]]:
     """(old, recent): six finished ladder matches, four of them finished 40 days ago."""
     for name in ("north", "east", "south"):
-        make_builtin(name, "builtin:random" if name == "east" else "builtin:greedy")
+        make_builtin(name, "builtin:random" if name == "east" else "builtin:greedy", own=True)
     for seed in range(2):
         services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed))
         play_queued()

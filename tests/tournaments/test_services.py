@@ -98,7 +98,7 @@ def test_the_ladder_keeps_its_queue_at_depth_and_never_pairs_a_bot_with_itself(
     ladder, make_builtin, play_queued
 ):
     for i in range(5):
-        make_builtin(f"bot{i}", "builtin:random" if i % 2 else "builtin:greedy")
+        make_builtin(f"bot{i}", "builtin:random" if i % 2 else "builtin:greedy", own=True)
     assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(1)) == 4
     assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(2)) == 0
     for _ in range(5):

@@ -113,7 +113,8 @@ def test_the_ladder_schedules_a_match_that_a_worker_plays_to_a_valid_replay_and_
     start_worker, make_builtin
 ):
     ladder = Ladder.objects.create(name="live", slug="live", queue_depth=1)
-    greedy, rnd = make_builtin("greedy-w"), make_builtin("random-w", "builtin:random")
+    greedy, rnd = (make_builtin("greedy-w", own=True),
+                   make_builtin("random-w", "builtin:random", own=True))
     start_worker()
     assert services.ladder_schedule(ladder_id=ladder.pk) == 1
     first = Match.objects.get(ladder=ladder)
