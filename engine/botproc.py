@@ -119,6 +119,16 @@ class _Table:
         for other in self.seats:
             if other is not proc and not other.frozen and other not in self.pending:
                 self.pending.append(other)
+        # A seat of several processes (or not known yet) gets its stop signals at once, not
+        # after the grace: busy children could keep a loaded host from running the engine
+        # until the reply is in, and so from stopping them at all. One-process seats wait for
+        # the grace (a quick reply then costs no stopping).
+        self.pending = [other for other in self.pending
+                        if not (other.processes != 1 and self._step(other))]
+
+    def _step(self, proc: SandboxProcess) -> bool:
+        self.steps += 1
+        return proc.stop_step()
 
     def wake(self, proc: SandboxProcess) -> None:
         if proc.stopped:

@@ -694,6 +694,7 @@ class SandboxProcess:
         self._dev_tmp: str | None = None
         self._stopped: set[int] = set()
         self.frozen = False  # stopped, and every process of it found stopped
+        self.processes = 0  # how many processes the last stopping step found (0: not known)
         self._pids_fd = -1
         self._fds: list[int] = []
         self._seat_uid: _SeatUid | None = None
@@ -881,7 +882,9 @@ class SandboxProcess:
         seat is settled: no new process, and every one really stopped (so none can be inside
         fork() still). The engine takes these steps while another seat thinks."""
         stopped = self._stopped
-        fresh = self._bot_pids() - stopped
+        found = self._bot_pids()
+        self.processes = len(found | stopped)
+        fresh = found - stopped
         for pid in fresh:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGSTOP)
