@@ -8,12 +8,15 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def database_url_of_this_test() -> str:
@@ -64,3 +67,16 @@ class LoggedProcess:
         """SIGKILL the process alone (a worker dying mid-match)."""
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
+
+
+def celery_worker_start(log: Path, *, queue: str, name: str, pool: str, concurrency: int,
+                        env: dict[str, str]) -> LoggedProcess:
+    """A Celery worker of the project on one queue, in a session of its own, its output in
+    `log`. The caller keeps it (to stop it whatever happens), then waits for "ready."."""
+    command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", pool,
+               "-c", str(concurrency), "-Q", queue, "-n", f"{name}@%h", "--without-gossip",
+               "--without-mingle", "--without-heartbeat", "-l", "INFO"]
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    return LoggedProcess(proc, log)

@@ -88,16 +88,12 @@ def real_workers(settings: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
     this test's own (the play queue, or the ladder's), on the broker and database this test
     uses. Stopped (its process group) at the end."""
     import os
-    import subprocess
-    import sys
     import uuid
-    from pathlib import Path
 
     from django.conf import settings as django_settings
 
-    from tests.processes import LoggedProcess, database_url_of_this_test
+    from tests.processes import LoggedProcess, celery_worker_start, database_url_of_this_test
 
-    root = Path(__file__).resolve().parents[2]
     queues = {"KAISER_PLAY_QUEUE": f"play-test-{uuid.uuid4().hex[:10]}",
               "KAISER_MATCH_QUEUE": f"ladder-test-{uuid.uuid4().hex[:10]}"}
     for name, value in queues.items():
@@ -109,15 +105,10 @@ def real_workers(settings: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
 
     def start(queue: str = "KAISER_PLAY_QUEUE", pool: str = "threads", concurrency: int = 2,
               **extra_env: str) -> LoggedProcess:
-        log = tmp_path / f"worker-{len(started)}.log"
-        command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", pool,
-                   "-c", str(concurrency), "-Q", queues[queue],
-                   "-n", f"{queues[queue]}-{len(started)}@%h", "--without-gossip",
-                   "--without-mingle", "--without-heartbeat", "-l", "INFO"]
-        with log.open("wb") as sink:
-            proc = subprocess.Popen(command, cwd=root, env={**env, **extra_env}, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-        worker = LoggedProcess(proc, log)
+        worker = celery_worker_start(
+            tmp_path / f"worker-{len(started)}.log", queue=queues[queue],
+            name=f"{queues[queue]}-{len(started)}", pool=pool, concurrency=concurrency,
+            env={**env, **extra_env})
         started.append(worker)
         worker.wait_for_log(r"ready\.")
         return worker

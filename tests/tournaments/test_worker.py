@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -18,7 +16,7 @@ from django.conf import settings as django_settings
 from django.db import transaction
 
 from engine.validate import validate_replay
-from tests.processes import LoggedProcess, database_url_of_this_test
+from tests.processes import LoggedProcess, celery_worker_start, database_url_of_this_test
 from tournaments import selectors, services
 from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
 from tournaments.tasks import run_match
@@ -61,14 +59,10 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
     workers: list[Worker] = []
 
     def start(pool: str = "solo", concurrency: int = 1, **extra_env: str) -> Worker:
-        log = tmp_path / f"worker-{len(workers)}.log"
-        command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", pool,
-                   "-c", str(concurrency), "-Q", queue, "-n", f"{queue}-{len(workers)}@%h",
-                   "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"]
-        with log.open("wb") as sink:
-            proc = subprocess.Popen(command, cwd=ROOT, env={**env, **extra_env}, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-        worker = Worker(proc, log)
+        worker = celery_worker_start(
+            tmp_path / f"worker-{len(workers)}.log", queue=queue,
+            name=f"{queue}-{len(workers)}", pool=pool, concurrency=concurrency,
+            env={**env, **extra_env})
         workers.append(worker)
         worker.wait_for_log(r"ready\.")
         return worker
