@@ -392,7 +392,26 @@ class _Cgroup:
     def limit_hit(self) -> str | None:
         raise NotImplementedError
 
+    def cpu_ns(self) -> int | None:
+        """CPU time used so far by every process of the seat, in ns (None: not accounted)."""
+        return None
+
+    def freeze(self) -> bool:
+        """Ask the kernel to freeze every process of the seat; False: no freezer here.
+
+        A frozen process runs no instruction whatever signal it gets (a SIGCONT from a timer
+        it armed included), unlike a process stopped with SIGSTOP."""
+        return False
+
+    def frozen(self) -> bool:
+        """True once every process of the seat is frozen (the freeze has settled)."""
+        return False
+
+    def thaw(self) -> None:
+        pass
+
     def kill_all(self) -> None:
+        self.thaw()  # a frozen process cannot die until it is thawed
         for _ in range(50):
             pids = self.pids()
             if not pids:
@@ -420,6 +439,9 @@ def _rmdir_patiently(path: Path) -> None:
                 time.sleep(0.01)
 
 
+_V1_OPTIONAL = ("cpu", "cpuacct", "freezer")
+
+
 class _CgroupV1(_Cgroup):
     """v1: a memory, a pids and (where mounted) a cpu cgroup below the worker's own."""
 
@@ -429,14 +451,17 @@ class _CgroupV1(_Cgroup):
         name = f"kaiser-{os.getpid()}-{next(_counter)}"
         self.paths: dict[str, Path] = {}
         try:
-            for controller in ("memory", "pids", "cpu"):
+            for controller in ("memory", "pids", "cpu", "cpuacct", "freezer"):
                 try:
                     parent = _own_cgroup_v1(controller)
                 except OSError:
-                    if controller == "cpu":
-                        continue  # no cpu controller: no CPU quota, the rest holds
+                    if controller in _V1_OPTIONAL:
+                        continue  # no such controller: the rest holds (the probe says)
                     raise
                 path = parent / name
+                if path in self.paths.values():  # co-mounted (cpu,cpuacct): one folder
+                    self.paths[controller] = path
+                    continue
                 path.mkdir()
                 self.paths[controller] = path
             memory, pids = self.paths["memory"], self.paths["pids"]
@@ -458,10 +483,35 @@ class _CgroupV1(_Cgroup):
             raise
 
     def procs_files(self) -> list[Path]:
-        return [path / "cgroup.procs" for path in self.paths.values()]
+        return [path / "cgroup.procs" for path in dict.fromkeys(self.paths.values())]
 
     def pids_file(self) -> Path:
         return self.paths["pids"] / "cgroup.procs"
+
+    def cpu_ns(self) -> int | None:
+        if "cpuacct" not in self.paths:
+            return None
+        try:
+            return int((self.paths["cpuacct"] / "cpuacct.usage").read_bytes())
+        except (OSError, ValueError):
+            return None
+
+    def freeze(self) -> bool:
+        if "freezer" not in self.paths:
+            return False
+        _write(self.paths["freezer"] / "freezer.state", "FROZEN")
+        return True
+
+    def frozen(self) -> bool:
+        try:
+            return (self.paths["freezer"] / "freezer.state").read_bytes().strip() == b"FROZEN"
+        except (OSError, KeyError):
+            return False
+
+    def thaw(self) -> None:
+        if "freezer" in self.paths:
+            with contextlib.suppress(OSError):
+                _write(self.paths["freezer"] / "freezer.state", "THAWED")
 
     def pids(self) -> set[int]:
         return _read_pids(self.paths["pids"]) | _read_pids(self.paths["memory"])
@@ -474,7 +524,7 @@ class _CgroupV1(_Cgroup):
         return None
 
     def remove(self) -> None:
-        for path in self.paths.values():
+        for path in dict.fromkeys(self.paths.values()):
             _rmdir_patiently(path)
 
 
@@ -515,6 +565,24 @@ class _CgroupV2(_Cgroup):
         if _counter_after(self.path / "pids.events", "max"):
             return "processes"
         return None
+
+    def cpu_ns(self) -> int | None:
+        usec = _counter_after(self.path / "cpu.stat", "usage_usec")
+        return usec * 1000 if usec else None
+
+    def freeze(self) -> bool:
+        try:
+            _write(self.path / "cgroup.freeze", "1")
+        except OSError:
+            return False
+        return True
+
+    def frozen(self) -> bool:
+        return _counter_after(self.path / "cgroup.events", "frozen") == 1
+
+    def thaw(self) -> None:
+        with contextlib.suppress(OSError):
+            _write(self.path / "cgroup.freeze", "0")
 
     def kill_all(self) -> None:
         with contextlib.suppress(OSError):  # cgroup.kill: Linux 5.14 and later
@@ -906,6 +974,20 @@ class SandboxProcess:
         self._stopped.clear()
         self.frozen = False
 
+    def cpu_ns(self) -> int | None:
+        """CPU time the seat has used so far, every process and thread of it, in ns.
+
+        The seat's cgroup counts it (cpuacct, or cpu.stat on v2); a seat without one is a
+        single process, whose CPU clock the kernel keeps. None: nothing can count it."""
+        if self._cgroup is not None:
+            used = self._cgroup.cpu_ns()
+            if used is not None:
+                return used
+        pids = self._bot_pids() if not self.unsandboxed else {self._proc.pid}
+        if not pids:
+            return None
+        return sum(_process_cpu_ns(pid) for pid in pids)
+
     @property
     def stopped(self) -> bool:
         return bool(self._stopped)
@@ -1007,6 +1089,15 @@ class SandboxProcess:
             self._seat_uid = None
         self._close_fds(*self._fds, self._pids_fd)
         self._fds, self._pids_fd = [], -1
+
+
+def _process_cpu_ns(pid: int) -> int:
+    """A process's CPU time (all its threads) from its CPU-time clock; 0 once it is gone."""
+    clock = (~pid << 3) | 2  # the kernel's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+    try:
+        return time.clock_gettime_ns(clock)
+    except OSError:
+        return 0
 
 
 def _is_stopped(pid: int) -> bool:
