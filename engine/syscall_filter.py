@@ -96,7 +96,8 @@ REFUSED: dict[str, str] = {
     "vhangup": "terminals",
     "uselib": "an obsolete loader call",
     "nfsservctl": "an obsolete NFS call",
-    "personality": "flags that weaken address-space randomisation (other values pass)",
+    "personality": "flags that weaken address-space randomisation (the query and other "
+                   "values pass)",
 }
 
 # fcntl commands that take or query a lock or lease on a file, or watch a folder (dnotify):
@@ -114,7 +115,13 @@ TIOCSTI, TIOCLINUX = 0x5412, 0x541C  # pushing input into a terminal
 # ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT, READ_IMPLIES_EXEC, ADDR_LIMIT_32BIT,
 # ADDR_LIMIT_3GB
 PERSONALITY_REFUSED = (0x0040000, 0x0100000, 0x0200000, 0x0400000, 0x0800000, 0x8000000)
+PERSONALITY_TOP = 0x80000000  # no personality uses it: it marks the query
 RWF_NOWAIT = 0x8  # preadv2 that fails unless the page is cached: a page-cache probe
+# The kernel reads fcntl's and ioctl's command as an unsigned int and a signal as an int: the
+# upper half of the 64-bit register is ignored. A rule on such an argument compares the low
+# 32 bits only, or fcntl(fd, F_OFD_SETLK | 1 << 32) and kill(pid, SIGCONT | 1 << 32) would
+# pass it and do what the plain call does.
+LOW_32 = 0xFFFFFFFF
 # Calls that send a signal, with the position of the signal's argument. SIGCONT is refused:
 # the engine stops the seats that are not on move with SIGSTOP, and no process of a seat may
 # wake another one up (nor would it be of any other use in a sandbox).
@@ -147,18 +154,17 @@ def _add_rules(rules: Any, *, one_process: bool) -> None:
         if name == "personality":
             continue
         _rule(rules, deny, name)
-    # personality: the flags that weaken the address space are refused; 0 and the query
-    # 0xffffffff (every bit set, the top one included) pass.
-    for flag in PERSONALITY_REFUSED:
-        rules.add_rule(deny, "personality",
-                       seccomp.Arg(0, seccomp.MASKED_EQ, flag | 0x80000000, flag))
+    _add_personality_rules(rules, deny)
     for command in REFUSED_FCNTL:
-        rules.add_rule(deny, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
+        rules.add_rule(deny, "fcntl", seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, command))
     for request in (TIOCSTI, TIOCLINUX):
-        rules.add_rule(deny, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+        rules.add_rule(deny, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, request))
+    # One-bit masks (RWF_NOWAIT, the CLONE_* flags below) never look at the upper half. clone's
+    # flags are an unsigned long, of which the kernel keeps the low 32 bits (kernel/fork.c).
     rules.add_rule(deny, "preadv2", seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     for name, position in SIGNAL_CALLS.items():
-        rules.add_rule(deny, name, seccomp.Arg(position, seccomp.EQ, int(signal.SIGCONT)))
+        rules.add_rule(deny, name,
+                       seccomp.Arg(position, seccomp.MASKED_EQ, LOW_32, int(signal.SIGCONT)))
     # clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes the C library
     # (glibc, Node's libuv) fall back to clone, whose flags the rules below can see.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
@@ -169,6 +175,21 @@ def _add_rules(rules: Any, *, one_process: bool) -> None:
         rules.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
         rules.add_rule(deny, "fork")
         rules.add_rule(deny, "vfork")
+
+
+def _add_personality_rules(rules: Any, deny: Any) -> None:
+    """The flags that weaken the address space are refused; 0, the other flags and the query
+    (0xffffffff) pass. The kernel sets any value but the query, so "top bit set" alone does
+    not mark the query: 0x80040000 would set ADDR_NO_RANDOMIZE. A rule compares one pattern
+    of bits, so the query's "every low bit set" takes a rule a bit: the top bit set and one
+    other bit clear is refused (no personality uses the top bit), and so is a weakening flag
+    with the top bit clear. The masks keep to the low 32 bits (the kernel's unsigned int)."""
+    for flag in PERSONALITY_REFUSED:
+        rules.add_rule(deny, "personality",
+                       seccomp.Arg(0, seccomp.MASKED_EQ, flag | PERSONALITY_TOP, flag))
+    for bit in range(31):
+        rules.add_rule(deny, "personality", seccomp.Arg(
+            0, seccomp.MASKED_EQ, PERSONALITY_TOP | 1 << bit, PERSONALITY_TOP))
 
 
 def _rule(rules: Any, action: Any, name: str) -> None:
