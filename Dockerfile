@@ -16,12 +16,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     MEDIA_ROOT=/data/media \
     STATIC_ROOT=/app/staticfiles
 
-# bubblewrap: the bot sandbox; util-linux: setpriv (the bot's user, the worker dropping a
-# capability); nodejs: bots whose bot.json runs "node". Bots see the image's /usr read-only,
-# so what is installed here is what bots can run.
+# runsc: gVisor, every seat its own kernel (KAISER_SANDBOX_KERNEL=gvisor, the default where it
+# is installed); bubblewrap: the sandbox on the host's kernel (KAISER_SANDBOX_KERNEL=host);
+# util-linux: setpriv (each seat's own uid); nodejs: bots whose bot.json runs "node". Bots see
+# the image's /usr read-only, so what is installed here is what bots can run. Nothing is
+# fetched at run time: runsc is Debian's package, and the seats' root is built from this /usr.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      python3 python3-venv python3-seccomp bubblewrap util-linux nodejs ca-certificates \
+      python3 python3-venv python3-seccomp bubblewrap runsc util-linux nodejs ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && python3 -m venv --system-site-packages /opt/venv \
  && useradd --system --uid 1000 --home-dir /app kaiser \

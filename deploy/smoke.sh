@@ -87,7 +87,11 @@ trap summary EXIT
 trap 'exit 130' INT TERM
 
 # --- helpers ------------------------------------------------------------------------------
-compose() { docker compose -p "$PROJECT" -f "$SRC/docker-compose.yml" --env-file "$ENV_FILE" "$@"; }
+# The worker's cgroup binds for this host's layout (deploy/compose-cgroup-v1.yml or -v2.yml),
+# as an operator names them in COMPOSE_FILE.
+CGROUP_LAYOUT=$( [[ $(stat -fc %T /sys/fs/cgroup) == cgroup2fs ]] && echo v2 || echo v1 )
+compose() { docker compose -p "$PROJECT" -f "$SRC/docker-compose.yml" \
+  -f "$SRC/deploy/compose-cgroup-$CGROUP_LAYOUT.yml" --env-file "$ENV_FILE" "$@"; }
 
 api() {  # METHOD PATH [curl args...]: the body on stdout, the HTTP status in $WORK/status
   local method="$1" path="$2"; shift 2
@@ -178,9 +182,10 @@ check "$app_services: all run the same image" test "$images" = 1
 check "web healthy with ALLOWED_HOSTS=$HOST (no localhost)" \
   test "$(docker inspect -f '{{.State.Health.Status}}' "$(compose ps -q web)")" = healthy
 exec_plain() { env -u SECRET_KEY -u POSTGRES_PASSWORD docker compose -p "$PROJECT" \
-  -f "$SRC/docker-compose.yml" --env-file "$ENV_FILE" "$@" >/dev/null 2>&1; }
+  -f "$SRC/docker-compose.yml" -f "$SRC/deploy/compose-cgroup-$CGROUP_LAYOUT.yml" \
+  --env-file "$ENV_FILE" "$@" >/dev/null 2>&1; }
 check "compose ps/logs/exec work with nothing exported (SECRET_KEY only in the settings file)" \
-  bash -c "$(declare -f exec_plain); PROJECT=$PROJECT SRC=$SRC ENV_FILE=$ENV_FILE
+  bash -c "$(declare -f exec_plain); PROJECT=$PROJECT SRC=$SRC ENV_FILE=$ENV_FILE CGROUP_LAYOUT=$CGROUP_LAYOUT
     exec_plain ps && exec_plain logs --tail 1 web && exec_plain exec -T web true"
 check "a request naming another host is refused (400)" \
   test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' "http://127.0.0.1:$PORT/health/")" = 400
@@ -188,24 +193,32 @@ check "a request naming another host is refused (400)" \
 # --- 3. the worker's sandbox ----------------------------------------------------------------
 step "The worker's sandbox"
 compose logs --no-color worker 2>/dev/null | grep -E 'worker-entrypoint|sandbox' | head -5 | sed 's/^/        /'
+# No process of the worker container holds CAP_SYS_ADMIN: pid 1 (docker-init), the celery
+# processes, and a process started by `docker compose exec` (it gets the container's set).
 caps=$(compose exec -T worker sh -c 'for p in /proc/[0-9]*; do
-  tr "\0" " " < $p/cmdline 2>/dev/null | grep -q "^/opt/venv/bin/python3 /opt/venv/bin/celery" && grep CapEff $p/status
-done' | sort -u)
-info "the celery processes' capabilities: $(echo $caps)"
-check "the worker holds no CAP_SYS_ADMIN (dropped by the entrypoint)" \
+  tr "\0" " " < $p/cmdline 2>/dev/null | grep -q . && grep CapBnd $p/status 2>/dev/null
+done; grep CapBnd /proc/self/status' | sort -u)
+info "the worker container's bounding sets (every process, and an exec): $(echo $caps)"
+pid1=$(compose exec -T worker awk '/^CapEff:/ {print $2}' /proc/1/status)
+info "pid 1's capabilities: $pid1 $(capsh --decode="$pid1" 2>/dev/null | cut -d= -f2)"
+check "no process of the worker container holds CAP_SYS_ADMIN, pid 1 and exec included" \
   python3 -c "import sys; sys.exit(any(int(l.split()[1], 16) >> 21 & 1 for l in sys.argv[1].splitlines() if l) or not sys.argv[1].strip())" "$caps"
-probe=$(compose exec -T worker setpriv --bounding-set -sys_admin --inh-caps -sys_admin python -c '
+slots=$(compose exec -T worker sh -c 'for s in "$KAISER_SANDBOX_TMP_SLOTS"/slot-*; do stat -fc "%T %c" "$s"; done' | sort | uniq -c | xargs echo)
+info "the worker's seat /tmp slots (count, type, inodes): $slots"
+check "the seats' /tmp slots are tmpfs mounts with an inode limit of 4096" \
+  grep -qE '^[0-9]+ tmpfs 4096$' <<< "$slots"
+probe=$(compose exec -T worker python -c '
 import engine.sandbox as s
-if hasattr(s, "probe_sandbox"):
-    r = s.probe_sandbox()
-    print(r.mode, "ok" if r.ok else "NOT-OK", "-", r.reason)
-else:
-    s.check_sandbox()
-    print("legacy", "ok", "-", "no probe_sandbox in this engine")' 2>&1 | tail -1)
+r = s.probe_sandbox()
+print(r.mode, "ok" if r.ok else "NOT-OK", getattr(r, "kernel", "host"), "-", r.reason)' 2>&1 | tail -1)
 info "a sandbox probe in the worker container: $probe"
 SANDBOX_MODE=${probe%% *}
 check "the probe ran a bot in a sandbox with per-seat cgroups ($SANDBOX_MODE)" \
   grep -qE '^cgroup-v[12] ok' <<< "$probe"
+if [[ -f "$SRC/engine/gvisor.py" ]]; then
+  check "the probe's seat ran on a gVisor kernel of its own (runsc in the worker container)" \
+    grep -qE '^cgroup-v[12] ok gvisor ' <<< "$probe"
+fi
 
 # --- 4. health ----------------------------------------------------------------------------
 step "/health/"
@@ -305,7 +318,13 @@ for try in 1 2 3; do
     [[ "$victim_worker" == *"@$(docker inspect -f '{{.Config.Hostname}}' "$cid")"* ]] && victim=$cid
   done
   [[ -n "$victim" ]] || { info "no worker container runs $victim_worker"; continue; }
-  docker kill -s KILL "$victim" >/dev/null
+  docker kill -s KILL "$victim" >/dev/null 2>"$WORK/kill.err" || info "docker kill: $(cat "$WORK/kill.err")"
+  # A container that cannot die (on cgroup v1, a frozen seat outlives SIGKILL until thawed:
+  # deploy/seat-thaw.sh) would still be "running" here and never play its matches again.
+  wait_for "the killed worker's exit" 30 bash -c \
+    '[[ $(docker inspect -f "{{.State.Status}}" "$1") == exited ]]' _ "$victim"
+  check "the killed worker container exited (state $(docker inspect -f '{{.State.Status}}' "$victim"))" \
+    test "$(docker inspect -f '{{.State.Status}}' "$victim")" = exited
   # The attempts the dead worker still holds are the matches it was playing when it died:
   # nothing but the stale-match sweep touches them now.
   host=$(docker inspect -f '{{.Config.Hostname}}' "$victim")

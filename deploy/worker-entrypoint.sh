@@ -1,96 +1,106 @@
 #!/bin/sh
-# The worker container's entrypoint: give the sandbox a cgroup subtree it may write, so that
-# every seat gets its own memory, pids and cpu limits (and can be frozen), then drop the one
-# extra capability this needed and run the worker (the arguments, or by default a Celery
-# worker) as root without CAP_SYS_ADMIN.
+# The worker container's entrypoint: check what the sandbox needs in this container, arrange
+# the seats' cgroups on a cgroup v2 host, say in the log what holds, and run the worker (the
+# arguments, or by default a Celery worker). It needs no capability beyond the worker's own:
+# Docker makes every mount before the container starts (docker-compose.yml), so nothing in
+# this container ever holds CAP_SYS_ADMIN.
 #
-# Why CAP_SYS_ADMIN at all: Docker mounts /sys/fs/cgroup read-only in every container that
-# is not --privileged; only a remount makes the container's own cgroup writable. The
-# container must also have its own cgroup namespace (compose: `cgroup: private`, docker run:
-# --cgroupns private; the default on cgroup v2 hosts) so that /sys/fs/cgroup is the
-# container's cgroup and nothing of the host's. The capability is gone from the bounding set
-# before the worker starts, so neither the worker nor any bot ever holds it.
-#
-# cgroup v2: the container's processes move into a leaf (init/), the root of the container's
-# subtree enables +memory +pids +cpu for its children, and kaiser-seats/ (the same enabled
-# again) is where the sandbox makes one cgroup per seat: KAISER_SANDBOX_CGROUP_ROOT.
-# cgroup v1: the memory, pids, cpu and freezer hierarchies are remounted writable; the
-# sandbox makes its seat cgroups below the worker's own cgroup in each (from /proc/self/cgroup).
-#
-# Without the capability (or on a host that refuses) this says so and starts the worker
-# anyway: the worker then reports its sandbox mode in /health/ and, without per-seat limits,
-# plays no match unless the operator opted into the rlimit fallback.
+# The seats' cgroups: the container's own cgroup is <hierarchy>/kaiser-arena/<id> on the host
+# (compose: cgroup_parent), the container shares the host's cgroup namespace (so
+# /proc/self/cgroup names that real path), and deploy/compose-cgroup-v1.yml or -v2.yml binds
+# the kaiser-arena subtree writable at that path over an otherwise empty /sys/fs/cgroup.
+#   cgroup v1: the sandbox makes each seat's memory, pids, cpu, cpuacct and freezer cgroups
+#     below the container's own (from /proc/self/cgroup); nothing to do here but check.
+#   cgroup v2: a cgroup that hands controllers to its children may hold no process itself,
+#     so the container's processes move into the leaf init/, and kaiser-seats/ gets memory,
+#     pids and cpu for the seats: KAISER_SANDBOX_CGROUP_ROOT.
+# Where this fails it says why and starts the worker anyway: its probe then finds no per-seat
+# limits, /health/ shows the reason, and it plays no match (unless the operator chose the
+# rlimit fallback).
 set -u
 CG=/sys/fs/cgroup
-SEATS="$CG/kaiser-seats"
-CONTROLLERS="memory pids cpu"
+CONTROLLERS_V1="memory pids cpu cpuacct freezer"
+CONTROLLERS_V2="memory pids cpu"
 
 say() { echo "worker-entrypoint: $*" >&2; }
 
-remount_rw() {  # mount point
-  grep -q " $1 [^ ]* [^ ]*rw[, ]" /proc/self/mounts 2>/dev/null && return 0
-  mount -o remount,rw "$1" 2>/dev/null || mount -o remount,bind,rw "$1" 2>/dev/null
+own_cgroup() {  # controller (v1) or "" (v2): this process's cgroup path, from /proc/self/cgroup
+  awk -F: -v c="$1" '{ n = split($2, names, ",")
+    if (c == "" && $1 == "0") { print $3; exit }
+    for (i = 1; i <= n; i++) if (names[i] == c) { print $3; exit } }' /proc/self/cgroup
 }
 
-in_private_cgroupns() {
-  # In its own cgroup namespace a process sees itself at the root ("0::/" or "N:ctl:/").
-  cut -d: -f3 /proc/self/cgroup | grep -qvx '/' && return 1
-  return 0
-}
+is_cgroup_dir() { [ -d "$1" ] && [ -w "$1/cgroup.procs" ]; }
 
-setup_v2() {
-  remount_rw "$CG" || { say "cannot make $CG writable (no CAP_SYS_ADMIN?)"; return 1; }
-  mkdir -p "$CG/init" "$SEATS" || return 1
-  # The "no internal processes" rule: a cgroup that hands controllers to its children may
-  # hold no process itself, so everything here (this shell, docker-init) moves to init/.
-  for pid in $(cat "$CG/cgroup.procs"); do
-    echo "$pid" > "$CG/init/cgroup.procs" 2>/dev/null || true
-  done
-  for c in $CONTROLLERS; do
-    grep -qw "$c" "$CG/cgroup.controllers" || { say "controller $c not delegated"; return 1; }
-    echo "+$c" > "$CG/cgroup.subtree_control" || return 1
-    echo "+$c" > "$SEATS/cgroup.subtree_control" || return 1
-  done
-  export KAISER_SANDBOX_CGROUP_ROOT="$SEATS"
-  say "cgroup v2: seats under $SEATS (memory, pids, cpu)"
+host_layout() {  # v1 or v2: which hierarchy this host uses for the sandbox's controllers
+  if grep -q '^[0-9]*:[^:]*memory[^:]*:' /proc/self/cgroup; then echo v1; else echo v2; fi
 }
 
 setup_v1() {
-  ok=1
-  for c in memory pids cpu freezer; do
-    # The mount point of controller c (cpu may share one with cpuacct).
-    point=$(awk -v c="$c" '$3 == "cgroup" { n = split($4, o, ","); for (i = 1; i <= n; i++)
-            if (o[i] == c) { print $2; exit } }' /proc/self/mounts)
-    if [ -z "$point" ]; then say "cgroup v1: no $c hierarchy"; ok=0; continue; fi
-    remount_rw "$point" || { say "cannot make $point writable (no CAP_SYS_ADMIN?)"; ok=0; }
+  missing=""
+  for c in $CONTROLLERS_V1; do
+    is_cgroup_dir "$CG/$c$(own_cgroup "$c")" || missing="$missing $c"
   done
-  [ "$ok" = 1 ] && say "cgroup v1: memory, pids, cpu and freezer writable for this container"
-  [ "$ok" = 1 ]
+  if [ -n "$missing" ]; then
+    say "cgroup v1: no writable cgroup of this container for:$missing (compose: add" \
+      "deploy/compose-cgroup-v1.yml to COMPOSE_FILE, see docs/operations.md)"
+    return 1
+  fi
+  say "cgroup v1: seats below $(own_cgroup memory) (memory, pids, cpu, cpuacct, freezer)"
 }
 
-setup_cgroups() {
-  in_private_cgroupns || { say "not in a cgroup namespace of its own (compose: cgroup: private;" \
-    "docker run: --cgroupns private), and cannot make one"; return 1; }
-  if [ "$(stat -fc %T "$CG")" = cgroup2fs ]; then setup_v2; else setup_v1; fi
+setup_v2() {
+  own="$CG$(own_cgroup "")"
+  if ! is_cgroup_dir "$own"; then
+    say "cgroup v2: no writable cgroup of this container at $own (compose: add" \
+      "deploy/compose-cgroup-v2.yml to COMPOSE_FILE, see docs/operations.md)"
+    return 1
+  fi
+  mkdir -p "$own/init" "$own/kaiser-seats" || return 1
+  for pid in $(cat "$own/cgroup.procs"); do
+    echo "$pid" > "$own/init/cgroup.procs" 2>/dev/null || true
+  done
+  for c in $CONTROLLERS_V2; do
+    grep -qw "$c" "$own/cgroup.controllers" || { say "cgroup v2: controller $c not delegated"; return 1; }
+    echo "+$c" > "$own/cgroup.subtree_control" || return 1
+    echo "+$c" > "$own/kaiser-seats/cgroup.subtree_control" || return 1
+  done
+  export KAISER_SANDBOX_CGROUP_ROOT="$own/kaiser-seats"
+  say "cgroup v2: seats under $KAISER_SANDBOX_CGROUP_ROOT (memory, pids, cpu)"
 }
 
-# Started without a cgroup namespace of its own (docker run without --cgroupns private, the
-# default on cgroup v1 hosts): make one, rooted at the container's cgroup, and start again.
-if [ "$(id -u)" = 0 ] && [ -z "${KAISER_CGROUPNS_UNSHARED:-}" ] && ! in_private_cgroupns \
-   && unshare --cgroup true 2>/dev/null; then
-  KAISER_CGROUPNS_UNSHARED=1 exec unshare --cgroup -- "$0" "$@"
-fi
-unset KAISER_CGROUPNS_UNSHARED
+check_tmp_slots() {  # each slot a tmpfs of its own with an inode limit
+  dir="${KAISER_SANDBOX_TMP_SLOTS:-}"
+  [ -n "$dir" ] || return 0
+  count=0
+  for slot in "$dir"/slot-*; do
+    [ "$(stat -fc %T "$slot" 2>/dev/null)" = tmpfs ] && [ "$(stat -fc %d "$slot")" != "$(stat -fc %d "$dir")" ] \
+      || { say "$slot is not a tmpfs of its own"; continue; }
+    count=$((count + 1))
+  done
+  say "seat /tmp slots: $count in $dir (each $(stat -fc '%c inodes' "$dir/slot-0" 2>/dev/null))"
+}
+
+caps_hold_sys_admin() {  # bit 21 of the bounding set
+  bnd=$(awk '/^CapBnd:/ { print $2 }' /proc/self/status)
+  [ -n "$bnd" ] && [ $(( (0x$bnd >> 21) & 1 )) = 1 ]
+}
 
 if [ "$(id -u)" != 0 ]; then
-  say "not root: no cgroup set-up (the sandbox needs root to start bots as another user)"
-elif ! setup_cgroups; then
-  say "no per-seat cgroups: see docs/operations.md, \"The worker container\""
+  say "not root: no seat uids and no seat cgroups (the sandbox needs root for both)"
+elif [ "$(host_layout)" = v1 ]; then
+  setup_v1 || say "no per-seat cgroups: see docs/operations.md, \"The worker container\""
+else
+  setup_v2 || say "no per-seat cgroups: see docs/operations.md, \"The worker container\""
 fi
+check_tmp_slots
 
 [ $# -gt 0 ] || set -- celery -A kaiser_site worker -l INFO \
   --concurrency "${KAISER_WORKER_CONCURRENCY:-2}" -n "worker@%h"
-if [ "$(id -u)" = 0 ] && grep -q '^CapBnd:' /proc/self/status; then
+if caps_hold_sys_admin; then
+  # Started with CAP_SYS_ADMIN (an old `docker run` line): the worker never needs it.
+  say "CAP_SYS_ADMIN granted to this container: not needed, dropped for the worker" \
+    "(pid 1 and docker exec keep it: remove it from the container's capabilities)"
   exec setpriv --bounding-set -sys_admin --inh-caps -sys_admin -- "$@"
 fi
 exec "$@"

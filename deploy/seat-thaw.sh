@@ -1,0 +1,32 @@
+#!/bin/sh
+# cgroup v1 hosts only (deploy/compose-cgroup-v1.yml runs it as the seat-thaw service): thaws
+# the frozen seats of a worker container that died.
+#
+# The sandbox freezes every seat but the one on move (v1: freezer.state FROZEN). On cgroup v1
+# a frozen task does not die, not even of SIGKILL, until its cgroup is thawed; and a container
+# cannot finish dying while any task of its pid namespace lives. So a worker container killed
+# mid-match (docker kill, docker stop after its grace period, compose down) would hang for
+# ever, "running" with no process left but its frozen seats ("tried to kill container, but did
+# not receive an exit event"). Nothing inside the dying container can help; this can, from
+# outside: once a worker container's own cgroup holds no process (its init and worker are
+# gone), its seats are thawed, their pending SIGKILL takes them, and the container exits.
+# cgroup v2 needs none of this: a frozen task there dies of SIGKILL.
+#
+# It needs no capability: root owns the cgroup files it writes (the bind of the freezer
+# hierarchy's kaiser-arena subtree, as the workers see it).
+set -u
+ROOT="${1:-/run/kaiser-arena/freezer}"
+INTERVAL="${KAISER_SEAT_THAW_INTERVAL:-1}"
+
+echo "seat-thaw: watching the worker containers' seats in $ROOT every ${INTERVAL}s" >&2
+while :; do
+  for container in "$ROOT"/*/; do
+    [ -f "${container}cgroup.procs" ] && [ -z "$(cat "${container}cgroup.procs")" ] || continue
+    for seat in "$container"kaiser-*/; do
+      state="${seat}freezer.state"
+      [ -f "$state" ] && [ "$(cat "$state")" != THAWED ] || continue
+      echo THAWED > "$state" && echo "seat-thaw: thawed $seat (its container is gone)" >&2
+    done
+  done
+  sleep "$INTERVAL"
+done
