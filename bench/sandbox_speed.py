@@ -7,11 +7,17 @@
 - start-up of the four sandboxed seats of a match (processes created until all four are ready);
 - sandboxed two-game matches per second between two trivial Python bots, next to the same
   match between built-in in-process players, and the ratio.
+
+Each figure is printed for every design side by side, measured in turns so that all see the
+same load: a plain pipe (the bot unsandboxed: the floor), bubblewrap on the host's kernel
+(KAISER_SANDBOX_KERNEL=host, the design before issue 19) and gVisor, a kernel a seat (the
+server's default).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -57,12 +63,34 @@ class TimedFactory:
         return player
 
 
-def round_trips(matches: int) -> tuple[list[float], float, float, float]:
+DESIGNS = {"plain pipe": {"unsandboxed": "1"},
+           "host kernel (bwrap)": {"KAISER_SANDBOX_KERNEL": "host"},
+           "gVisor a seat": {"KAISER_SANDBOX_KERNEL": "gvisor"}}
+
+
+@contextlib.contextmanager
+def design(name: str) -> Any:
+    settings = dict(DESIGNS[name])
+    unsandboxed = settings.pop("unsandboxed", "") == "1"
+    saved = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
+    try:
+        yield unsandboxed
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def round_trips(matches: int, unsandboxed: bool = False
+                ) -> tuple[list[float], float, float, float]:
     """Wall time of each act(); CPU seconds per decision of the engine inside act(), of the
     engine in all, and of the bots."""
     samples: list[float] = []
     cpu: list[float] = []
-    inner = program_player_factory(TRIVIAL, time=CLOCK)
+    inner = program_player_factory(TRIVIAL, time=CLOCK, unsandboxed=unsandboxed)
     bot = TimedFactory(inner, samples, cpu)
     engine_cpu = time.process_time()
     for seed in range(matches):
@@ -78,8 +106,8 @@ def round_trips(matches: int) -> tuple[list[float], float, float, float]:
     return samples, sum(cpu) / acts, engine_cpu / acts, bot_cpu / acts
 
 
-def startups(times: int) -> list[float]:
-    factory = program_player_factory(TRIVIAL, time=CLOCK)
+def startups(times: int, unsandboxed: bool = False) -> list[float]:
+    factory = program_player_factory(TRIVIAL, time=CLOCK, unsandboxed=unsandboxed)
     results = []
     for _ in range(times):
         started = time.perf_counter()
@@ -124,25 +152,39 @@ def percentile(values: list[float], fraction: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20)
+    parser.add_argument("--designs", default=",".join(DESIGNS),
+                        help="comma-separated, of: " + ", ".join(DESIGNS))
     args = parser.parse_args()
+    names = [name.strip() for name in args.designs.split(",")]
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
           "(wall-clock figures stretch with the load; the CPU figures much less)")
-    samples, act_cpu, engine_cpu, bot_cpu = round_trips(args.matches)
-    print(f"decision round trip, trivial Python bot, {len(samples)} decisions: "
-          f"median {statistics.median(samples) * 1e6:.0f} µs, "
-          f"p99 {percentile(samples, 0.99) * 1e6:.0f} µs  (target: median < 150 µs)")
-    print(f"  CPU a decision: engine {act_cpu * 1e6:.0f} µs inside act() (the message, the "
-          f"pipes, the reply), {engine_cpu * 1e6:.0f} µs in all (with the match and the "
-          f"start-ups); bot {bot_cpu * 1e6:.0f} µs (including its start-up)")
-
-    starts = startups(max(5, args.matches // 2))
-    print(f"start-up of the four sandboxed seats, {len(starts)} runs: "
-          f"median {statistics.median(starts) * 1e3:.1f} ms, "
-          f"max {max(starts) * 1e3:.1f} ms  (target < 150 ms)")
+    trips: dict[str, Any] = {}
+    starts: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(2):  # in turns, so that every design sees the same load
+        for name in names:
+            with design(name) as unsandboxed:
+                samples, act_cpu, engine_cpu, bot_cpu = round_trips(max(1, args.matches // 2),
+                                                                    unsandboxed)
+                old = trips.get(name)
+                trips[name] = (samples + (old[0] if old else []), act_cpu, engine_cpu, bot_cpu)
+                starts[name] += startups(max(3, args.matches // 4), unsandboxed)
+    print("decision round trip, trivial Python bot (target: at most 3x the plain pipe):")
+    floor = statistics.median(trips[names[0]][0])
+    for name in names:
+        samples, act_cpu, engine_cpu, bot_cpu = trips[name]
+        median = statistics.median(samples)
+        print(f"  {name:<20} median {median * 1e6:5.0f} µs ({median / floor:.1f}x), "
+              f"p99 {percentile(samples, 0.99) * 1e6:5.0f} µs, {len(samples)} decisions; "
+              f"CPU a decision: engine {act_cpu * 1e6:.0f} µs in act(), {engine_cpu * 1e6:.0f}"
+              f" µs in all; bot {bot_cpu * 1e6:.0f} µs")
+    print("start-up of the four seats of a match (target: under 600 ms):")
+    for name in names:
+        print(f"  {name:<20} median {statistics.median(starts[name]) * 1e3:6.1f} ms, "
+              f"max {max(starts[name]) * 1e3:6.1f} ms, {len(starts[name])} runs")
 
     seat = one_seat_startups(max(5, args.matches // 2))
-    print("one seat, sandbox start to ready: " + ", ".join(
+    print("one seat (default design), sandbox start to ready: " + ", ".join(
         f"{name} {value * 1e3:.1f} ms" for name, value in seat.items())
         + "  (-S is not used: it drops site, so exit() and quit(), which bots call)")
 
@@ -150,7 +192,7 @@ def main() -> None:
     sandboxed = matches_per_second(bot, bot, args.matches)
     builtin = resolve_player("builtin:random")
     in_process = matches_per_second(builtin, builtin, args.matches * 10)
-    print(f"two-game matches/s: sandboxed trivial Python bots {sandboxed:.2f}, "
+    print(f"two-game matches/s (default design): sandboxed trivial Python bots {sandboxed:.2f}, "
           f"built-in in-process random players {in_process:.1f}, "
           f"ratio {in_process / sandboxed:.0f}x")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

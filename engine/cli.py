@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine import clock
 from engine.builtin import resolve_player
 from engine.cards import SUIT_SYMBOLS
 from engine.faults import InfrastructureError
@@ -71,6 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("file", type=Path)
     show.add_argument("--game", type=int, help="only this game")
     show.set_defaults(run=cmd_show)
+    speed = commands.add_parser("clock", help="measure this machine's speed factor for the "
+                                              "bots' clock (KAISER_CLOCK_SPEED_FACTOR)")
+    speed.add_argument("--repeat", type=int, default=15, help="calibrations (15)")
+    speed.set_defaults(run=cmd_clock)
     return parser
 
 
@@ -100,6 +106,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         except OSError as error:
             raise CommandError(f"cannot write {args.replay}: {error.strerror}") from None
     print(summary(replay, time.perf_counter() - started))
+    clock_line = _clock_used(players)
+    if clock_line:
+        print(clock_line)
     if args.stderr:
         for side, factory in zip("AB", players, strict=True):
             for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
@@ -137,11 +146,16 @@ def _say_sandbox() -> None:
     from engine.sandbox import probe_sandbox
 
     os.environ.setdefault("KAISER_SANDBOX_ALLOW_RLIMIT", "1")
+    # A laptop seldom has runsc and root: its seats then share its kernel, and this says so.
+    os.environ.setdefault("KAISER_SANDBOX_ALLOW_SHARED_KERNEL", "1")
     report = probe_sandbox()
     if not report.ok:
         raise CommandError(f"the sandbox does not work here: {report.reason}")
     line = f"sandbox: {report.mode}: {report.reason.split('; NO system-call filter')[0]}"
-    if not report.seccomp:
+    if report.kernel == "host":
+        line += ("\nsandbox: the seats share this machine's kernel (no gVisor here): partners "
+                 "could signal through it; the server gives every seat a kernel of its own")
+    if not report.seccomp and report.kernel == "host":
         line += ("\nsandbox: WITHOUT the system-call filter: libseccomp's Python bindings are "
                  "not installed for this python3 (apt-get install python3-seccomp)")
     print(line, file=sys.stderr, flush=True)
@@ -155,6 +169,32 @@ def _player(spec: str, time_control: TimeControl, unsandboxed: bool) -> Any:
         return resolve_player(spec, time=time_control, **options)
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def _clock_used(factories: list[Any]) -> str | None:
+    """The clock the bot programs' seats were timed by (None: only built-in players)."""
+    seats = [player for factory in factories for player in getattr(factory, "players", [])]
+    if not seats:
+        return None
+    if any(seat.clock.kind == "wall" for seat in seats):
+        return ("clock: WALL time, not CPU time: this machine could not count a seat's CPU "
+                "time (the server always does)")
+    return clock.describe()
+
+
+def cmd_clock(args: argparse.Namespace) -> int:
+    """As KAISER_CLOCK_SPEED_FACTOR=auto measures, many times over: the median of the bests is
+    this machine's speed without the luck of one moment (a shared host has slow spells)."""
+    bests = sorted(clock.calibrate().best_ms for _ in range(max(1, args.repeat)))
+    best = statistics.median(bests)
+    factor = clock.REFERENCE_WORKLOAD_MS / best
+    print(f"calibration workload: best of {clock.CALIBRATION_RUNS} runs {best:.2f} ms of CPU "
+          f"time (median of {len(bests)}; from {bests[0]:.2f} to {bests[-1]:.2f} ms); the "
+          f"reference machine's: {clock.REFERENCE_WORKLOAD_MS} ms")
+    print(f"speed factor of this machine: {factor:.2f} (to count the bots' CPU time so, set "
+          f"{clock.SPEED_ENV}={factor:.2f})")
+    print(f"in use now: {clock.describe()}")
+    return 0
 
 
 class Progress:

@@ -57,7 +57,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from engine import syscall_filter
+from engine import gvisor, syscall_filter
 from engine.faults import InfrastructureError
 
 NOBODY = 65534
@@ -96,6 +96,7 @@ class SandboxReport:
     seccomp: bool  # the system-call filter is applied
     seat_uids: bool  # each seat runs as a host uid of its own
     tmp_inodes: bool  # /tmp has an inode limit
+    kernel: str = "host"  # "gvisor": every seat its own kernel; "host": the host's, shared
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -105,6 +106,12 @@ def rlimit_fallback_allowed() -> bool:
     """The operator's explicit choice to play without per-seat cgroups."""
     return (os.environ.get("KAISER_SANDBOX_ALLOW_RLIMIT", "") == "1"
             or os.environ.get("KAISER_SANDBOX_CGROUP", "1") == "0")
+
+
+def shared_kernel_allowed() -> bool:
+    """The operator's explicit choice to play with every seat on the host's kernel."""
+    return (os.environ.get("KAISER_SANDBOX_ALLOW_SHARED_KERNEL", "") == "1"
+            or os.environ.get("KAISER_SANDBOX_KERNEL", "") == "host")
 
 
 def unsandboxed_requested() -> bool:
@@ -160,7 +167,7 @@ def _probe_exchange(proc: SandboxProcess, deadline: float) -> SandboxReport:
         detail = _first_line(proc) or f"it answered {reply[:40]!r}"
         return SandboxReport("broken", False, f"the probe program did not answer: {detail}",
                              *features)
-    return SandboxReport(proc.mode, True, proc.mode_reason, *features)
+    return SandboxReport(proc.mode, True, proc.mode_reason, *features, kernel=proc.kernel)
 
 
 def _first_line(proc: SandboxProcess) -> str:
@@ -358,6 +365,14 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
     return "; ".join(parts)
 
 
+def _gvisor_inner_script(limits: SandboxLimits) -> str:
+    """Runs inside gVisor: rlimits the OCI config cannot say, 'started' on stdout, exec."""
+    return "; ".join([
+        "ulimit -c 0", f"ulimit -f {(limits.file_size_mb << 20) // 512}",
+        'command -v "$1" >/dev/null 2>&1 || { printf "?"; exit 127; }',
+        "printf .", 'exec "$@"'])
+
+
 def _outer_script(started_fd: int, cgroup_procs: Sequence[Path]) -> str:
     """Runs on the host before bwrap: joins the seat's cgroups, moves the pipes to fds 3-5."""
     parts = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup_procs]
@@ -447,9 +462,11 @@ class _CgroupV1(_Cgroup):
 
     mode = "cgroup-v1"
 
-    def __init__(self, limits: SandboxLimits, owner: int | None) -> None:
+    def __init__(self, limits: SandboxLimits, owner: int | None,
+                 extra: tuple[int, int] = (0, 2)) -> None:
         name = f"kaiser-{os.getpid()}-{next(_counter)}"
         self.paths: dict[str, Path] = {}
+        self._freezer_fd = -1
         try:
             for controller in ("memory", "pids", "cpu", "cpuacct", "freezer"):
                 try:
@@ -465,12 +482,12 @@ class _CgroupV1(_Cgroup):
                 path.mkdir()
                 self.paths[controller] = path
             memory, pids = self.paths["memory"], self.paths["pids"]
-            bytes_ = str(limits.memory_mb << 20)
+            bytes_ = str((limits.memory_mb + extra[0]) << 20)
             _write(memory / "memory.limit_in_bytes", bytes_)
             with contextlib.suppress(OSError):  # no swap accounting on this kernel
                 _write(memory / "memory.memsw.limit_in_bytes", bytes_)
-            # +2: the two bwrap processes (the outer one and pid 1) live in it too.
-            _write(pids / "pids.max", str(limits.max_processes + 2))
+            # extra: the sandbox's own tasks (the two bwrap processes; gVisor's Sentry).
+            _write(pids / "pids.max", str(limits.max_processes + extra[1]))
             if "cpu" in self.paths:
                 with contextlib.suppress(OSError):  # no CFS bandwidth control: no quota
                     _write(self.paths["cpu"] / "cpu.cfs_period_us", str(CPU_PERIOD_US))
@@ -499,19 +516,37 @@ class _CgroupV1(_Cgroup):
     def freeze(self) -> bool:
         if "freezer" not in self.paths:
             return False
-        _write(self.paths["freezer"] / "freezer.state", "FROZEN")
+        return self._freezer_write(b"FROZEN")
+
+    def _freezer_write(self, state: bytes) -> bool:
+        # The file is kept open: freezing and thawing are on the engine's critical path,
+        # and an open of a cgroup file costs as much as the write itself.
+        try:
+            if self._freezer_fd < 0:
+                self._freezer_fd = os.open(self.paths["freezer"] / "freezer.state",
+                                           os.O_WRONLY | os.O_CLOEXEC)
+            os.write(self._freezer_fd, state)
+        except OSError:
+            return False
         return True
 
     def frozen(self) -> bool:
         try:
-            return (self.paths["freezer"] / "freezer.state").read_bytes().strip() == b"FROZEN"
+            state = (self.paths["freezer"] / "freezer.state").read_bytes().strip()
         except (OSError, KeyError):
             return False
+        if state != b"FREEZING":
+            return state == b"FROZEN"
+        # v1 never freezes a task stopped under ptrace (gVisor's stubs between two system
+        # calls): it stays FREEZING. Such a task runs again only when its tracer, the
+        # Sentry of the same seat, resumes it, and the Sentry is frozen. So the seat is
+        # settled once every task is frozen (D) or in such a stop (t).
+        tasks = _read_ids(self.paths["freezer"] / "tasks")
+        return bool(tasks) and all(_task_state(tid) in _HELD_STATES for tid in tasks)
 
     def thaw(self) -> None:
         if "freezer" in self.paths:
-            with contextlib.suppress(OSError):
-                _write(self.paths["freezer"] / "freezer.state", "THAWED")
+            self._freezer_write(b"THAWED")
 
     def pids(self) -> set[int]:
         return _read_pids(self.paths["pids"]) | _read_pids(self.paths["memory"])
@@ -524,6 +559,9 @@ class _CgroupV1(_Cgroup):
         return None
 
     def remove(self) -> None:
+        if self._freezer_fd >= 0:
+            os.close(self._freezer_fd)
+            self._freezer_fd = -1
         for path in dict.fromkeys(self.paths.values()):
             _rmdir_patiently(path)
 
@@ -533,15 +571,16 @@ class _CgroupV2(_Cgroup):
 
     mode = "cgroup-v2"
 
-    def __init__(self, limits: SandboxLimits, owner: int | None, root: Path) -> None:
+    def __init__(self, limits: SandboxLimits, owner: int | None, root: Path,
+                 extra: tuple[int, int] = (0, 2)) -> None:
         self.path = root / f"kaiser-{os.getpid()}-{next(_counter)}"
         self.path.mkdir()
         try:
-            bytes_ = str(limits.memory_mb << 20)
+            bytes_ = str((limits.memory_mb + extra[0]) << 20)
             _write(self.path / "memory.max", bytes_)
             with contextlib.suppress(OSError):  # no swap on this host
                 _write(self.path / "memory.swap.max", "0")
-            _write(self.path / "pids.max", str(limits.max_processes + 2))
+            _write(self.path / "pids.max", str(limits.max_processes + extra[1]))
             with contextlib.suppress(OSError):  # cpu not enabled in the subtree: no quota
                 _write(self.path / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
             if owner is not None:
@@ -602,6 +641,25 @@ def _counter_after(path: Path, key: str) -> int:
         return 0
 
 
+_HELD_STATES = (b"D", b"t", b"T", b"Z", b"X", b"")
+
+
+def _read_ids(path: Path) -> list[int]:
+    try:
+        return [int(p) for p in path.read_bytes().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _task_state(tid: int) -> bytes:
+    """A task's state letter from /proc (b"" once it is gone)."""
+    try:
+        with open(f"/proc/{tid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return b""
+
+
 def _read_pids(path: Path) -> set[int]:
     try:
         return {int(p) for p in (path / "cgroup.procs").read_text().split()}
@@ -650,17 +708,20 @@ def _sweep_stale_cgroups() -> None:
                         path.rmdir()  # refused while a process is still in it
 
 
-def _make_cgroup(limits: SandboxLimits, owner: int | None) -> tuple[_Cgroup | None, str]:
-    """The seat's cgroup and a line saying why this mode; raises when the seat may not play."""
+def _make_cgroup(limits: SandboxLimits, owner: int | None,
+                 extra: tuple[int, int] = (0, 2)) -> tuple[_Cgroup | None, str]:
+    """The seat's cgroup and a line saying why this mode; raises when the seat may not play.
+
+    extra: the memory (MB) and tasks that the sandbox itself needs beside the bot's limits."""
     if os.environ.get("KAISER_SANDBOX_CGROUP", "1") == "0":
         return None, "per-process rlimits: per-seat cgroups turned off (KAISER_SANDBOX_CGROUP=0)"
     _sweep_stale_cgroups()
     root = _cgroup_v2_root()
     try:
         if root is not None:
-            group: _Cgroup = _CgroupV2(limits, owner, root)
+            group: _Cgroup = _CgroupV2(limits, owner, root, extra)
             return group, f"per-seat cgroup v2 below {root}"
-        v1 = _CgroupV1(limits, owner)
+        v1 = _CgroupV1(limits, owner, extra)
         quota = "with" if "cpu" in v1.paths else "without"
         return v1, f"per-seat cgroup v1 (memory, pids) {quota} a CPU quota"
     except OSError as exc:
@@ -768,8 +829,14 @@ class SandboxProcess:
         self._seat_uid: _SeatUid | None = None
         self._tmp: _SeatTmp | None = None
         self._cgroup: _Cgroup | None = None
+        self._bundle: gvisor.SeatBundle | None = None
         self.mode, self.mode_reason = "unsandboxed", "KAISER_UNSANDBOXED=1"
+        self.kernel = "host"
         self.seccomp = False
+        self._started_on_stdout = False
+        self._cpu_over = False
+        self._freezing = False  # the seat's cgroup is asked to freeze (or frozen)
+        self._freezer = True  # until its cgroup says it has none
         try:
             if not unsandboxed:
                 self._prepare()
@@ -801,12 +868,21 @@ class SandboxProcess:
             os.set_blocking(fd, False)
 
     def _prepare(self) -> None:
-        """The seat's uid, cgroup and /tmp, before anything starts."""
+        """The seat's kernel, uid, cgroup and /tmp, before anything starts."""
+        self.kernel, kernel_reason = gvisor.choose_kernel()
         root = os.geteuid() == 0
         if root:
             self._seat_uid = _SeatUid()
         owner = self.seat_uid
-        self._cgroup, self.mode_reason = _make_cgroup(self.limits, owner)
+        extra = ((gvisor.MEMORY_EXTRA_MB, gvisor.TASKS_EXTRA + 2 * self.limits.max_processes)
+                 if self.kernel == "gvisor" else (0, 2))
+        self._cgroup, self.mode_reason = _make_cgroup(self.limits, owner, extra)
+        if self.kernel == "gvisor" and self._cgroup is None:
+            # Only a cgroup holds (and kills) everything of a gVisor seat: the operator's
+            # rlimit fallback plays on the host's kernel, as it did before gVisor.
+            self.kernel = "host"
+            kernel_reason = "the host's kernel (gVisor needs a per-seat cgroup)"
+        self.mode_reason = f"{self.mode_reason}; {kernel_reason}"
         self.mode = self._cgroup.mode if self._cgroup is not None else "rlimit"
         # KAISER_SANDBOX_TMP_MOUNT=0: bwrap's own tmpfs, as in a container without the
         # capability to mount (tests use it to check that the memory cgroup holds then).
@@ -818,6 +894,9 @@ class SandboxProcess:
                 self.mode_reason += (f"; /tmp without an inode limit ({exc.strerror or exc}):"
                                      + (" its files count against the seat's memory cgroup"
                                         if self._cgroup is not None else " unbounded"))
+        if self.kernel == "gvisor":
+            self._prepare_gvisor()
+            return
         program = syscall_filter.filter_program(one_process=self._cgroup is None)
         if program is not None:
             self._fds.append(_filter_pipe(program))
@@ -825,6 +904,31 @@ class SandboxProcess:
         else:
             self.mode_reason += ("; NO system-call filter: libseccomp's Python bindings are "
                                  "not installed (apt-get install python3-seccomp)")
+
+    def _prepare_gvisor(self) -> None:
+        """The seat's OCI bundle. gVisor's kernel serves every call of the bot, so the host
+        filter has nothing of the bot's to filter (gVisor filters its own Sentry's calls)."""
+        state = _state_dir("gvisor")
+        gvisor.sweep_stale(state)
+        self._bundle_state = state
+
+    def _gvisor_bundle(self, workdir: Path, run: Sequence[str]) -> gvisor.SeatBundle:
+        inner = ["/bin/sh", "-c", _gvisor_inner_script(self.limits), "sh", *run]
+        env = {**_environment(), "NODE_OPTIONS": f"--max-old-space-size={self.limits.memory_mb}"}
+        # gVisor's kernel counts the bot's processes itself (RLIMIT_NPROC: the bot is uid 0
+        # of its own kernel, without the capability that would lift it); the host's pids.max
+        # holds the Sentry's tasks on top. RLIMIT_CPU is not enforced by gVisor: the engine
+        # holds the seat's CPU time from its cgroup instead (cpu_limit_hit).
+        rlimits = {"RLIMIT_CORE": 0, "RLIMIT_NOFILE": 256,
+                   "RLIMIT_NPROC": self.limits.max_processes,
+                   "RLIMIT_FSIZE": self.limits.file_size_mb << 20}
+        tmp = self._tmp.path if self._tmp is not None else None
+        state = self._bundle_state
+        config = gvisor.bundle_config(root=gvisor.rootfs(state), workdir=workdir, tmp=tmp,
+                                      tmp_mb=self.limits.tmp_mb, args=inner, env=env,
+                                      rlimits=rlimits)
+        name = f"kaiser-{os.getpid()}-{next(_counter)}"
+        return gvisor.SeatBundle(state, name, self.seat_uid, config)
 
     @property
     def seat_uid(self) -> int | None:
@@ -847,6 +951,8 @@ class SandboxProcess:
             return subprocess.Popen([*outer, *inner], cwd=workdir, env=env, stdin=pipe,
                                     stdout=pipe, stderr=pipe, pass_fds=(started_w,),
                                     start_new_session=True)
+        if self.kernel == "gvisor":
+            return self._spawn_gvisor(workdir, run, cgroup_files)
         seccomp_args = ["--seccomp", str(self._fds[0])] if self._fds else []
         tmp = self._tmp.path if self._tmp is not None else None
         command = [_bwrap_path(), *_namespace_args(), "--info-fd", str(info_w),
@@ -857,6 +963,23 @@ class SandboxProcess:
         return subprocess.Popen([*outer, *_run_as(self.seat_uid), *command], env={},
                                 stdin=pipe, stdout=pipe, stderr=pipe,
                                 pass_fds=(started_w, info_w, *self._fds))
+
+    def _spawn_gvisor(self, workdir: Path, run: Sequence[str],
+                      cgroup_files: Sequence[Path]) -> subprocess.Popen[bytes]:
+        runsc = gvisor.runsc_path()
+        if runsc is None:
+            raise InfrastructureError("runsc (gVisor) is not installed: apt-get install runsc")
+        self._bundle = self._gvisor_bundle(workdir, run)
+        joins = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup_files]
+        outer = [_bash_path(), "-c", " && ".join([*joins, 'exec "$@"']), "bash"]
+        pipe = subprocess.PIPE
+        # 'started' comes on the bot's stdout (one byte, before the bot runs): no extra pipe
+        # crosses into gVisor.
+        self._started_on_stdout = True
+        return subprocess.Popen([*outer, *_run_as(self.seat_uid), *self._bundle.command(runsc)],
+                                env={"PATH": SANDBOX_PATH}, stdin=pipe, stdout=pipe,
+                                stderr=pipe,
+                                cwd="/")
 
     @staticmethod
     def _close_fds(*fds: int) -> None:
@@ -874,6 +997,8 @@ class SandboxProcess:
         Raises InfrastructureError if the sandbox itself failed to set up (bwrap exited before
         the limit shell signalled): that is never the bot's fault.
         """
+        if self._started_on_stdout:
+            return self._wait_started_on_stdout(deadline)
         if self._started_fd < 0:
             return True
         if not _readable(self._started_fd, deadline - time.monotonic()):
@@ -889,6 +1014,40 @@ class SandboxProcess:
             raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
         self._open_inner_pidfd()
         return True
+
+    def _wait_started_on_stdout(self, deadline: float) -> bool:
+        """gVisor: the shell inside writes one byte on stdout before it execs the bot."""
+        if not _readable(self.stdout_fd, deadline - time.monotonic()):
+            return False
+        try:
+            byte = os.read(self.stdout_fd, 1)
+        except BlockingIOError:
+            return False
+        self._started_on_stdout = False
+        if byte == b"?":
+            self._proc.wait()
+            raise InfrastructureError(f"{self._run[0]!r} is not available in the sandbox")
+        if byte != b".":
+            self._proc.wait()
+            raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
+        self.pid_namespace = self._gvisor_namespace()
+        return True
+
+    def _gvisor_namespace(self, wait_s: float = 0.0) -> str | None:
+        """The host pid namespace of the seat's Sentry and its stubs: kept after kill() so
+        that tests can check that nothing of the seat survives it. wait_s: how long to wait
+        for the Sentry of a seat that has not started yet (never for a dead one)."""
+        own = os.readlink("/proc/self/ns/pid")
+        deadline = time.monotonic() + wait_s
+        while True:
+            for pid in self._cgroup.pids() if self._cgroup is not None else ():
+                with contextlib.suppress(OSError):
+                    namespace = os.readlink(f"/proc/{pid}/ns/pid")
+                    if namespace != own:
+                        return namespace
+            if time.monotonic() >= deadline or self._proc.poll() is not None:
+                return None
+            time.sleep(0.01)
 
     def _setup_error(self) -> str:
         with contextlib.suppress(OSError):
@@ -946,9 +1105,25 @@ class SandboxProcess:
             return -1
 
     def stop_step(self) -> bool:
-        """One step of stopping the seat: SIGSTOP every process not stopped yet. True once the
-        seat is settled: no new process, and every one really stopped (so none can be inside
-        fork() still). The engine takes these steps while another seat thinks."""
+        """One step of stopping the seat; True once it is settled. The engine takes these
+        steps while another seat thinks.
+
+        With a cgroup freezer (the rule on a server): one step asks the kernel to freeze the
+        whole seat, and settles it.
+        A frozen task runs nothing whatever signal it gets, so no bot can wake itself.
+        Without one: SIGSTOP every process not stopped yet; settled once no new process
+        appears and every one is really stopped (so none can be inside fork() still)."""
+        group = self._cgroup
+        if group is not None and self._freezer:
+            if not self._freezing:
+                self._freezing = self._freezer = group.freeze()
+            if self._freezing:
+                # Settled when the write returns: the kernel has marked every task of the
+                # seat and kicked the running ones, which enter the freezer at once (before
+                # they run another instruction of the bot's). group.frozen() confirms it
+                # (tests do); it reads every task's state, too dear for each turn.
+                self.frozen = True
+                return True
         stopped = self._stopped
         found = self._bot_pids()
         self.processes = len(found | stopped)
@@ -967,7 +1142,11 @@ class SandboxProcess:
         return self.frozen
 
     def resume(self) -> None:
-        """SIGCONT what stop_step() stopped (on the critical path: one kill a process)."""
+        """Thaw the seat, or SIGCONT what stop_step() stopped (on the critical path: one
+        write, or one kill a process)."""
+        if self._freezing:
+            self._cgroup.thaw()  # type: ignore[union-attr]
+            self._freezing = False
         for pid in self._stopped:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
@@ -990,7 +1169,12 @@ class SandboxProcess:
 
     @property
     def stopped(self) -> bool:
-        return bool(self._stopped)
+        return self._freezing or bool(self._stopped)
+
+    @property
+    def freezes(self) -> bool:
+        """Stopped through the cgroup freezer (one write), not signal by signal."""
+        return self._cgroup is not None and self._freezer
 
     def poll(self) -> int | None:
         return self._proc.poll()
@@ -1027,7 +1211,23 @@ class SandboxProcess:
             return "crash", f"killed by signal {signum}"
         return "crash", f"exited with status {code}"
 
+    def cpu_limit_hit(self) -> str | None:
+        """'CPU time' once the seat has used more than its limits.cpu_seconds in all. Under
+        gVisor this is how the limit holds (its kernel does not enforce RLIMIT_CPU); the
+        seat is killed, as the host's kernel kills a process at its RLIMIT_CPU."""
+        if self.kernel != "gvisor" or self._cpu_over:
+            return "CPU time" if self._cpu_over else None
+        used = self.cpu_ns()
+        if used is not None and used > self.limits.cpu_seconds * 1_000_000_000:
+            self._cpu_over = True
+            if self._cgroup is not None:
+                self._cgroup.kill_all()
+            return "CPU time"
+        return None
+
     def limit_hit(self) -> str | None:
+        if self._cpu_over:
+            return "CPU time"
         if self._cgroup is not None:
             hit = self._cgroup.limit_hit()
             if hit is not None:
@@ -1042,6 +1242,11 @@ class SandboxProcess:
 
     def kill(self) -> None:
         """Kill every process of the bot and reap the sandbox. Idempotent; never raises."""
+        if self.kernel == "gvisor" and self._cgroup is not None:
+            if self.pid_namespace is None:  # killed before it started: still say where it ran
+                self.pid_namespace = self._gvisor_namespace(wait_s=2.0)
+            self._cgroup.kill_all()  # the Sentry, the gofer, the stubs and runsc itself
+        self._freezing = False
         self._open_inner_pidfd(wait_s=1.0)  # if start() never ran: bwrap tells it at once
         if self._inner_pidfd is not None:
             # pid 1 of the namespace first: the kernel then kills every process in it, and the
@@ -1084,6 +1289,9 @@ class SandboxProcess:
         if self._tmp is not None:
             self._tmp.remove()
             self._tmp = None
+        if self._bundle is not None:
+            self._bundle.remove()
+            self._bundle = None
         if self._seat_uid is not None:
             self._seat_uid.release()
             self._seat_uid = None
