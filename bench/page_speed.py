@@ -4,6 +4,7 @@ them, the match list and the replay API) with 1,000 bots and 100,000 finished ma
 PostgreSQL, under concurrent clients from 127.0.0.1. Target: 95th percentile under 150 ms.
 
 1. A fresh PostgreSQL database `kaiser_bench_pages` (dropped at the end unless --keep), migrated,
+   on the server of DATABASE_URL when that is PostgreSQL (else postgres@127.0.0.1:5432),
    filled by bulk inserts (COPY): the bots with built-in versions on the main ladder, the
    finished matches (each with a real gzip replay from the engine, 2% ended by a fault, spread
    over 30 days), and two rating changes a match.
@@ -44,7 +45,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DB_NAME = "kaiser_bench_pages"
-SERVER = "postgres://postgres@127.0.0.1:5432"
+_URL = os.environ.get("DATABASE_URL", "")
+SERVER = (_URL.rpartition("/")[0] if _URL.startswith(("postgres://", "postgresql://"))
+          else "postgres://postgres@127.0.0.1:5432")
 REDIS = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
@@ -143,7 +146,7 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
                "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
                "replay_size, stderr_a, stderr_b, error, created, dispatched, started, finished, "
                "play_ms, attempts, lease_token, rules, games_per_match, move_ms, bank_ms, "
-               "startup_ms")
+               "startup_ms, stats_folded")
     connection.ensure_connection()
     raw = connection.connection
     with raw.cursor() as cur, cur.copy(f"COPY tournaments_match ({columns}) FROM STDIN") as copy:
@@ -159,7 +162,8 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
                 "B" if fault else "", "timeout" if fault else "",
                 '{"seat": 1, "player": "B", "reason": "timeout"}' if fault else None,
                 gz, size, "", "", "", when - timedelta(seconds=40), when - timedelta(seconds=30),
-                when - timedelta(seconds=20), when, 120, 1, "", "official", 2, 1000, 10000, 5000))
+                when - timedelta(seconds=20), when, 120, 1, "", "official", 2, 1000, 10000, 5000,
+                False))
     raw.commit()
     ratings_copy(entries, rng)
 
