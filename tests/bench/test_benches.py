@@ -1,0 +1,236 @@
+"""Every bench in bench/ runs at a tiny size, as a real subprocess, in the suite's environment
+(PostgreSQL and Redis when DATABASE_URL / REDIS_URL say so, else SQLite and the filesystem
+broker), and prints the figures it promises: so none rots unseen. Only that it ran and what it
+printed is asserted, never a timing (bench/ measures; tests do not).
+
+Benches that make a database make their own beside DATABASE_URL (or under var/ with SQLite);
+the two that need one given to them get a scratch one here. Each run has a private var folder
+(KAISER_VAR_DIR: SQLite files, the filesystem broker, programs)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+POSTGRES = DATABASE_URL.startswith(("postgres://", "postgresql://"))
+VENDOR = "postgresql" if POSTGRES else "sqlite"
+Env = dict[str, str]
+needs_postgres = pytest.mark.skipif(
+    not POSTGRES, reason="the page benches fill PostgreSQL with COPY: run with DATABASE_URL set")
+
+
+@pytest.fixture
+def bench_env(tmp_path: Path) -> Env:
+    var = tmp_path / "var"
+    var.mkdir()
+    var.chmod(0o755)  # the sandboxed bots run as another user and read their programs here
+    return {**os.environ, "KAISER_VAR_DIR": str(var), "PYTHONUNBUFFERED": "1"}
+
+
+def run_bench(script: str, *args: str, env: Env, timeout: float = 240) -> str:
+    """bench/<script>.py with these arguments; its output, once it has exited 0."""
+    result = subprocess.run([sys.executable, f"bench/{script}.py", *args], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, (
+        f"bench/{script}.py exited {result.returncode}\n--- stdout\n{result.stdout[-3000:]}"
+        f"\n--- stderr\n{result.stderr[-5000:]}")
+    return result.stdout
+
+
+def assert_prints(output: str, *promised: str) -> None:
+    missing = [line for line in promised if line not in output]
+    assert not missing, f"missing {missing} in:\n{output}"
+
+
+@pytest.fixture
+def scratch_postgres() -> Iterator[str | None]:
+    """A fresh PostgreSQL database beside DATABASE_URL, dropped afterwards; None with SQLite."""
+    if not POSTGRES:
+        yield None
+        return
+    import psycopg
+
+    base, name = DATABASE_URL.rpartition("/")[0], "kaiser_bench_scratch"
+
+    def sql(statement: str) -> None:
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+            conn.execute(statement)
+
+    sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    sql(f"CREATE DATABASE {name}")
+    yield f"{base}/{name}"
+    sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+# --- the engine alone ---------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+def test_engine_speed_prints_each_path_the_memory_and_the_reference(bench_env: Env) -> None:
+    out = run_bench("engine_speed", "--games", "10", "--repeat", "1", "--paths",
+                    "fast,trusted,checked", "--memory", "10", "--reference", env=bench_env)
+
+    assert_prints(out, "official / fast:", "official / trusted:", "official / checked:",
+                  "cpu  deals/s", "wall games/s", "replay_json of the replay",
+                  "ru_maxrss", "tracemalloc peak", "plain loop (reference)")
+
+
+@pytest.mark.timeout(120)
+def test_mc_strength_prints_the_share_won_and_the_time_per_decision(bench_env: Env) -> None:
+    out = run_bench("mc_strength", "--games", "2", "--jobs", "1", env=bench_env)
+
+    assert_prints(out, "mc vs greedy, official, 2 games", "95% CI", "forfeits 0",
+                  "wall time per decision", "CPU time per decision")
+
+
+@pytest.mark.timeout(180)
+def test_rating_convergence_prints_the_table_the_taus_and_the_matches_needed(
+        bench_env: Env, tmp_path: Path) -> None:
+    out = run_bench("rating_convergence", "--seeds", "1", "--matches", "10", "--pairs", "1",
+                    "--mc-pairs", "1", "--jobs", "2", "--table", str(tmp_path / "table.json"),
+                    env=bench_env)
+
+    assert_prints(out, "outcome table:", "share of games won by the row player",
+                  "mean Kendall tau over seeds", "matches needed for tau >= 0.9",
+                  "site pairing, pair matches, elo", "uniform pairing, game matches, fit")
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
+def test_sandbox_speed_prints_each_design(bench_env: Env) -> None:
+    out = run_bench("sandbox_speed", "--matches", "1", env=bench_env)
+
+    assert_prints(out, "decision round trip", "start-up of the four seats",
+                  "one seat (default design)", "two-game matches/s")
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
+def test_fair_cpu_prints_fairness_speed_and_cost(bench_env: Env) -> None:
+    out = run_bench("fair_cpu", "--think", "0.02", "--moves", "2", "--hog", "2", "--matches",
+                    "1", env=bench_env)
+
+    runs = [line.split()[0] for line in out.splitlines() if "counted median" in line]
+    assert runs == ["A", "B", "B2", "C"], out
+    assert_prints(out, "speed: the calibration workload's CPU time", "cost: round trip",
+                  "the clock: one read of a seat's CPU time")
+
+
+# --- the ladder's policy and the database --------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_ladder_churn_prints_old_and_new_policy_per_ladder(bench_env: Env) -> None:
+    out = run_bench("ladder_churn", "--ticks", "30", env=bench_env)
+
+    assert_prints(out, "house  old:", "house  new:", "field  old:", "field  new:")
+
+
+@pytest.mark.timeout(120)
+def test_ladder_schedule_cost_prints_a_fill_with_and_without_meetings(bench_env: Env) -> None:
+    out = run_bench("ladder_schedule_cost", "--bots", "6", "--matches", "30", "--fills", "2",
+                    env=bench_env)
+
+    assert_prints(out, f"{VENDOR}: 6 bots, 30 finished rated matches",
+                  "one ladder fill, without the meetings", "one ladder fill, with the meetings")
+
+
+@pytest.mark.timeout(120)
+def test_health_cost_prints_both_medians_against_the_configured_services(bench_env: Env) -> None:
+    out = run_bench("health_cost", "--requests", "1", env=bench_env)
+
+    broker = "redis" if os.environ.get("REDIS_URL") else "filesystem"
+    assert_prints(out, f"broker {broker}, database {VENDOR}", "workers asked each time",
+                  "workers' answer cached")
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
+def test_stats_overhead_prints_both_pairings_and_the_statistics_alone(bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_stats"
+    out = run_bench("stats_overhead", "--matches", "1", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 1 matches per pairing", "greedy vs random:",
+                  "minimal vs greedy:", "to fold them into the totals", "the statistics alone")
+
+
+# --- the site: workers, web servers, pages ------------------------------------------------------
+
+
+@pytest.mark.worker
+@pytest.mark.sandbox
+@pytest.mark.timeout(240)
+def test_ladder_throughput_prints_the_engine_and_the_site_rates(bench_env: Env) -> None:
+    out = run_bench("ladder_throughput", "--matches", "2", env=bench_env)
+
+    scheme = DATABASE_URL.split(":")[0] if POSTGRES else "sqlite"  # as the bench names it
+    broker = "Redis" if os.environ.get("REDIS_URL") else "filesystem broker"
+    assert_prints(out, f"{scheme} + {broker}", "engine alone",
+                  "site, queue to rating", "site overhead vs the engine in the same worker")
+
+
+@pytest.mark.worker
+@pytest.mark.timeout(180)
+def test_play_latency_prints_the_time_until_the_page_sees_a_move(
+        bench_env: Env, scratch_postgres: str | None) -> None:
+    if scratch_postgres:  # the bench migrates and fills the database it is given
+        bench_env["DATABASE_URL"] = scratch_postgres
+    out = run_bench("play_latency", "--games", "1", env=bench_env)
+
+    assert_prints(out, "play latency:", "in 1 one-deal games",
+                  "bot's answer -> page sees it: median")
+
+
+@pytest.mark.worker
+@pytest.mark.timeout(180)
+def test_load_ladder_keeps_the_pages_answering_while_the_ladder_plays(bench_env: Env) -> None:
+    # The beat tops the ladder up every 10 s: a warm-up past the first tick, so matches play.
+    out = run_bench("load_ladder", "--bots", "6", "--clients", "2", "--seconds", "3",
+                    "--warmup", "12", env=bench_env)
+
+    assert_prints(out, "load: 6 bots on the main ladder", f"{VENDOR} + private redis-server",
+                  "not 200: none", "queue over time", "rated matches per bot: min")
+
+
+@pytest.mark.worker
+@pytest.mark.sandbox
+@pytest.mark.timeout(240)
+def test_fault_recovery_loses_and_doubles_nothing_under_a_fault(bench_env: Env) -> None:
+    out = run_bench("fault_recovery", "--matches", "3", "--period", "2", "--timeout", "150",
+                    env=bench_env)
+
+    assert_prints(out, "fault recovery: 3 rated matches", f"{VENDOR} + private redis-server",
+                  "SIGKILL worker", "all done in", "lost or doubled: nothing")
+
+
+@needs_postgres
+@pytest.mark.timeout(180)
+def test_page_speed_fills_its_database_and_prints_each_page(bench_env: Env) -> None:
+    out = run_bench("page_speed", "--bots", "10", "--matches", "40", "--clients", "1",
+                    "--requests", "2", "--workers", "1", env=bench_env)
+
+    assert_prints(out, "filled kaiser_bench_pages: 10 bots, 40 finished matches",
+                  "queries of a first visit", "server time (gunicorn's own", "at the client")
+    for page in ("home", "bot page", "match page", "match list", "match list, one bot",
+                 "replay (API)"):
+        assert f"\n  {page} " in out, f"no row for {page}:\n{out}"
+
+
+@needs_postgres
+@pytest.mark.timeout(180)
+def test_tournament_page_speed_builds_its_tournaments_and_prints_each_page(bench_env: Env) -> None:
+    out = run_bench("tournament_page_speed", "--clients", "1", "--requests", "2", "--workers",
+                    "1", "--background", "40", env=bench_env)
+
+    assert_prints(out, "Swiss, 64 bots, 6 rounds, finished: finished",
+                  "knockout, 64 bots, finished: finished", "queries of a tournament page",
+                  "the body uncached", "server time (gunicorn's own", "live poll (running Swiss)",
+                  "API detail (running Swiss)")
