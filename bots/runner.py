@@ -70,7 +70,8 @@ class RecordingFactory:
         return player
 
     def decision_ms(self) -> list[int]:
-        """The wall time of every decision of its seats (bot programs; empty for built-ins)."""
+        """The counted (CPU) time of every decision of its seats, in ms (bot programs; empty
+        for built-ins)."""
         return [ms for player in self.players for ms in player.decision_ms()]
 
     def stderr_text(self, *, limit: int) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.archive import BotProgram, program_unpack
+from engine.clock import Move, SeatClock
 from engine.faults import BotFault, InfrastructureError
 from engine.players import Player, TimeControl
 from engine.protocol import PROTOCOL_VERSION
@@ -177,10 +178,10 @@ class ProgramPlayer(Player):
         self._buffer = bytearray()
         self._writer = ActWriter()
         self._next_id = 0
-        self._decisions: list[int] = []  # wall ms of each decision, from message to reply
+        self._decisions: list[int] = []  # counted ms of each decision (engine.clock)
         self._fault: BotFault | None = None
         self._time = TimeControl()
-        self._bank_ms = 0.0
+        self.clock = SeatClock(self._time, factor=1.0)  # start() sets the match's
         self._stderr_open = True
         self._proc: SandboxProcess | None = None
         self.pid_namespace: str | None = None  # the sandbox's, for checking nothing survives
@@ -202,7 +203,7 @@ class ProgramPlayer(Player):
     def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
               seed: str) -> None:
         proc = self._running()
-        self._time, self._bank_ms = time, float(time.bank_ms)
+        self._time, self.clock = time, SeatClock(time)
         hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
                  "team": seat % 2, "rules": rules.to_dict(), "match": {"games": games},
                  "time": time.to_dict()}
@@ -210,16 +211,16 @@ class ProgramPlayer(Player):
             raise InfrastructureError(
                 f"the sandbox did not start within startup_ms ({time.startup_ms} ms)")
         self.pid_namespace = proc.pid_namespace
-        deadline = _now() + time.startup_ms / 1000  # the bot's own clock starts at hello
-        self._send(hello, deadline, 0)
-        reply = self._receive(deadline, 0)
+        move = self.clock.hello(proc.cpu_ns)  # the bot's own clock starts at hello
+        self._send(hello, move.wall_deadline, 0)
+        reply = self._receive(move, 0)
         if reply.get("type") != "ready":
             raise BotFault("protocol", f'expected {{"type": "ready"}} in reply to hello, got '
                            f"{_clip(reply)}", 0)
         self._greeted = True
 
     def begin_game(self, game: int) -> None:
-        self._bank_ms = float(self._time.bank_ms)
+        self.clock.begin_game()
         if self._proc is not None and self._stderr_open:
             # What the last game left in the pipe is that game's: replies are read without
             # a poll when they are there already, and only a poll drains standard error.
@@ -236,16 +237,15 @@ class ProgramPlayer(Player):
             raise
 
     def _exchange(self, state: GameState, legal: list[Action]) -> Action:
-        self._running()
+        proc = self._running()
         self._next_id += 1
         mid = self._next_id
-        data = self._writer.message(state, legal, mid, int(self._bank_ms))
-        sent = _now()
-        deadline = sent + (self._time.move_ms + self._bank_ms) / 1000
-        self._write(data, deadline, mid)
-        self._table.turn(self._proc)  # type: ignore[arg-type]
-        reply = self._receive(deadline, mid)
-        self._decisions.append(self._charge(sent))
+        data = self._writer.message(state, legal, mid, int(self.clock.bank_ms))
+        move = self.clock.move(proc.cpu_ns)  # the seat's CPU time, read before it can run
+        self._write(data, move.wall_deadline, mid)
+        self._table.turn(proc)
+        reply = self._receive(move, mid)
+        self._decisions.append(self.clock.charge(move))
         hit = self._proc.tmp_limit_hit()  # type: ignore[union-attr]
         if hit is not None:
             raise BotFault("resource", f"the sandbox's {hit} limit stopped the bot", mid)
@@ -301,14 +301,6 @@ class ProgramPlayer(Player):
             raise RuntimeError("the player is closed")
         return self._proc
 
-    def _charge(self, sent: float) -> int:
-        """Time beyond move_ms comes out of this game's bank; returns the decision's ms."""
-        took_ms = (_now() - sent) * 1000
-        over_ms = took_ms - self._time.move_ms
-        if over_ms > 0:
-            self._bank_ms = max(0.0, self._bank_ms - over_ms)
-        return round(took_ms)
-
     def _send(self, message: dict[str, Any], deadline: float, mid: int) -> None:
         self._write(json.dumps(message, separators=(",", ":")).encode() + b"\n", deadline, mid)
 
@@ -348,8 +340,8 @@ class ProgramPlayer(Player):
                     poll.unregister(proc.stderr_fd)
         return False
 
-    def _receive(self, deadline: float, mid: int) -> dict[str, Any]:
-        line = self._read_line(deadline, mid)
+    def _receive(self, move: Move, mid: int) -> dict[str, Any]:
+        line = self._read_line(move, mid)
         try:
             reply = parse_line(line)
         except (ValueError, RecursionError):
@@ -362,7 +354,7 @@ class ProgramPlayer(Player):
             raise BotFault("protocol", f"reply has {what}, expected id {mid}", mid)
         return reply
 
-    def _read_line(self, deadline: float, mid: int) -> bytes:
+    def _read_line(self, move: Move, mid: int) -> bytes:
         proc = self._running()
         buffer = self._buffer
         if not buffer:  # the reply is often there already: read it without a poll first
@@ -383,9 +375,9 @@ class ProgramPlayer(Player):
                 return line
             if len(buffer) > MAX_LINE:
                 raise BotFault("protocol", "reply line longer than 64 KiB", mid)
-            left = deadline - _now()
+            left = move.wait_s()  # until the clock must be looked at again
             if left <= 0:
-                raise self._timeout(mid, "no reply in time")
+                raise self._timeout(mid, "no reply in time", move)
             if self._table.pending:
                 events = self._poll.poll(min(left, STOP_GRACE_S) * 1000)
                 if not events:
@@ -430,16 +422,15 @@ class ProgramPlayer(Player):
             self._stderr.add(chunk)
 
     # --- faults --------------------------------------------------------------------------
-    def _timeout(self, mid: int, detail: str) -> BotFault:
+    def _timeout(self, mid: int, detail: str, move: Move | None = None) -> BotFault:
         proc = self._running()
         hit = proc.limit_hit()
         if hit is not None:
             return BotFault("resource", f"hit the sandbox's {hit} limit and {detail}", mid)
         if proc.poll() is not None:
             return self._died(mid)
-        limit = self._time.startup_ms if mid == 0 else self._time.move_ms
-        return BotFault("timeout", f"{detail} ({limit} ms"
-                        + ("" if mid == 0 else f" + {int(self._bank_ms)} ms bank") + ")", mid)
+        return BotFault("timeout", f"{detail} ({move.overrun() if move else 'wall-clock time'})",
+                        mid)
 
     def _died(self, mid: int) -> BotFault:
         """The bot closed its output: wait briefly for its exit, then say why it ended."""

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
-    """Per-seat clock, as in the protocol's hello: wall clock, milliseconds."""
+    """Per-seat clock, as in the protocol's hello, in milliseconds of counted time: the seat's
+    CPU time, with a wall-clock backstop (engine.clock)."""
 
     move_ms: int = 1000
     bank_ms: int = 10000
@@ -60,7 +61,7 @@ class Player:
         return ""
 
     def decision_ms(self) -> list[int]:
-        """The wall time of each of the seat's decisions, in ms (bot programs only)."""
+        """The counted (CPU) time of each of the seat's decisions, in ms (bot programs only)."""
         return []
 
 

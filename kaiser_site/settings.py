@@ -248,6 +248,8 @@ KAISER_MATCH_MAX_ATTEMPTS = env_int("KAISER_MATCH_MAX_ATTEMPTS", 3)
 KAISER_MATCH_QUEUE = env_str("KAISER_MATCH_QUEUE") or None  # None: Celery's default queue
 KAISER_DISPATCH_DEPTH = env_int("KAISER_DISPATCH_DEPTH", 4)  # matches in the broker at once
 KAISER_BOT_IN_FLIGHT = env_int("KAISER_BOT_IN_FLIGHT", 2)  # of those, per bot version
+# A worker that plays matches runs no more at once than it has cores (worker_cores.py).
+KAISER_WORKER_CAP_TO_CORES = env_bool("KAISER_WORKER_CAP_TO_CORES", True)
 # A match sent to the broker but still queued after this long is taken for lost (a Redis
 # restart empties the queue) and sent again by matches_requeue_stale.
 KAISER_DISPATCH_LOST_SECONDS = env_int("KAISER_DISPATCH_LOST_SECONDS", 900)

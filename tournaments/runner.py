@@ -26,7 +26,7 @@ class Played:
     stderr_a: str
     stderr_b: str
     play_ms: int
-    decisions: dict[str, list[int]] | None = None  # side -> wall ms of each decision
+    decisions: dict[str, list[int]] | None = None  # side -> counted ms of each decision
 
 
 def match_time_control(*, match: Match) -> TimeControl:

@@ -9,6 +9,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from engine.faults import InfrastructureError
+from kaiser_site import worker_cores  # noqa: F401 - caps a match worker's pool at its cores
 from kaiser_site.worker_sandbox import defer_unless_sandboxed
 from tournaments import services
 

@@ -100,7 +100,8 @@ def test_notifications_arrive_in_order_and_match_end_comes_last(recorded) -> Non
 
 
 def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game(tmp_path: Path) -> None:
-    # recorder.py, but its first two decisions of each game take move_ms + 50 ms.
+    # recorder.py, but its first two decisions of each game compute for move_ms + 150 ms of
+    # CPU time by its own clock (the engine counts at least move_ms + 50 ms of it).
     slow = tmp_path / "slow_recorder.py"
     slow.write_text((PROGRAMS / "recorder.py").read_text().replace("SLOW = False", "SLOW = True"))
     bot = program(slow,
@@ -294,7 +295,7 @@ class Witness:
 
         def act(state: Any, legal: Any) -> Any:
             sent.append(reference_message(state, legal, player._next_id + 1,
-                                          int(player._bank_ms)))
+                                          int(player.clock.bank_ms)))
             return inner_act(state, legal)
 
         player.act = act  # type: ignore[method-assign]

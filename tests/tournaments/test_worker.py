@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import transaction
 
+from engine.clock import usable_cores
 from engine.validate import validate_replay
 from tests.processes import LoggedProcess, celery_worker_start, database_url_of_this_test
 from tournaments import selectors, services
@@ -192,3 +193,16 @@ def test_matches_of_the_same_bot_finishing_together_lose_no_rating_update(
     assert recomputed[hub.pk][0] == pytest.approx(entry.elo)
     workers = {a.split(":")[0] for a in MatchAttempt.objects.values_list("worker", flat=True)}
     assert len(workers) == 2
+
+
+def test_a_worker_that_plays_matches_runs_no_more_of_them_at_once_than_it_has_cores(
+    start_worker
+):
+    cores = usable_cores()
+    capped = start_worker(pool="prefork", concurrency=cores + 3)
+    uncapped = start_worker(pool="prefork", concurrency=cores + 1, KAISER_WORKER_CAP_TO_CORES="0")
+
+    assert re.search(rf"concurrency capped at {cores} \(requested {cores + 3}\)", capped.text())
+    assert f"concurrency: {cores} (prefork)" in capped.text()  # the pool Celery started
+    assert "capped" not in uncapped.text()
+    assert f"concurrency: {cores + 1} (prefork)" in uncapped.text()

@@ -1,4 +1,5 @@
-"""Answers its first decision correctly, but a second after the time limit."""
+"""Answers its first decision correctly, but only after sleeping (no CPU time) far past its
+time: the wall-clock backstop, not the CPU clock, must end it."""
 
 import json
 import sys
@@ -24,5 +25,5 @@ for line in sys.stdin:
         reply(message, type="ready")
     elif message["type"] == "act":
         limit_s = (message["state"]["bank_ms"] + HELLO["time"]["move_ms"]) / 1000
-        time.sleep(limit_s + 1)
+        time.sleep(limit_s * 100 + 60)
         reply(message, action=play(message))

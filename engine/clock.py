@@ -1,0 +1,293 @@
+"""A seat's clock (docs/protocol.md, "Time"): the CPU time the seat uses, and a wall-clock
+backstop.
+
+A decision's counted time is the CPU time of every process and thread of the seat from the
+message to the reply (engine.sandbox.SandboxProcess.cpu_ns, read once at each end), times the
+speed factor. move_ms and the bank are counted time: a busy host slows a bot's wall clock, not
+its CPU time, so the host's load no longer decides who wins.
+
+The backstop ends a seat that waits without computing (a sleep, a missing flush): the same
+clock run on wall time, with WALL_MULTIPLE times the allowances of real CPU time plus
+WALL_FLOOR_MS a move. Three: a worker plays no more matches at once than it has cores
+(kaiser_site.worker_cores), so the seat on move has a core; the backstop holds while anything
+else on the host leaves it a third of one. The floor covers what is not CPU time at all (a
+stopped seat resumed on a busy host, its first imports read from disk).
+
+The speed factor scales CPU time to the reference machine (fishtest's "nps scaling"). It is
+1 unless KAISER_CLOCK_SPEED_FACTOR says otherwise: a number pins it, "auto" measures this
+machine once a process (calibrate()). Not automatic by default: on the shared-core VM we
+measured, the host's slow spells made one calibration in ten (at a process start) come out
+1.2 to 1.9x slow, which would have given every bot on that worker up to 1.9x its time for
+the worker's whole life (docs/protocol.md, "Time").
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.faults import InfrastructureError
+from engine.players import TimeControl
+
+WALL_MULTIPLE = 3
+WALL_FLOOR_MS = 1000
+# The engine looks at a seat's CPU time when it could have used up its allowance at full
+# speed on every core, so it never waits past the allowance; no closer than this.
+MIN_CHECK_S = 0.002
+SPEED_ENV = "KAISER_CLOCK_SPEED_FACTOR"
+SPEED_LIMITS = (0.1, 10.0)
+# The calibration workload's best CPU time on the reference machine, the project's CI worker
+# (2 vCPU Intel Xeon, model 207, under KVM; Python 3.11): min of 20 runs, median of 70 starts.
+REFERENCE_WORKLOAD_MS = 5.3
+CALIBRATION_RUNS = 20
+WORKLOAD_STEPS = 10_000
+
+ReadCpu = Callable[[], int | None]
+
+
+# --- the speed factor ------------------------------------------------------------------------
+
+def workload(steps: int = WORKLOAD_STEPS) -> int:
+    """A fixed pure-Python workload (calls, integer arithmetic, a dict, a list, a string):
+    what a bot written in Python mostly does."""
+    table: dict[int, int] = {}
+    items: list[int] = []
+    acc = 0
+    for i in range(steps):
+        key = (i * 2654435761) & 0xFFFF
+        table[key] = table.get(key, 0) + 1
+        items.append(key ^ acc)
+        acc = (acc * 31 + key) & 0xFFFFFFFF
+        if i % 7 == 0:
+            if len(items) < 64:
+                items.sort()
+            else:
+                items.clear()
+        acc += len(str(acc))
+    return acc + len(table)
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    runs_ms: tuple[float, ...]  # CPU time of each run of the workload
+
+    @property
+    def best_ms(self) -> float:
+        """The fastest run: the machine's speed when nothing disturbed it."""
+        return min(self.runs_ms)
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.runs_ms)
+
+    @property
+    def factor(self) -> float:
+        return REFERENCE_WORKLOAD_MS / self.best_ms
+
+
+def calibrate(runs: int = CALIBRATION_RUNS) -> Calibration:
+    """Time the workload in this thread's CPU time (other threads of a worker do not count)."""
+    workload(WORKLOAD_STEPS // 10)  # warm up
+    times = []
+    for _ in range(runs):
+        started = time.thread_time_ns()
+        workload()
+        times.append((time.thread_time_ns() - started) / 1e6)
+    return Calibration(tuple(times))
+
+
+@functools.cache
+def speed_factor() -> float:
+    """The factor of this process: KAISER_CLOCK_SPEED_FACTOR, a number or "auto"; unset: 1."""
+    text = os.environ.get(SPEED_ENV, "").strip().lower()
+    if not text:
+        return 1.0
+    if text == "auto":
+        factor = calibrate().factor
+    else:
+        try:
+            factor = float(text)
+        except ValueError:
+            factor = math.nan
+    low, high = SPEED_LIMITS
+    if not low <= factor <= high:
+        raise InfrastructureError(f"{SPEED_ENV} must be a number from {low} to {high} or "
+                                  f"'auto', not {text!r}" + (f" (measured {factor:.2f})"
+                                                             if text == "auto" else ""))
+    return factor
+
+
+def describe() -> str:
+    """One line on the clock this process uses, for the local runner."""
+    setting = os.environ.get(SPEED_ENV, "").strip()
+    source = f"{SPEED_ENV}={setting}" if setting else f"{SPEED_ENV} unset"
+    return (f"clock: the seat's CPU time x{speed_factor():.2f} ({source}); wall-clock backstop "
+            f"{WALL_MULTIPLE}x the allowance + {WALL_FLOOR_MS} ms a move")
+
+
+# --- cores -----------------------------------------------------------------------------------
+
+@functools.cache
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity, and its cgroup's CPU quota (a
+    container's `cpus`) rounded down, at least 1."""
+    cores = len(os.sched_getaffinity(0))
+    quota = _cgroup_cpu_quota()
+    if quota is not None:
+        cores = min(cores, int(quota))
+    return max(1, cores)
+
+
+def _cgroup_cpu_quota() -> float | None:
+    """The smallest CPU quota (in cores) on the way from this process's cgroup to the root."""
+    found: list[float] = []
+    for line in _read("/proc/self/cgroup").splitlines():
+        _, names, path = line.split(":", 2)
+        if names == "":  # v2: cpu.max is "max PERIOD" or "QUOTA PERIOD"
+            for folder in _ancestors(Path("/sys/fs/cgroup"), path):
+                fields = _read(folder / "cpu.max").split()
+                if len(fields) == 2 and fields[0] != "max":
+                    found.append(int(fields[0]) / int(fields[1]))
+        elif "cpu" in names.split(","):
+            base = Path("/sys/fs/cgroup") / names
+            for folder in _ancestors(base, path):
+                quota, period = (_read(folder / f"cpu.cfs_{k}_us").strip()
+                                 for k in ("quota", "period"))
+                if quota.lstrip("-").isdigit() and int(quota) > 0 and period.isdigit():
+                    found.append(int(quota) / int(period))
+    return min(found) if found else None
+
+
+def _ancestors(mount: Path, path: str) -> list[Path]:
+    """The cgroup's folder and its parents up to the mount (in a cgroup namespace, the path
+    is relative to the namespace's root, which the mount shows)."""
+    parts = [p for p in path.split("/") if p]
+    folders = [mount.joinpath(*parts[:n]) for n in range(len(parts), -1, -1)]
+    return [folder for folder in folders if folder.is_dir()]
+
+
+def _read(path: str | Path) -> str:
+    try:
+        return Path(path).read_text()
+    except (OSError, ValueError):
+        return ""
+
+
+# --- the clock of a seat ---------------------------------------------------------------------
+
+class SeatClock:
+    """One seat's clock for a match: the bank of each game on counted time, and the
+    backstop's own bank on wall time."""
+
+    def __init__(self, time_control: TimeControl, *, factor: float | None = None) -> None:
+        self.time = time_control
+        self.factor = speed_factor() if factor is None else factor
+        self.kind = "cpu"  # "wall" once a decision of this seat could not be counted in CPU time
+        self.begin_game()
+
+    def begin_game(self) -> None:
+        self.bank_ms = float(self.time.bank_ms)
+        self.wall_bank_ms = WALL_MULTIPLE * self.time.bank_ms / self.factor
+
+    def backstop_ms(self, allowance_ms: float) -> float:
+        """Wall time a move may take before it draws on the backstop's bank."""
+        return WALL_MULTIPLE * allowance_ms / self.factor + WALL_FLOOR_MS
+
+    def hello(self, read_cpu: ReadCpu) -> Move:
+        """The clock of the answer to hello: startup_ms, no bank."""
+        return Move(self, read_cpu, self.time.startup_ms,
+                    self.backstop_ms(self.time.startup_ms), f"{self.time.startup_ms} ms")
+
+    def move(self, read_cpu: ReadCpu) -> Move:
+        """The clock of a decision, started now (call it just before the message goes out)."""
+        return Move(self, read_cpu, self.time.move_ms + self.bank_ms,
+                    self.backstop_ms(self.time.move_ms) + self.wall_bank_ms,
+                    f"{self.time.move_ms} ms + {int(self.bank_ms)} ms bank")
+
+    def charge(self, move: Move) -> int:
+        """The reply is in: what went beyond move_ms comes out of the banks. Returns the
+        decision's counted ms."""
+        counted_ms, wall_ms = move.finish()
+        self.bank_ms = max(0.0, self.bank_ms - max(0.0, counted_ms - self.time.move_ms))
+        over_ms = wall_ms - self.backstop_ms(self.time.move_ms)
+        self.wall_bank_ms = max(0.0, self.wall_bank_ms - max(0.0, over_ms))
+        return round(counted_ms)
+
+
+class Move:
+    """One decision's clock: counted time against its allowance, wall time against the
+    backstop."""
+
+    def __init__(self, seat: SeatClock, read_cpu: ReadCpu, allowance_ms: float,
+                 wall_limit_ms: float, label: str) -> None:
+        self.seat, self.label = seat, label
+        self._read = read_cpu
+        self.out = ""  # "cpu" or "wall": which clock ran out
+        self._cpu0 = read_cpu()
+        self.sent = time.monotonic()
+        if self._cpu0 is None:
+            self._to_wall()
+        self.limit_ns = allowance_ms * 1e6 / seat.factor  # of real CPU time
+        self.wall_deadline = self.sent + wall_limit_ms / 1000
+        self._check = self.sent + self._wait_for(self.limit_ns)
+
+    def wait_s(self) -> float:
+        """How long the engine may wait for the reply before it looks at the clock again;
+        0: the time is up (`out` says which clock ran out)."""
+        now = time.monotonic()
+        if now >= self.wall_deadline:
+            self.out = "wall"
+            return 0.0
+        if now >= self._check:
+            left_ns = self.limit_ns - self._used_ns(now)
+            if left_ns <= 0:
+                self.out = "cpu"
+                return 0.0
+            self._check = now + max(MIN_CHECK_S, self._wait_for(left_ns))
+        return min(self._check, self.wall_deadline) - now
+
+    def finish(self) -> tuple[float, float]:
+        """(counted ms, wall ms) from the message to now, the reply."""
+        now = time.monotonic()
+        return self._used_ns(now) * self.seat.factor / 1e6, (now - self.sent) * 1000
+
+    def overrun(self) -> str:
+        """Why the time is up, for the fault's detail."""
+        if self.out != "wall":
+            return f"{self.label} of {'CPU' if self._cpu0 is not None else 'wall-clock'} time"
+        now = time.monotonic()
+        cpu_ms = self._used_ns(now) * self.seat.factor / 1e6
+        return (f"{self.label}; {now - self.sent:.1f} s of wall-clock time, past the "
+                f"backstop, having used {cpu_ms:.0f} ms of CPU time")
+
+    def _used_ns(self, now: float) -> float:
+        if self._cpu0 is not None:
+            cpu = self._read()
+            if cpu is not None:
+                return cpu - self._cpu0
+            self._to_wall()
+        return (now - self.sent) * 1e9
+
+    def _wait_for(self, cpu_ns: float) -> float:
+        """Seconds in which the seat could use cpu_ns of CPU time at most."""
+        rate = 1 if self._cpu0 is None else usable_cores()
+        return cpu_ns / 1e9 / rate
+
+    def _to_wall(self) -> None:
+        self._cpu0 = None
+        self.seat.kind = "wall"
+        _say_wall_once()
+
+
+@functools.cache
+def _say_wall_once() -> None:
+    print("clock: a seat's CPU time cannot be read here (no cgroup CPU accounting and no "
+          "process to ask): decisions are timed in wall time instead", file=sys.stderr,
+          flush=True)

@@ -1,0 +1,47 @@
+"""A worker that plays matches runs no more of them at once than it has cores (issue 19).
+
+Only the seat on move runs in a match (engine.botproc stops the others), so a match needs one
+core at a time; more matches in flight than cores and their seats on move wait for each
+other. The bots' clock counts CPU time (engine.clock), so that no longer costs a bot its
+time, but it slows every match and brings the wall-clock backstop nearer. So a worker that
+consumes the queue of matches and upload checks gets a pool of min(requested, cores)
+processes, and says so when it cuts. KAISER_WORKER_CAP_TO_CORES=0 keeps the requested number.
+
+The play worker (games against people, -Q play) is not capped: a game waits for its person
+most of the time with every bot seat stopped (botproc.seats_rest), and it is unrated.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import signals
+
+from engine.clock import usable_cores
+from kaiser_site.worker_sandbox import gated_queues
+
+logger = logging.getLogger(__name__)
+
+
+def concurrency_for(*, requested: int, cores: int) -> int:
+    """The pool size of a worker that plays matches."""
+    return max(1, min(requested, cores))
+
+
+@signals.worker_init.connect
+def _cap_to_cores(sender: Any = None, **kwargs: Any) -> None:
+    """Before the pool starts: the queues are chosen (-Q), the pool size not yet used."""
+    from django.conf import settings
+
+    worker = sender
+    consumed = list(worker.app.amqp.queues.consume_from)
+    if not settings.KAISER_WORKER_CAP_TO_CORES or not gated_queues(worker.app, consumed):
+        return
+    requested, cores = int(worker.concurrency), usable_cores()
+    worker.concurrency = concurrency_for(requested=requested, cores=cores)
+    if worker.concurrency < requested:
+        logger.warning("%s: concurrency capped at %d (requested %d): it plays matches, and "
+                       "this machine gives it %d cores (KAISER_WORKER_CAP_TO_CORES=0 keeps "
+                       "the requested number)", worker.hostname, worker.concurrency, requested,
+                       cores)

@@ -1,0 +1,260 @@
+"""A seat's clock counts its CPU time, with a wall-clock backstop (issue 19): real bot programs
+in real sandboxed matches against builtin:random, busy loops outside the sandbox where the
+host must be loaded, and the clock's arithmetic with a CPU counter the test controls."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from engine import clock
+from engine.clock import SeatClock
+from engine.faults import InfrastructureError
+from engine.players import TimeControl
+from engine.sandbox import SANDBOX_PATH
+from tests.engine.sandbox_support import FAST, HOSTILE, play, processes_in, program
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBES = Path(__file__).parent / "fairplay"
+THINK_S = 0.25  # an honest bot's work a move, in CPU seconds on this machine
+
+
+@pytest.fixture(autouse=True)
+def _fresh_speed_factor() -> Iterator[None]:
+    """Each test reads KAISER_CLOCK_SPEED_FACTOR afresh (the factor is cached a process)."""
+    clock.speed_factor.cache_clear()
+    yield
+    clock.speed_factor.cache_clear()
+
+
+def cruncher(tmp_path: Path, rounds: int, moves: int) -> Path:
+    folder = tmp_path / "cruncher"
+    folder.mkdir()
+    shutil.copy(PROBES / "cruncher.py", folder / "bot.py")
+    shutil.copy(PROBES / "_play.py", folder / "_play.py")
+    (folder / "crunch.txt").write_text(f"{rounds} {moves}")
+    return folder
+
+
+def rounds_for(seconds: float) -> int:
+    """Rounds of the cruncher's loop that take `seconds` of CPU time in the sandbox's python3."""
+    python3 = shutil.which("python3", path=SANDBOX_PATH)
+    assert python3, "no python3 for the sandbox"
+    found = subprocess.run([python3, PROBES / "cruncher.py", "--rounds-for", str(seconds)],
+                           cwd=PROBES, check=True, capture_output=True, text=True)
+    return int(found.stdout)
+
+
+@contextmanager
+def busy_loops(count: int) -> Iterator[None]:
+    """`count` processes spinning outside the sandbox, each seen using CPU before the test
+    goes on; killed (by pid) on the way out. Each in a session of its own: the kernel's
+    autogroup would otherwise give them together the share of one process."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                              start_new_session=True) for _ in range(count)]
+    try:
+        for loop in loops:
+            while _cpu_ticks(loop.pid) == 0:
+                assert loop.poll() is None, "a busy loop died"
+                time.sleep(0.01)
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def _cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def used_cpu_ms(detail: str) -> int:
+    found = re.search(r"having used (\d+) ms of CPU time", detail)
+    assert found, detail
+    return int(found.group(1))
+
+
+# --- real sandboxed matches ------------------------------------------------------------------
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(120)
+def test_a_bot_that_sleeps_without_computing_times_out_at_the_wall_clock_backstop() -> None:
+    bot = program(HOSTILE / "slow_reply.py", time=FAST)  # sleeps at its first decision
+
+    replay = play(bot, time=FAST)
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"], forfeit["message_id"]) == ("A", "timeout", 1)
+    assert "wall-clock time, past the backstop" in forfeit["detail"]
+    assert used_cpu_ms(forfeit["detail"]) < FAST.move_ms + FAST.bank_ms  # not the CPU clock
+    assert replay["result"]["games"] == {"A": 0, "B": 2}
+    assert processes_in(bot.namespaces) == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(120)
+def test_a_bot_that_computes_past_move_and_bank_times_out_on_its_cpu_time() -> None:
+    bot = program(HOSTILE / "cpu_loop.py", time=FAST)  # spins at its first decision
+
+    replay = play(bot, time=FAST)
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"], forfeit["message_id"]) == ("A", "timeout", 1)
+    assert forfeit["detail"] == "no reply in time (200 ms + 300 ms bank of CPU time)"
+    assert processes_in(bot.namespaces) == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(300)
+def test_an_honest_bot_beside_busy_loops_keeps_its_time_and_is_charged_its_cpu_time(
+        tmp_path: Path) -> None:
+    # Move time that the bot's work fits in, but its wall time on a loaded host does not:
+    # on the wall clock of before, six such moves a seat emptied this bank.
+    tight = TimeControl(move_ms=700, bank_ms=1000, startup_ms=10000)
+    bot = program(cruncher(tmp_path, rounds_for(THINK_S), moves=6), time=tight)
+
+    with busy_loops(4 * clock.usable_cores()):  # the seat on move gets a fifth of a core
+        replay = play(bot, time=tight)
+
+    assert replay["result"]["forfeit"] is None
+    counted = [ms for player in bot.players for ms in player.decision_ms()[:6]]
+    walls = [w * 1000 for player in bot.players
+             for w in json.loads(player.stderr_text().strip().splitlines()[-1])["walls"]]
+    assert len(counted) == len(walls) == 12
+    # Twice the work's CPU time is room for this host's own speed changes; the wall time of
+    # a move, beside the busy loops, goes far beyond it.
+    bound = 2.5 * THINK_S * 1000
+    assert max(counted) < bound < max(walls), (counted, walls)
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("factor", ["1", "8"])
+def test_the_speed_factor_scales_the_counted_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, factor: str) -> None:
+    monkeypatch.setenv(clock.SPEED_ENV, factor)  # 8: this machine counts as 8x the reference
+    no_bank = TimeControl(move_ms=800, bank_ms=0, startup_ms=10000)
+    bot = program(cruncher(tmp_path, rounds_for(THINK_S), moves=2), time=no_bank)
+
+    replay = play(bot, time=no_bank)
+
+    forfeit = replay["result"]["forfeit"]
+    if factor == "1":  # 250 ms of work in 800 ms
+        assert forfeit is None
+        assert max(bot.players[0].decision_ms()) < no_bank.move_ms
+    else:  # counted as 2 s of the reference machine's time
+        assert (forfeit["reason"], forfeit["message_id"]) == ("timeout", 1)
+        assert forfeit["detail"] == "no reply in time (800 ms + 0 ms bank of CPU time)"
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(120)
+def test_the_local_runner_says_which_clock_it_used() -> None:
+    result = subprocess.run([sys.executable, "-m", "engine", "match",
+                             "bots/examples/minimal_bot.py", "builtin:random", "--quiet"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=110)
+
+    assert result.returncode == 0, result.stderr
+    assert "faults: none" in result.stdout
+    assert ("clock: the seat's CPU time x1.00 (KAISER_CLOCK_SPEED_FACTOR unset); "
+            "wall-clock backstop 3x the allowance + 1000 ms a move") in result.stdout
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(300)
+def test_bench_fair_cpu_runs_at_a_tiny_size_without_a_forfeit() -> None:
+    result = subprocess.run([sys.executable, "bench/fair_cpu.py", "--think", "0.05",
+                             "--moves", "2", "--hog", "2", "--matches", "1"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=290)
+
+    assert result.returncode == 0, result.stderr
+    runs = [line for line in result.stdout.splitlines() if "forfeits:" in line]
+    assert [line.split()[0] for line in runs] == ["A", "B", "B2", "C"], result.stdout
+    assert all(line.endswith("forfeits: none") for line in runs), result.stdout
+    assert "the clock: one read of a seat's CPU time" in result.stdout
+
+
+# --- the speed factor and the clock's arithmetic ---------------------------------------------
+
+def test_the_speed_factor_is_1_unless_the_operator_sets_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(clock.SPEED_ENV, raising=False)
+    assert clock.speed_factor() == 1.0
+    clock.speed_factor.cache_clear()
+    monkeypatch.setenv(clock.SPEED_ENV, "1.25")
+    assert clock.speed_factor() == 1.25
+
+
+def test_auto_measures_this_machine_against_the_reference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(clock.SPEED_ENV, "auto")
+
+    factor = clock.speed_factor()
+
+    assert clock.SPEED_LIMITS[0] <= factor <= clock.SPEED_LIMITS[1]
+    assert clock.speed_factor() is factor  # measured once a process
+
+
+@pytest.mark.parametrize("text", ["fast", "0", "-1", "50"])
+def test_a_speed_factor_that_makes_no_sense_is_the_operators_error(
+        monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    monkeypatch.setenv(clock.SPEED_ENV, text)
+    with pytest.raises(InfrastructureError, match="KAISER_CLOCK_SPEED_FACTOR must be"):
+        clock.speed_factor()
+
+
+class Counter:
+    """A seat's CPU time in ns, as the test says; None: it cannot be read."""
+
+    def __init__(self, value: int | None = 0) -> None:
+        self.value = value
+
+    def __call__(self) -> int | None:
+        return self.value
+
+
+def test_counted_time_is_cpu_time_times_the_factor_and_only_the_excess_is_banked() -> None:
+    seat = SeatClock(TimeControl(move_ms=100, bank_ms=1000), factor=2.0)
+    cpu = Counter()
+
+    move = seat.move(cpu)
+    cpu.value = 80_000_000  # 80 ms of CPU time: 160 ms of the reference machine's
+    counted = seat.charge(move)
+
+    assert counted == 160
+    assert seat.bank_ms == 1000 - 60
+    assert seat.kind == "cpu"
+
+
+def test_a_move_is_up_once_its_cpu_time_reaches_move_and_bank() -> None:
+    seat = SeatClock(TimeControl(move_ms=100, bank_ms=50), factor=1.0)
+    cpu = Counter()
+    move = seat.move(cpu)
+
+    cpu.value = 151_000_000
+    while (left := move.wait_s()) > 0:
+        time.sleep(left)  # as the engine polls: until the clock must be looked at again
+    assert move.out == "cpu"
+    assert move.overrun() == "100 ms + 50 ms bank of CPU time"
+
+
+def test_where_cpu_time_cannot_be_read_the_clock_says_so_once_and_counts_wall_time(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    clock._say_wall_once.cache_clear()
+    seat = SeatClock(TimeControl(move_ms=100, bank_ms=1000), factor=1.0)
+
+    for _ in range(2):
+        seat.charge(seat.move(Counter(None)))
+
+    assert seat.kind == "wall"
+    assert capsys.readouterr().err.count("decisions are timed in wall time") == 1
