@@ -238,6 +238,11 @@ class Move:
         self.wall_deadline = self.sent + wall_limit_ms / 1000
         self._check = self.sent + self._wait_for(self.limit_ns)
 
+    @property
+    def cpu_start_ns(self) -> int | None:
+        """The seat's CPU time in all when the move began (None: not counted)."""
+        return self._cpu0
+
     def wait_s(self) -> float:
         """How long the engine may wait for the reply before it looks at the clock again;
         0: the time is up (`out` says which clock ran out)."""

@@ -27,21 +27,30 @@ own, which the seat's cgroup gets on top of the bot's limits (MEMORY_EXTRA_MB, T
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import fcntl
 import functools
+import hashlib
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from engine import syscall_filter
 from engine.faults import InfrastructureError
 
-# What the Sentry, the gofer and the ptrace stubs use beside the bot (measured: an idle Python
-# seat's Sentry holds about 40 MB and 30 to 40 host tasks, mostly Go runtime threads).
+# What the Sentry, the gofer and the ptrace stubs use beside the bot. Measured: an idle Python
+# seat holds about 25 MB and 67 host tasks (runsc, the Sentry's and the gofer's Go threads);
+# each process of the bot adds a ptrace stub and Sentry threads, 5 to 7 host tasks (30 busy
+# children: 262 tasks). The seat's pids.max is TASKS_EXTRA + TASKS_PER_PROCESS a process.
 MEMORY_EXTRA_MB = 128
 TASKS_EXTRA = 96
+TASKS_PER_PROCESS = 8
 PLATFORM = "ptrace"
-_ROOT_DIRS = ("bot", "dev", "etc", "proc", "tmp", "usr")
+_OCI_SECCOMP = ["--oci-seccomp"] if os.environ.get("KAISER_GVISOR_SECCOMP", "1") == "1" else []
+_ROOT_DIRS = ("bot", "dev", "etc", "proc", "sys", "tmp", "usr")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
 
 
@@ -101,14 +110,123 @@ def rootfs(state: Path) -> Path:
     return root
 
 
+# --- the seat's /usr: a copy in memory ---------------------------------------------------------
+# The seats' gofers read their files through the host's kernel, whose page cache every seat
+# shares: a file or a page that nobody has read lately is slow to read the first time, so a
+# seat that reads chosen pages of a cold file tells its partner, who times them, a bit each
+# (the tests' page-cache probe read most hands so out of /usr/lib/chromium). The seats' /usr is
+# therefore a copy, in a tmpfs, of what bots may run: Python 3.11 and its standard library,
+# Node, sh, and the libraries they link. A tmpfs page is never cold: every read of it costs
+# the same, whatever another seat did.
+_SYSROOT_PROGRAMS = ("/usr/bin/python3.11", "/usr/bin/node", "/usr/bin/dash")
+_SYSROOT_TREES = ("/usr/lib/python3.11",)
+_SYSROOT_LINKS = {"usr/bin/python3": "python3.11", "usr/bin/sh": "dash"}
+# The C and C++ runtime, for executables linked against them (docs/bot-authors.md).
+_SYSROOT_LIBRARIES = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
+                      "libpthread.so.0", "libdl.so.2", "librt.so.1", "libz.so.1")
+
+
+def _linked_libraries(files: list[str]) -> set[str]:
+    """Every shared library the files link (ldd), by the path the loader asks for."""
+    found: set[str] = set()
+    for start in range(0, len(files), 64):
+        result = subprocess.run(["ldd", *files[start:start + 64]], capture_output=True,
+                                text=True, check=False)
+        for line in result.stdout.splitlines():
+            words = line.split()
+            if "=>" in words and len(words) > words.index("=>") + 1:
+                target = words[words.index("=>") + 1]
+                if target.startswith("/"):
+                    found.add(target)
+            elif words and words[0].startswith("/") and not words[0].endswith(":"):
+                found.add(words[0])  # the loader itself (a "FILE:" line heads each file)
+    return found
+
+
+def _sysroot_sources() -> dict[str, str]:
+    """{path in the seat's root: host file} for the copy."""
+    files = [path for path in _SYSROOT_PROGRAMS if os.path.exists(path)]
+    for tree in _SYSROOT_TREES:
+        for folder, _, names in os.walk(tree):
+            if "__pycache__" in folder:
+                continue
+            files += [os.path.join(folder, name) for name in names]
+    libdir = Path(os.path.realpath("/usr/lib/x86_64-linux-gnu"))
+    wanted = [str(libdir / name) for name in _SYSROOT_LIBRARIES if (libdir / name).exists()]
+    linked = _linked_libraries([f for f in files if f.endswith(".so") or f in
+                                _SYSROOT_PROGRAMS] + wanted)
+    sources = {}
+    for path in [*files, *wanted, *linked]:
+        # The name the loader asks for, in the folder it really is in (/lib -> /usr/lib).
+        inside = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        sources[inside.lstrip("/")] = os.path.realpath(path)
+    return sources
+
+
+def _on_tmpfs(path: Path) -> bool:
+    best, kind = "", ""
+    with open("/proc/self/mounts") as mounts:
+        for line in mounts:
+            fields = line.split()
+            point = fields[1]
+            if (str(path) + "/").startswith(point.rstrip("/") + "/") and len(point) >= len(best):
+                best, kind = point, fields[2]
+    return kind == "tmpfs"
+
+
+@functools.cache
+def sysroot(state: Path) -> tuple[Path, str]:
+    """The in-memory copy of /usr for every seat of this host (made once, under a lock, by
+    the first worker that needs it; named by what it holds, so an upgrade makes a new one),
+    and a line for the probe's reason."""
+    base = Path(os.environ.get("KAISER_SANDBOX_SYSROOT", str(state / "sysroot")))
+    base.mkdir(mode=0o755, parents=True, exist_ok=True)
+    note = "/usr a copy in memory"
+    if not _on_tmpfs(base):
+        if os.geteuid() != 0 or _mount_tmpfs(base) != 0:
+            note = f"/usr a copy NOT in memory ({base} is not a tmpfs): a page-cache channel"
+    sources = _sysroot_sources()
+    digest = hashlib.sha256(json.dumps(sorted(
+        (inside, os.stat(source).st_size, os.stat(source).st_mtime_ns)
+        for inside, source in sources.items())).encode()).hexdigest()[:16]
+    root = base / digest
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / ".complete").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            for inside, source in sources.items():
+                target = root / inside
+                target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+            for link, points_to in _SYSROOT_LINKS.items():
+                (root / link).symlink_to(points_to)
+            (root / ".complete").touch()
+    return root, note
+
+
+def _mount_tmpfs(path: Path) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    return int(libc.mount(b"tmpfs", bytes(path), b"tmpfs", 2 | 4, b"mode=0755,size=1g"))
+
+
 def _bind(source: str, destination: str, *, writable: bool = False) -> dict[str, object]:
     return {"destination": destination, "type": "bind", "source": source,
             "options": ["rbind", "rw" if writable else "ro", "nosuid", "nodev"]}
 
 
-def _mounts(root: Path, workdir: Path | None, tmp: Path | None, tmp_mb: int) -> list[object]:
+def _mounts(root: Path, workdir: Path | None, tmp: Path | None, tmp_mb: int,
+            usr: Path) -> list[object]:
+    # /sys: gVisor would mount its own sysfs; nothing of it is a bot's business. /dev/shm
+    # read-only, as on the host's kernel. /dev itself stays gVisor's (read-only, its device
+    # files could not be opened for writing): the bot, uid 0 of its kernel, can make files
+    # there, in the Sentry's memory, which the seat's memory limit holds (docs/sandbox.md).
+    empty = ["ro", "nosuid", "nodev", "noexec", "size=4096"]
     mounts: list[object] = [{"destination": "/proc", "type": "proc", "source": "proc"},
-                            _bind("/usr", "/usr")]
+                            {"destination": "/sys", "type": "tmpfs", "source": "tmpfs",
+                             "options": empty},
+                            {"destination": "/dev/shm", "type": "tmpfs", "source": "tmpfs",
+                             "options": empty},
+                            _bind(str(usr / "usr"), "/usr")]
     for name in ("bin", "lib", "lib32", "lib64", "sbin"):
         if (root / name).is_dir() and not (root / name).is_symlink():
             mounts.append(_bind(f"/{name}", f"/{name}"))
@@ -128,7 +246,8 @@ def _rlimits(entries: dict[str, int]) -> list[dict[str, object]]:
 
 
 def bundle_config(*, root: Path, workdir: Path | None, tmp: Path | None, tmp_mb: int,
-                  args: Sequence[str], env: dict[str, str], rlimits: dict[str, int]) -> str:
+                  args: Sequence[str], env: dict[str, str], rlimits: dict[str, int],
+                  usr: Path) -> str:
     """The OCI config.json of one seat."""
     config = {
         "ociVersion": "1.0.2",
@@ -143,9 +262,10 @@ def bundle_config(*, root: Path, workdir: Path | None, tmp: Path | None, tmp_mb:
         },
         "root": {"path": str(root), "readonly": True},
         "hostname": "bot",
-        "mounts": _mounts(root, workdir, tmp, tmp_mb),
+        "mounts": _mounts(root, workdir, tmp, tmp_mb, usr),
         "linux": {"namespaces": [{"type": kind} for kind in
-                                 ("pid", "network", "ipc", "uts", "mount")]},
+                                 ("pid", "network", "ipc", "uts", "mount")],
+                  "seccomp": syscall_filter.oci_rules()},
     }
     return json.dumps(config)
 
@@ -167,9 +287,10 @@ class SeatBundle:
     def command(self, runsc: str) -> list[str]:
         # --ignore-cgroups: the seat's cgroups are made and joined before runsc starts, so
         # runsc, the Sentry and the gofer all live in them; runsc must not move them.
+        # --oci-seccomp: the config's filter (syscall_filter.oci_rules) applies inside gVisor.
         return [runsc, "--rootless", f"--root={self.runsc_root}", f"--platform={PLATFORM}",
-                "--network=none", "--ignore-cgroups", "run", "--bundle", str(self.path),
-                self.name]
+                "--network=none", "--ignore-cgroups", *_OCI_SECCOMP, "run", "--bundle",
+                str(self.path), self.name]
 
     def remove(self) -> None:
         with contextlib.suppress(OSError):

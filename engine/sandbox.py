@@ -203,7 +203,10 @@ def _run_as(uid: int | None) -> list[str]:
     if setpriv is None:
         raise InfrastructureError("setpriv (util-linux) is needed to run bots as their own "
                                   "user and is not installed")
-    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    # --pdeathsig: the sandbox dies with the thread that started it (bwrap has its own
+    # --die-with-parent; runsc has none).
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--pdeathsig=KILL",
+            "--"]
 
 
 # --- each seat its own uid -------------------------------------------------------------------
@@ -476,8 +479,11 @@ class _CgroupV1(_Cgroup):
                         continue  # no such controller: the rest holds (the probe says)
                     raise
                 path = parent / name
-                if path in self.paths.values():  # co-mounted (cpu,cpuacct): one folder
-                    self.paths[controller] = path
+                # Co-mounted controllers (cpu,cpuacct) share one folder, under two names.
+                same = [known for known in self.paths.values()
+                        if os.path.realpath(known.parent) == os.path.realpath(parent)]
+                if same:
+                    self.paths[controller] = same[0]
                     continue
                 path.mkdir()
                 self.paths[controller] = path
@@ -693,7 +699,8 @@ def _cgroup_v2_root() -> Path | None:
 def _sweep_stale_cgroups() -> None:
     """Once a process: remove the seat cgroups of workers that died without cleaning up."""
     parents = []
-    for controller in ("memory", "pids", "cpu"):
+    # The freezer first: a frozen task cannot die (v1), so its seat is thawed, then killed.
+    for controller in ("freezer", "memory", "pids", "cpu", "cpuacct"):
         with contextlib.suppress(OSError):
             parents.append(_own_cgroup_v1(controller))
     root = _cgroup_v2_root()
@@ -704,8 +711,20 @@ def _sweep_stale_cgroups() -> None:
             for path in parent.glob("kaiser-*-*"):
                 owner = path.name.split("-")[1]
                 if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-                    with contextlib.suppress(OSError):
-                        path.rmdir()  # refused while a process is still in it
+                    _remove_stale(path)
+
+
+def _remove_stale(path: Path) -> None:
+    """A dead worker's seat: thawed, every task killed (a gVisor seat outlives its worker
+    unless the parent-death signal reached it), then removed."""
+    for name, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+        with contextlib.suppress(OSError):
+            _write(path / name, value)
+    for tid in _read_ids(path / "tasks") or _read_ids(path / "cgroup.procs"):
+        with contextlib.suppress(OSError):
+            os.kill(tid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        _rmdir_patiently(path)
 
 
 def _make_cgroup(limits: SandboxLimits, owner: int | None,
@@ -770,6 +789,55 @@ class _SeatTmp:
             self.path.rmdir()
 
 
+class _SlotTmp:
+    """A seat's /tmp from a pool of tmpfs mounts made before the worker started (the worker
+    container's: Docker mounts them with size and nr_inodes, so the worker needs no
+    capability to mount). A slot is held by a lock on its folder for as long as the seat
+    lives, and emptied before and after."""
+
+    def __init__(self, folder: Path, uid: int) -> None:
+        candidates = sorted(folder.glob("slot-*"))
+        if not candidates:
+            raise OSError(errno.ENOENT, "no slot-N folders")
+        start = (os.getpid() * 7 + next(_counter)) % len(candidates)
+        for step in range(len(candidates)):
+            path = candidates[(start + step) % len(candidates)]
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.path, self._fd = path, fd
+            _empty(path)
+            os.chown(path, uid, uid)
+            os.chmod(path, 0o700)
+            self.inodes = os.statvfs(path).f_files
+            return
+        raise OSError(errno.EBUSY, f"all {len(candidates)} slots are in use")
+
+    def inodes_exhausted(self) -> bool:
+        try:
+            return os.statvfs(self.path).f_ffree == 0
+        except OSError:
+            return False
+
+    def remove(self) -> None:
+        if self._fd >= 0:
+            _empty(self.path)
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _empty(folder: Path) -> None:
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
 @functools.cache
 def _sweep_stale_tmp() -> None:
     with contextlib.suppress(OSError):
@@ -827,7 +895,7 @@ class SandboxProcess:
         self._pids_fd = -1
         self._fds: list[int] = []
         self._seat_uid: _SeatUid | None = None
-        self._tmp: _SeatTmp | None = None
+        self._tmp: _SeatTmp | _SlotTmp | None = None
         self._cgroup: _Cgroup | None = None
         self._bundle: gvisor.SeatBundle | None = None
         self.mode, self.mode_reason = "unsandboxed", "KAISER_UNSANDBOXED=1"
@@ -874,7 +942,8 @@ class SandboxProcess:
         if root:
             self._seat_uid = _SeatUid()
         owner = self.seat_uid
-        extra = ((gvisor.MEMORY_EXTRA_MB, gvisor.TASKS_EXTRA + 2 * self.limits.max_processes)
+        extra = ((gvisor.MEMORY_EXTRA_MB,
+                  gvisor.TASKS_EXTRA + (gvisor.TASKS_PER_PROCESS - 1) * self.limits.max_processes)
                  if self.kernel == "gvisor" else (0, 2))
         self._cgroup, self.mode_reason = _make_cgroup(self.limits, owner, extra)
         if self.kernel == "gvisor" and self._cgroup is None:
@@ -886,7 +955,13 @@ class SandboxProcess:
         self.mode = self._cgroup.mode if self._cgroup is not None else "rlimit"
         # KAISER_SANDBOX_TMP_MOUNT=0: bwrap's own tmpfs, as in a container without the
         # capability to mount (tests use it to check that the memory cgroup holds then).
-        if root and owner is not None and os.environ.get("KAISER_SANDBOX_TMP_MOUNT", "1") != "0":
+        slots = os.environ.get("KAISER_SANDBOX_TMP_SLOTS", "")
+        if root and owner is not None and slots:
+            try:
+                self._tmp = _SlotTmp(Path(slots), owner)
+            except OSError as exc:
+                raise InfrastructureError(f"no seat /tmp slot in {slots}: {exc}") from exc
+        elif root and owner is not None and os.environ.get("KAISER_SANDBOX_TMP_MOUNT", "1") != "0":
             _sweep_stale_tmp()
             try:
                 self._tmp = _SeatTmp(self.limits, owner)
@@ -911,22 +986,23 @@ class SandboxProcess:
         state = _state_dir("gvisor")
         gvisor.sweep_stale(state)
         self._bundle_state = state
+        self._usr, note = gvisor.sysroot(state)
+        self.mode_reason += f"; {note}"
 
     def _gvisor_bundle(self, workdir: Path, run: Sequence[str]) -> gvisor.SeatBundle:
         inner = ["/bin/sh", "-c", _gvisor_inner_script(self.limits), "sh", *run]
         env = {**_environment(), "NODE_OPTIONS": f"--max-old-space-size={self.limits.memory_mb}"}
-        # gVisor's kernel counts the bot's processes itself (RLIMIT_NPROC: the bot is uid 0
-        # of its own kernel, without the capability that would lift it); the host's pids.max
-        # holds the Sentry's tasks on top. RLIMIT_CPU is not enforced by gVisor: the engine
-        # holds the seat's CPU time from its cgroup instead (cpu_limit_hit).
+        # The seat's processes are held by the host's pids.max on the seat's cgroup (see
+        # gvisor.TASKS_PER_PROCESS), so that a fork bomb ends in a 'resource' fault as on the
+        # host's kernel. RLIMIT_CPU is not enforced by gVisor: the engine holds the seat's
+        # CPU time from its cgroup instead (cpu_limit_hit).
         rlimits = {"RLIMIT_CORE": 0, "RLIMIT_NOFILE": 256,
-                   "RLIMIT_NPROC": self.limits.max_processes,
                    "RLIMIT_FSIZE": self.limits.file_size_mb << 20}
         tmp = self._tmp.path if self._tmp is not None else None
         state = self._bundle_state
         config = gvisor.bundle_config(root=gvisor.rootfs(state), workdir=workdir, tmp=tmp,
                                       tmp_mb=self.limits.tmp_mb, args=inner, env=env,
-                                      rlimits=rlimits)
+                                      rlimits=rlimits, usr=self._usr)
         name = f"kaiser-{os.getpid()}-{next(_counter)}"
         return gvisor.SeatBundle(state, name, self.seat_uid, config)
 
@@ -970,6 +1046,11 @@ class SandboxProcess:
         if runsc is None:
             raise InfrastructureError("runsc (gVisor) is not installed: apt-get install runsc")
         self._bundle = self._gvisor_bundle(workdir, run)
+        if self._cgroup is not None:
+            # Where the seat's processes are, for checking that nothing of it survives kill()
+            # (tests): runsc, the Sentry, its gofer and stubs are spread over namespaces of
+            # their own, but all in the seat's cgroup from the start.
+            self.pid_namespace = f"cgroup:{self._cgroup.pids_file().parent}"
         joins = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup_files]
         outer = [_bash_path(), "-c", " && ".join([*joins, 'exec "$@"']), "bash"]
         pipe = subprocess.PIPE
@@ -1030,24 +1111,7 @@ class SandboxProcess:
         if byte != b".":
             self._proc.wait()
             raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
-        self.pid_namespace = self._gvisor_namespace()
         return True
-
-    def _gvisor_namespace(self, wait_s: float = 0.0) -> str | None:
-        """The host pid namespace of the seat's Sentry and its stubs: kept after kill() so
-        that tests can check that nothing of the seat survives it. wait_s: how long to wait
-        for the Sentry of a seat that has not started yet (never for a dead one)."""
-        own = os.readlink("/proc/self/ns/pid")
-        deadline = time.monotonic() + wait_s
-        while True:
-            for pid in self._cgroup.pids() if self._cgroup is not None else ():
-                with contextlib.suppress(OSError):
-                    namespace = os.readlink(f"/proc/{pid}/ns/pid")
-                    if namespace != own:
-                        return namespace
-            if time.monotonic() >= deadline or self._proc.poll() is not None:
-                return None
-            time.sleep(0.01)
 
     def _setup_error(self) -> str:
         with contextlib.suppress(OSError):
@@ -1211,13 +1275,15 @@ class SandboxProcess:
             return "crash", f"killed by signal {signum}"
         return "crash", f"exited with status {code}"
 
-    def cpu_limit_hit(self) -> str | None:
-        """'CPU time' once the seat has used more than its limits.cpu_seconds in all. Under
-        gVisor this is how the limit holds (its kernel does not enforce RLIMIT_CPU); the
-        seat is killed, as the host's kernel kills a process at its RLIMIT_CPU."""
+    def cpu_limit_hit(self, used: int | None = None) -> str | None:
+        """'CPU time' once the seat has used more than its limits.cpu_seconds in all (used:
+        its CPU time in ns if just read). Under gVisor this is how the limit holds (its
+        kernel does not enforce RLIMIT_CPU); the seat is killed, as the host's kernel kills a
+        process at its RLIMIT_CPU."""
         if self.kernel != "gvisor" or self._cpu_over:
             return "CPU time" if self._cpu_over else None
-        used = self.cpu_ns()
+        if used is None:
+            used = self.cpu_ns()
         if used is not None and used > self.limits.cpu_seconds * 1_000_000_000:
             self._cpu_over = True
             if self._cgroup is not None:
@@ -1243,8 +1309,6 @@ class SandboxProcess:
     def kill(self) -> None:
         """Kill every process of the bot and reap the sandbox. Idempotent; never raises."""
         if self.kernel == "gvisor" and self._cgroup is not None:
-            if self.pid_namespace is None:  # killed before it started: still say where it ran
-                self.pid_namespace = self._gvisor_namespace(wait_s=2.0)
             self._cgroup.kill_all()  # the Sentry, the gofer, the stubs and runsc itself
         self._freezing = False
         self._open_inner_pidfd(wait_s=1.0)  # if start() never ran: bwrap tells it at once

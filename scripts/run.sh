@@ -12,6 +12,13 @@ if [ "$(id -u)" != "0" ] && [ -z "${KAISER_SANDBOX_ALLOW_RLIMIT:-}" ]; then
   echo "run.sh: not root, so bots play without per-seat cgroups (KAISER_SANDBOX_ALLOW_RLIMIT=1)" >&2
   export KAISER_SANDBOX_ALLOW_RLIMIT=1
 fi
+if { [ "$(id -u)" != "0" ] || ! command -v runsc >/dev/null 2>&1; } \
+    && [ -z "${KAISER_SANDBOX_ALLOW_SHARED_KERNEL:-}" ]; then
+  # gVisor (a kernel a seat) needs runsc and root: without them a developer's run plays on
+  # this machine's kernel, which partners could signal through (a server refuses to).
+  echo "run.sh: no gVisor here (runsc, root), so the seats share this machine's kernel (KAISER_SANDBOX_ALLOW_SHARED_KERNEL=1)" >&2
+  export KAISER_SANDBOX_ALLOW_SHARED_KERNEL=1
+fi
 
 .venv/bin/python manage.py migrate --noinput
 .venv/bin/python manage.py seed_demo

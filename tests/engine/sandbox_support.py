@@ -55,13 +55,17 @@ def play(a: PlayerFactory, b: PlayerFactory | str = "builtin:random", *,
 
 
 def processes_in(namespaces: list[str]) -> list[str]:
-    """Live (not zombie) processes in any of these pid namespaces, as 'pid state cmdline'."""
+    """Live (not zombie) processes in any of these pid namespaces (or, for a gVisor seat,
+    'cgroup:FOLDER', in that cgroup), as 'pid state cmdline'."""
     alive = []
+    cgroups = {ns.rsplit("/", 1)[-1] for ns in namespaces if ns.startswith("cgroup:")}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             namespace = os.readlink(f"/proc/{entry}/ns/pid")
+            if cgroups and _in_cgroups(entry, cgroups):
+                namespace = namespaces[0] if namespaces else namespace
             state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
             command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
@@ -69,6 +73,14 @@ def processes_in(namespaces: list[str]) -> list[str]:
         if namespace in namespaces and state != "Z":
             alive.append(f"{entry} {state} {command.decode(errors='replace')}")
     return alive
+
+
+def _in_cgroups(pid: str, folders: set[str]) -> bool:
+    """Is the process in one of these cgroups (by name: kaiser-PID-N is unique)?"""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        if line.rsplit("/", 1)[-1] in folders:
+            return True
+    return False
 
 
 def leftover_cgroups() -> list[str]:

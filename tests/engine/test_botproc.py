@@ -164,12 +164,14 @@ def test_a_program_path_resolves_like_a_builtin_player() -> None:
     assert replay["result"]["forfeit"] is None
 
 
+@pytest.mark.parametrize(("kernel", "missing"), [("host", "bubblewrap"), ("", "runsc")])
 def test_missing_bubblewrap_is_an_infrastructure_error_not_a_forfeit(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, kernel: str, missing: str) -> None:
     factory = program_player_factory(EXAMPLES / "minimal_bot.py", time=FAST)
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
     monkeypatch.setenv("PATH", "/nonexistent")
 
-    with pytest.raises(InfrastructureError, match="bubblewrap"):
+    with pytest.raises(InfrastructureError, match=missing):
         run_match(factory, resolve_player("builtin:random"), time=FAST)
     assert leftover_cgroups() == []
 

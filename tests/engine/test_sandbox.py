@@ -15,7 +15,7 @@ import pytest
 
 from engine.archive import program_unpack
 from engine.faults import InfrastructureError
-from engine.sandbox import SandboxLimits, SandboxProcess, check_sandbox
+from engine.sandbox import SandboxLimits, SandboxProcess, check_sandbox, probe_sandbox
 from tests.engine.sandbox_support import leftover_cgroups, processes_in
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(30)]
@@ -65,10 +65,40 @@ def test_check_sandbox_passes_on_this_machine() -> None:
 
 
 def test_check_sandbox_names_a_missing_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", "host")
     monkeypatch.setenv("PATH", "/nonexistent")
 
     with pytest.raises(InfrastructureError, match="bubblewrap .* not installed"):
         check_sandbox()
+
+
+def test_a_server_without_gvisor_refuses_to_play_on_a_shared_kernel(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KAISER_SANDBOX_KERNEL", raising=False)
+    monkeypatch.delenv("KAISER_SANDBOX_ALLOW_SHARED_KERNEL", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+
+    with pytest.raises(InfrastructureError, match="runsc .* not installed.*one kernel"):
+        check_sandbox()
+
+
+def test_the_operator_may_choose_the_shared_kernel_and_the_probe_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", "host")
+
+    report = probe_sandbox()
+
+    assert report.ok and report.kernel == "host" and report.seccomp
+    assert "the host's kernel, shared by every seat" in report.reason
+
+
+def test_every_seat_has_a_gvisor_kernel_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KAISER_SANDBOX_KERNEL", raising=False)
+
+    report = probe_sandbox()
+
+    assert report.ok and report.kernel == "gvisor", report
+    assert "every seat its own gVisor kernel" in report.reason
 
 
 def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(tmp_path: Path) -> None:
@@ -82,8 +112,13 @@ def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(tmp_path: Pa
     assert leftover_cgroups() == []
 
 
+KERNELS = ["host", "gvisor"]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
 def test_the_bot_runs_as_nobody_inside_and_a_seat_uid_outside_in_its_read_only_folder(
-        staging: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        staging: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
     monkeypatch.setenv("DJANGO_SECRET_KEY", "do-not-leak")
     report, proc = run_inspect(staging)
     try:
@@ -91,7 +126,9 @@ def test_the_bot_runs_as_nobody_inside_and_a_seat_uid_outside_in_its_read_only_f
     finally:
         proc.kill()
 
-    assert (report["uid"], report["gid"]) == (65534, 65534)
+    # gVisor: uid 0 of the seat's own kernel, without any capability (its files on the host
+    # belong to the seat's uid); the host's kernel: nobody.
+    assert (report["uid"], report["gid"]) == ((65534, 65534) if kernel == "host" else (0, 0))
     # On the host, a uid of the range reserved for seats (not root, not a shared nobody).
     host_uid = int(host_status.split("Uid:\t")[1].split()[0])
     assert 620000 <= host_uid <= 623999
@@ -99,25 +136,35 @@ def test_the_bot_runs_as_nobody_inside_and_a_seat_uid_outside_in_its_read_only_f
     assert report["cwd_writable"] is False
     assert report["caps"] == "0000000000000000"
     assert report["hostname"] == "bot"
-    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD",
+    # NODE_OPTIONS under gVisor: Node's heap sized to the seat's memory (gVisor's
+    # /proc/meminfo shows the host's total, which the host kernel's sandbox masks).
+    assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "NODE_OPTIONS",
                                   "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"}
     assert report["env"]["TMPDIR"] == "/tmp"
-    assert report["pid"] <= 4  # its own pid namespace: bwrap is 1
+    assert report["pid"] <= 4  # its own pid namespace: bwrap (or gVisor's sh) is 1
     assert report["nested_userns"] is False
 
 
-def test_limits_are_in_force_inside(staging: Path) -> None:
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_limits_are_in_force_inside(staging: Path, monkeypatch: pytest.MonkeyPatch,
+                                    kernel: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
     limits = SandboxLimits(cpu_seconds=7, file_size_mb=3)
     report, proc = run_inspect(staging, limits)
     proc.kill()
 
-    assert report["limits"]["RLIMIT_CPU"] == 7
+    # gVisor does not enforce RLIMIT_CPU: the engine holds the seat's CPU time from its
+    # cgroup (test_sandbox_hostile's cpu_loop and cpu_burner cases).
+    assert report["limits"]["RLIMIT_CPU"] == (7 if kernel == "host" else -1)
     assert report["limits"]["RLIMIT_FSIZE"] == 3 << 20
     assert report["limits"]["RLIMIT_CORE"] == 0
     assert report["limits"]["RLIMIT_NOFILE"] == 256
 
 
-def test_every_seat_gets_its_own_namespaces(staging: Path) -> None:
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_seat_gets_its_own_namespaces(staging: Path, monkeypatch: pytest.MonkeyPatch,
+                                            kernel: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
     first, proc_a = run_inspect(staging)
     second, proc_b = run_inspect(staging)
     namespaces = [proc_a.pid_namespace, proc_b.pid_namespace]
@@ -125,7 +172,8 @@ def test_every_seat_gets_its_own_namespaces(staging: Path) -> None:
     proc_b.kill()
 
     assert namespaces[0] != namespaces[1] and all(namespaces)
-    assert first["interfaces"] == second["interfaces"] == []  # no /sys: nothing to enumerate
+    # No /sys (gVisor's is an empty folder): nothing to enumerate.
+    assert first["interfaces"] == second["interfaces"] == []
 
 
 def test_kill_leaves_no_process_and_no_cgroup(staging: Path) -> None:

@@ -21,10 +21,11 @@ SECRET = "kaiser-" + "secret-token"  # built at run time: this file must not con
 seen = []
 for path in ["/etc/passwd", "/etc/shadow", "/etc/hostname", "/work", "/root", "/home",
              "/var/lib/postgresql", "/var/run", "/run", "/sys", "/srv", "/opt", "/media"]:
-    if os.path.exists(path):
+    if os.path.isfile(path) or os.path.isdir(path) and os.listdir(path):  # empty: nothing seen
         seen.append(f"SEES {path}")
 for key, value in os.environ.items():
     if SECRET in value or key not in {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "SHLVL", "_",
+                                      "NODE_OPTIONS",
                                       "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"}:
         seen.append(f"SEES env {key}")
 for root, dirs, files in os.walk("/"):
