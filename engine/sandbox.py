@@ -983,6 +983,7 @@ class SandboxProcess:
     def _prepare_gvisor(self) -> None:
         """The seat's OCI bundle. gVisor's kernel serves every call of the bot, so the host
         filter has nothing of the bot's to filter (gVisor filters its own Sentry's calls)."""
+        self.seccomp = True  # syscall_filter.oci_rules, applied by gVisor inside its kernel
         state = _state_dir("gvisor")
         gvisor.sweep_stale(state)
         self._bundle_state = state

@@ -82,9 +82,11 @@ def _check_broker() -> dict[str, Any]:
 def _sandbox_entry(reply: Any) -> dict[str, Any]:
     """One worker's reply to the `sandbox` inspect command, as /health/ shows it."""
     if not isinstance(reply, dict) or "mode" not in reply:
-        return {"mode": "unknown", "ok": False, "seccomp": False, "checked": None,
+        return {"mode": "unknown", "ok": False, "seccomp": False, "kernel": None,
+                "checked": None,
                 "reason": "the worker does not report its sandbox (an older version?)"}
-    entry = {key: reply.get(key) for key in ("mode", "ok", "reason", "seccomp", "checked")}
+    entry = {key: reply.get(key)
+             for key in ("mode", "ok", "reason", "seccomp", "kernel", "checked")}
     entry["ok"] = entry["ok"] is True
     return entry
 
@@ -171,6 +173,9 @@ _sandbox = inline_serializer("HealthWorkerSandbox", {
     "ok": serializers.BooleanField(),
     "reason": serializers.CharField(),
     "seccomp": serializers.BooleanField(),
+    "kernel": serializers.ChoiceField(choices=["gvisor", "host"], allow_null=True,
+                                      help_text="gvisor: every seat its own kernel; host: the "
+                                                "seats share the worker's kernel"),
     "checked": serializers.DateTimeField(allow_null=True),
 })
 

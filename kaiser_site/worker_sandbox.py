@@ -48,6 +48,7 @@ def sandbox_probe() -> dict[str, Any]:
                   "reason": f"the probe failed: {type(error).__name__}: {error}"[:300]}
     report["ok"] = bool(report.get("ok"))
     report.setdefault("seccomp", False)
+    report.setdefault("kernel", None)
     report["checked"] = datetime.now(UTC).isoformat(timespec="seconds")
     with _lock:
         _latest.clear()
@@ -158,5 +159,5 @@ def _forget_parent_report(**kwargs: Any) -> None:
 @inspect_command()
 def sandbox(state: Any) -> dict[str, Any]:
     """The worker's last sandbox report, for /health/ (pending before its first probe)."""
-    return sandbox_report() or {"mode": "pending", "ok": False, "seccomp": False,
+    return sandbox_report() or {"mode": "pending", "ok": False, "seccomp": False, "kernel": None,
                                 "reason": "the first probe has not finished", "checked": None}

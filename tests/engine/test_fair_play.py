@@ -343,3 +343,69 @@ def test_while_a_person_is_on_move_the_bots_at_the_table_are_stopped(
         assert set(states) == {"stopped"}, states
         assert len(states) == 2 * 6 if kernel == "host" else len(states) > 2 * 6, states
     assert processes_in(hog.namespaces) == []
+
+
+class OffMoveCpu:
+    """A factory wrapper: the CPU time each seat of the bot used while it was off move, read
+    from the host (the seat's cgroup) when its move ends and again when its next one begins,
+    before its message goes out."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name, self.version = inner.name, inner.version
+        self.off_ns = 0
+        self.on_ns = 0
+        self.gaps = 0
+
+    def __call__(self, slot: int) -> Any:
+        player = self.inner(slot)
+        act = player.act
+        last: list[int] = []
+
+        def counted_act(state: Any, legal: Any) -> Any:
+            proc = player._proc
+            before = proc.cpu_ns()
+            if last:
+                self.off_ns += before - last[0]
+                self.gaps += 1
+            action = act(state, legal)
+            after = proc.cpu_ns()
+            self.on_ns += after - before
+            last[:] = [after]
+            return action
+
+        player.act = counted_act
+        return player
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("probe", ["sigcont_timer", "kill_wide"])
+def test_a_seat_off_move_uses_no_cpu_whatever_wakes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str, probe: str) -> None:
+    """Helpers of the seat try to run while it is stopped: POSIX timers that send them
+    SIGCONT every millisecond, or SIGCONT with the upper 32 bits set, which the kernel reads
+    as SIGCONT. The cgroup freezer holds them all: the seat's CPU time does not move from the
+    end of one of its moves to the start of the next (read from the host, not the bot)."""
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
+    folder = tmp_path / probe
+    folder.mkdir()
+    for name in (f"{probe}.py", "_play.py", "_offmove.py"):
+        shutil.copy(PROBES / name, folder / ("bot.py" if name == f"{probe}.py" else name))
+    watched = OffMoveCpu(program(folder, time=RELAXED))
+    rules = dataclasses.replace(DEFAULT_RULES, max_deals=2)
+
+    replay = run_match(watched, _random(), games=2, seed="3",
+                       rules=rules, time=RELAXED)
+
+    assert replay["result"]["forfeit"] is None
+    assert watched.gaps > 20 and watched.on_ns > 0
+    # A frozen seat runs nothing: what it used off move is what the kernel charged while the
+    # freeze took hold (microseconds), not the helpers' spinning (they ran 35-73% of the time
+    # off move under SIGSTOP, before the freezer).
+    assert watched.off_ns < 2_000_000 + watched.gaps * 200_000, (watched.off_ns, watched.on_ns)
+
+
+def _random() -> Any:
+    from engine.builtin import resolve_player
+
+    return resolve_player("builtin:random")
