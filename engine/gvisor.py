@@ -163,14 +163,23 @@ def _sysroot_sources() -> dict[str, str]:
     return sources
 
 
-def _on_tmpfs(path: Path) -> bool:
-    best, kind = "", ""
+def _mount_of(path: Path) -> tuple[str, list[str]]:
+    """The type and options of the mount that holds path."""
+    best, kind, options = "", "", [""]
     with open("/proc/self/mounts") as mounts:
         for line in mounts:
             fields = line.split()
             point = fields[1]
             if (str(path) + "/").startswith(point.rstrip("/") + "/") and len(point) >= len(best):
-                best, kind = point, fields[2]
+                best, kind, options = point, fields[2], fields[3].split(",")
+    return kind, options
+
+
+def _on_tmpfs(path: Path) -> bool:
+    kind, options = _mount_of(path)
+    if "noexec" in options:  # gVisor maps the interpreters from it: they would not start
+        raise InfrastructureError(f"{path} is mounted noexec: the seats' /usr cannot run "
+                                  "from it (mount it with exec)")
     return kind == "tmpfs"
 
 
@@ -182,9 +191,8 @@ def sysroot(state: Path) -> tuple[Path, str]:
     base = Path(os.environ.get("KAISER_SANDBOX_SYSROOT", str(state / "sysroot")))
     base.mkdir(mode=0o755, parents=True, exist_ok=True)
     note = "/usr a copy in memory"
-    if not _on_tmpfs(base):
-        if os.geteuid() != 0 or _mount_tmpfs(base) != 0:
-            note = f"/usr a copy NOT in memory ({base} is not a tmpfs): a page-cache channel"
+    if not _on_tmpfs(base) and (os.geteuid() != 0 or _mount_tmpfs(base) != 0):
+        note = f"/usr a copy NOT in memory ({base} is not a tmpfs): a page-cache channel"
     sources = _sysroot_sources()
     digest = hashlib.sha256(json.dumps(sorted(
         (inside, os.stat(source).st_size, os.stat(source).st_mtime_ns)

@@ -469,7 +469,7 @@ class _CgroupV1(_Cgroup):
                  extra: tuple[int, int] = (0, 2)) -> None:
         name = f"kaiser-{os.getpid()}-{next(_counter)}"
         self.paths: dict[str, Path] = {}
-        self._freezer_fd = -1
+        self._freezer_fd = self._usage_fd = -1
         try:
             for controller in ("memory", "pids", "cpu", "cpuacct", "freezer"):
                 try:
@@ -514,8 +514,11 @@ class _CgroupV1(_Cgroup):
     def cpu_ns(self) -> int | None:
         if "cpuacct" not in self.paths:
             return None
-        try:
-            return int((self.paths["cpuacct"] / "cpuacct.usage").read_bytes())
+        try:  # kept open and read with pread: twice a decision, on the critical path
+            if self._usage_fd < 0:
+                self._usage_fd = os.open(self.paths["cpuacct"] / "cpuacct.usage",
+                                         os.O_RDONLY | os.O_CLOEXEC)
+            return int(os.pread(self._usage_fd, 32, 0))
         except (OSError, ValueError):
             return None
 
@@ -565,9 +568,10 @@ class _CgroupV1(_Cgroup):
         return None
 
     def remove(self) -> None:
-        if self._freezer_fd >= 0:
-            os.close(self._freezer_fd)
-            self._freezer_fd = -1
+        for fd in (self._freezer_fd, self._usage_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._freezer_fd = self._usage_fd = -1
         for path in dict.fromkeys(self.paths.values()):
             _rmdir_patiently(path)
 
@@ -810,8 +814,11 @@ class _SlotTmp:
                 continue
             self.path, self._fd = path, fd
             _empty(path)
-            os.chown(path, uid, uid)
+            # The worker container has CAP_CHOWN but not CAP_FOWNER: it may chmod only a
+            # folder of its own, so the slot is taken back before it is handed on.
+            os.chown(path, 0, 0)
             os.chmod(path, 0o700)
+            os.chown(path, uid, uid)
             self.inodes = os.statvfs(path).f_files
             return
         raise OSError(errno.EBUSY, f"all {len(candidates)} slots are in use")
@@ -1119,7 +1126,8 @@ class SandboxProcess:
             text = os.read(self.stderr_fd, 4096).decode(errors="replace").strip()
             if text:
                 return text.splitlines()[0]
-        return f"bwrap exited with status {self._proc.returncode}"
+        launcher = "runsc" if self.kernel == "gvisor" else "bwrap"
+        return f"{launcher} exited with status {self._proc.returncode}"
 
     def _open_inner_pidfd(self, wait_s: float = 0.0) -> None:
         """Hold a pidfd on pid 1 of the bot's pid namespace: killing it kills the namespace."""

@@ -64,7 +64,8 @@ def test_the_filter_is_built_from_libseccomp() -> None:
     assert program_bytes and len(program_bytes) % 8 == 0  # whole BPF instructions
 
 
-def test_partners_cannot_share_their_hands_through_kernel_keys(tmp_path: Path, host_kernel: None) -> None:
+def test_partners_cannot_share_their_hands_through_kernel_keys(
+        tmp_path: Path, host_kernel: None) -> None:
     bot = program(probe_bot(tmp_path, "keyring"), time=RELAXED)
 
     replay = play(bot)
@@ -102,7 +103,8 @@ def test_each_seat_runs_its_own_copy_of_the_program(tmp_path: Path) -> None:
             seat.close()
 
 
-def test_the_calls_that_reach_other_sandboxes_or_the_kernel_are_refused(tmp_path: Path, host_kernel: None) -> None:
+def test_the_calls_that_reach_other_sandboxes_or_the_kernel_are_refused(
+        tmp_path: Path, host_kernel: None) -> None:
     bot = program(probe_bot(tmp_path, "kernel_calls"), time=RELAXED)
 
     replay = play(bot)
@@ -116,7 +118,8 @@ def test_the_calls_that_reach_other_sandboxes_or_the_kernel_are_refused(tmp_path
     assert results["io_uring_setup"] == EPERM and results["sysinfo"] == EPERM
 
 
-def test_host_wide_counters_are_constant_or_empty_in_the_sandbox(tmp_path: Path, host_kernel: None) -> None:
+def test_host_wide_counters_are_constant_or_empty_in_the_sandbox(
+        tmp_path: Path, host_kernel: None) -> None:
     bot = program(probe_bot(tmp_path, "proc_counters"), time=RELAXED)
 
     replay = play(bot)

@@ -9,7 +9,6 @@ assertion.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 
 import pytest

@@ -37,9 +37,9 @@ def test_a_worker_without_a_sandbox_takes_no_match_and_another_plays_it_once(
     match = _queue(ladder, make_program("boxed", SLOW_BOT), make_builtin("greedy-i"))
     empty = tmp_path / "no-bwrap-here"
     empty.mkdir()
-    broken = start_worker(pool, PATH=str(empty))  # the worker's host has lost bubblewrap
+    broken = start_worker(pool, PATH=str(empty))  # the worker's host has lost its sandbox
     broken.wait_for_log(REFUSED)
-    assert "sandbox broken: bubblewrap (bwrap) is not installed" in broken.text()
+    assert "sandbox broken: runsc (gVisor) is not installed" in broken.text()
     if "put back" in broken.text():  # it had taken the task before it stopped consuming
         assert re.search(r"run_match\[[^\]]+\] succeeded in [\d.]+s: 'deferred'", broken.text())
     match.refresh_from_db()
