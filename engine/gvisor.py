@@ -119,7 +119,8 @@ def rootfs(state: Path) -> Path:
 # Node, sh, and the libraries they link. A tmpfs page is never cold: every read of it costs
 # the same, whatever another seat did.
 _SYSROOT_PROGRAMS = ("/usr/bin/python3.11", "/usr/bin/node", "/usr/bin/dash")
-_SYSROOT_TREES = ("/usr/lib/python3.11",)
+# /usr/share/nodejs: Debian's Node loads some of its own built-in modules from there.
+_SYSROOT_TREES = ("/usr/lib/python3.11", "/usr/share/nodejs")
 _SYSROOT_LINKS = {"usr/bin/python3": "python3.11", "usr/bin/sh": "dash"}
 # The C and C++ runtime, for executables linked against them (docs/bot-authors.md).
 _SYSROOT_LIBRARIES = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
@@ -147,7 +148,7 @@ def _sysroot_sources() -> dict[str, str]:
     """{path in the seat's root: host file} for the copy."""
     files = [path for path in _SYSROOT_PROGRAMS if os.path.exists(path)]
     for tree in _SYSROOT_TREES:
-        for folder, _, names in os.walk(tree):
+        for folder, _, names in os.walk(tree, followlinks=True):
             if "__pycache__" in folder:
                 continue
             files += [os.path.join(folder, name) for name in names]
