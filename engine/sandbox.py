@@ -232,6 +232,21 @@ def _state_dir(name: str) -> Path:
     return path
 
 
+def _hold_first_free(paths: Sequence[Path], start: int, flags: int) -> tuple[Path, int] | None:
+    """The first of paths, from start on, that no process holds a lock on: locked (flock, so
+    the lock goes with the process that holds the file open) and returned with its fd."""
+    for step in range(len(paths)):
+        path = paths[(start + step) % len(paths)]
+        fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return path, fd
+    return None
+
+
 class _SeatUid:
     """A uid of the reserved range, held (flock on its lock file) by one seat at a time.
 
@@ -243,17 +258,11 @@ class _SeatUid:
         uids = _seat_uid_range()
         folder = _state_dir("uids")
         start = (os.getpid() * 7 + next(_counter) * 4) % len(uids)
-        for step in range(len(uids)):
-            uid = uids[(start + step) % len(uids)]
-            fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.uid, self._fd = uid, fd
-            return
-        raise InfrastructureError(f"all {len(uids)} seat uids (KAISER_SEAT_UIDS) are in use")
+        held = _hold_first_free([folder / str(uid) for uid in uids], start,
+                                os.O_RDWR | os.O_CREAT)
+        if held is None:
+            raise InfrastructureError(f"all {len(uids)} seat uids (KAISER_SEAT_UIDS) are in use")
+        self.uid, self._fd = int(held[0].name), held[1]
 
     def release(self) -> None:
         if self._fd >= 0:
@@ -765,7 +774,21 @@ MS_NOSUID, MS_NODEV = 2, 4
 MNT_DETACH = 2
 
 
-class _SeatTmp:
+class _Tmpfs:
+    path: Path
+    inodes: int
+
+    def inodes_exhausted(self) -> bool:
+        try:
+            return os.statvfs(self.path).f_ffree == 0
+        except OSError:
+            return False
+
+    def remove(self) -> None:
+        raise NotImplementedError
+
+
+class _SeatTmp(_Tmpfs):
     """A tmpfs of the seat's own, mounted by the (root) worker: bwrap's own tmpfs has a size
     but no inode limit, and a million empty files cost a gigabyte of kernel memory."""
 
@@ -781,19 +804,13 @@ class _SeatTmp:
             raise OSError(code, f"mount tmpfs: {os.strerror(code)}")
         self.inodes = limits.tmp_inodes
 
-    def inodes_exhausted(self) -> bool:
-        try:
-            return os.statvfs(self.path).f_ffree == 0
-        except OSError:
-            return False
-
     def remove(self) -> None:
         _libc.umount2(bytes(self.path), MNT_DETACH)
         with contextlib.suppress(OSError):
             self.path.rmdir()
 
 
-class _SlotTmp:
+class _SlotTmp(_Tmpfs):
     """A seat's /tmp from a pool of tmpfs mounts made before the worker started (the worker
     container's: Docker mounts them with size and nr_inodes, so the worker needs no
     capability to mount). A slot is held by a lock on its folder for as long as the seat
@@ -804,30 +821,17 @@ class _SlotTmp:
         if not candidates:
             raise OSError(errno.ENOENT, "no slot-N folders")
         start = (os.getpid() * 7 + next(_counter)) % len(candidates)
-        for step in range(len(candidates)):
-            path = candidates[(start + step) % len(candidates)]
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.path, self._fd = path, fd
-            _empty(path)
-            # The worker container has CAP_CHOWN but not CAP_FOWNER: it may chmod only a
-            # folder of its own, so the slot is taken back before it is handed on.
-            os.chown(path, 0, 0)
-            os.chmod(path, 0o700)
-            os.chown(path, uid, uid)
-            self.inodes = os.statvfs(path).f_files
-            return
-        raise OSError(errno.EBUSY, f"all {len(candidates)} slots are in use")
-
-    def inodes_exhausted(self) -> bool:
-        try:
-            return os.statvfs(self.path).f_ffree == 0
-        except OSError:
-            return False
+        held = _hold_first_free(candidates, start, os.O_RDONLY | os.O_DIRECTORY)
+        if held is None:
+            raise OSError(errno.EBUSY, f"all {len(candidates)} slots are in use")
+        self.path, self._fd = held
+        _empty(self.path)
+        # The worker container has CAP_CHOWN but not CAP_FOWNER: it may chmod only a folder
+        # of its own, so the slot is taken back before it is handed on.
+        os.chown(self.path, 0, 0)
+        os.chmod(self.path, 0o700)
+        os.chown(self.path, uid, uid)
+        self.inodes = os.statvfs(self.path).f_files
 
     def remove(self) -> None:
         if self._fd >= 0:
@@ -902,7 +906,7 @@ class SandboxProcess:
         self._pids_fd = -1
         self._fds: list[int] = []
         self._seat_uid: _SeatUid | None = None
-        self._tmp: _SeatTmp | _SlotTmp | None = None
+        self._tmp: _Tmpfs | None = None
         self._cgroup: _Cgroup | None = None
         self._bundle: gvisor.SeatBundle | None = None
         self.mode, self.mode_reason = "unsandboxed", "KAISER_UNSANDBOXED=1"
