@@ -174,12 +174,12 @@ def test_a_failing_sandbox_postpones_the_check_and_never_rejects(
     from kaiser_site.celery import app
 
     app.conf.task_eager_propagates = False  # let eager retries run (celery_eager restores it)
-    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found: the machine's fault
+    monkeypatch.setenv("PATH", str(tmp_path))  # no runsc to be found: the machine's fault
     result = _upload(owner_client, bot, "good.py", _source("good_bot.py"))
     assert result["status"] == 201
     version = _verdict(result["body"]["id"])
     assert version.status == "pending"
-    assert version.reason.startswith("check postponed: bubblewrap (bwrap) is not installed")
+    assert version.reason.startswith("check postponed: runsc (gVisor) is not installed")
     assert version.check_attempts == 6  # the first try and five retries
 
 
