@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -56,8 +57,29 @@ def slow_bot_zip(marker: str, pause: float = 0.02) -> bytes:
     return buffer.getvalue()
 
 
+_BUNDLE = re.compile(rb"--bundle[=\0](/[^\0]+)")
+_bundles: dict[bytes, bytes] = {}  # a gVisor seat's bundle folder: its config.json, once read
+
+
+def _bundle_config(raw: bytes) -> bytes:
+    """Under gVisor the bot's command line is not a host process's: runsc, its Sentry, gofer
+    and stubs name the seat's bundle, whose config.json holds it. Remembered, so that a
+    process that outlives its seat (whose bundle is gone) is still found."""
+    found = _BUNDLE.search(raw)
+    if found is None:
+        return b""
+    folder = found.group(1)
+    if folder not in _bundles:
+        try:
+            _bundles[folder] = (Path(os.fsdecode(folder)) / "config.json").read_bytes()
+        except OSError:
+            return b""
+    return _bundles[folder]
+
+
 def processes_with(marker: str) -> list[tuple[int, str]]:
-    """(pid, command line) of every live process whose command line contains `marker`."""
+    """(pid, command line) of every live process whose command line contains `marker`, or
+    that runs a gVisor seat whose bot's command line does."""
     found = []
     me = os.getpid()
     for entry in Path("/proc").iterdir():
@@ -68,8 +90,24 @@ def processes_with(marker: str) -> list[tuple[int, str]]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if marker.encode() in raw and state != "Z":
+        if state != "Z" and (marker.encode() in raw or marker.encode() in _bundle_config(raw)):
             found.append((int(entry.name), raw.replace(b"\0", b" ").decode(errors="replace")))
+    return found + _children_of({pid for pid, _ in found})
+
+
+def _children_of(parents: set[int]) -> list[tuple[int, str]]:
+    """gVisor's ptrace stubs: children of its Sentry, with no command line of their own."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) in parents:
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        parent = int(status.split("PPid:")[1].split()[0])
+        if parent in parents and "State:\tZ" not in status:
+            found.append((int(entry.name), f"(a child of {parent})"))
     return found
 
 
