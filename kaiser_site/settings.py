@@ -14,6 +14,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from kaiser_site import broker
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -158,6 +160,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
 BROKER_DIR = VAR_DIR / "broker"
+# filesystem:// is Kombu's transport with names that sort in time order (kaiser_site/broker.py:
+# Kombu's own reorders the queue each time the uptime passes 1,000 s, 10,000 s, ...).
+broker.use_for_filesystem_urls()
 
 if REDIS_URL:
     CACHES = {
