@@ -40,9 +40,10 @@ class TokenObtainView(APIView):
 
     @extend_schema(
         request=AuthTokenSerializer, responses={200: TokenSerializer},
-        description="Failed attempts are limited per account and per client address "
-        "(KAISER_LOGIN_FAILURES_PER_ACCOUNT, _PER_ADDRESS in KAISER_LOGIN_WINDOW_SECONDS): "
-        "past them the answer is 429 with Retry-After, whatever the password.",
+        description="Failed attempts are limited per account and client address (growing "
+        "delays) and per client address (KAISER_LOGIN_FAILURES_PER_ACCOUNT, _PER_ADDRESS in "
+        "KAISER_LOGIN_WINDOW_SECONDS): past them that address is answered 429 with "
+        "Retry-After, whatever the password. The owner's other addresses are never refused.",
     )
     def post(self, request: Request) -> Response:
         data = request.data if isinstance(request.data, dict) else {}
@@ -58,7 +59,7 @@ class TokenObtainView(APIView):
             if username and data.get("password"):  # a password was checked, and was wrong
                 login_failed(username=username, address=address)
             raise ValidationError(serializer.errors)
-        login_succeeded(username=username)
+        login_succeeded(username=username, address=address)
         token = user_token(user=serializer.validated_data["user"])
         return Response({"token": token.key})
 

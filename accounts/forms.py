@@ -43,7 +43,7 @@ class LoginForm(AuthenticationForm):
                 login_failed(username=username, address=address)
             raise
         if self.user_cache is not None:
-            login_succeeded(username=username)
+            login_succeeded(username=username, address=address)
         return cleaned
 
 

@@ -324,8 +324,10 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "account"
 LOGOUT_REDIRECT_URL = "/"
-# Failed password checks (login form, admin login, API token, password change) allowed per
-# account and per client address in a window; then refused until it ends (accounts.login_limits).
+# Failed password checks (login form, admin login, API token, password change): per account
+# and client address, past this many that address waits, longer each time; per address across
+# accounts, past that many it is refused until the window ends. Never per account alone, which
+# would lock the owner out (accounts.login_limits).
 KAISER_LOGIN_FAILURES_PER_ACCOUNT = env_int("KAISER_LOGIN_FAILURES_PER_ACCOUNT", 10)
 KAISER_LOGIN_FAILURES_PER_ADDRESS = env_int("KAISER_LOGIN_FAILURES_PER_ADDRESS", 30)
 KAISER_LOGIN_WINDOW_SECONDS = env_int("KAISER_LOGIN_WINDOW_SECONDS", 900)
