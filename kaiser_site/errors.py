@@ -1,19 +1,101 @@
-"""Error pages: JSON under /api/, Django's HTML pages elsewhere."""
+"""Error pages: JSON under /api/ (the API's one shape, {"detail", "code"}), elsewhere the site's
+own pages in its layout (templates/404.html, 403.html, 500.html, 429.html), with the menu and a
+way on.
+
+Why a catch-all URL pattern as well as handler404: with DEBUG on (scripts/run.sh, where
+scripts/devserver.py runs `manage.py runserver`) Django answers a URL that no pattern matches
+with its technical "yellow" 404 page and never calls handler404. `unknown_url` is the last
+pattern of kaiser_site/urls.py, so such a URL does resolve, to a view that answers the site's
+404 page in every mode. Views that raise Http404 themselves (an unknown bot number) still show
+the technical page under DEBUG, which is what a developer wants there; 500s likewise.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views import defaults
+import logging
+
+from django.conf import settings
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    HttpResponseServerError,
+    JsonResponse,
+)
+from django.shortcuts import render
+from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
+
+logger = logging.getLogger(__name__)
+
+UNKNOWN_URL = "unknown-url"  # the catch-all pattern's name
 
 
-def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if request.path.startswith("/api/"):
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
         return JsonResponse({"detail": "Not found.", "code": "not_found"}, status=404)
-    return defaults.page_not_found(request, exception)
+    return render(request, "404.html", {"path": request.path}, status=404)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "You do not have permission.",
+                             "code": "permission_denied"}, status=403)
+    return render(request, "403.html", {"reason": _reason(exception)}, status=403)
+
+
+def _reason(exception: Exception | None) -> str:
+    """The view's own sentence ("Only the bot's owner may change it."), if it gave one."""
+    return str(exception) if exception is not None and exception.args else ""
+
+
+def too_many_requests(request: HttpRequest, *, retry_after: int | None = None) -> HttpResponse:
+    """A page's 429 (the API answers its own through DRF's Throttled)."""
+    if _is_api(request):
+        response: HttpResponse = JsonResponse(
+            {"detail": "Request was throttled.", "code": "throttled"}, status=429)
+    else:
+        response = render(request, "429.html", {"retry_after": retry_after}, status=429)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    if request.path.startswith("/api/"):
+    if _is_api(request):
         return JsonResponse({"detail": "Internal server error.", "code": "server_error"},
                             status=500)
-    return defaults.server_error(request)
+    try:
+        # The layout reads the session and the user: with the database down that fails too,
+        # and then a plain page is better than none.
+        return render(request, "500.html", status=500)
+    except Exception:
+        logger.exception("The 500 page itself failed; answering a plain one")
+        return HttpResponseServerError(
+            "<!doctype html><title>Server error</title><h1>Server error</h1>"
+            "<p>Something went wrong on our side. Please try again in a moment.</p>")
+
+
+@csrf_exempt  # it changes nothing; a POST to an unknown /api/ URL must answer JSON 404, not CSRF
+def unknown_url(request: HttpRequest) -> HttpResponse:
+    """Every URL no other pattern matches (see the module's docstring for why a pattern).
+
+    Being a match, it stops CommonMiddleware's APPEND_SLASH redirect, so it makes that
+    redirect itself: /bots → /bots/ as before."""
+    path = request.path_info
+    if settings.APPEND_SLASH and not path.endswith("/") and _is_a_page(path + "/", request):
+        return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    return not_found(request, Http404())
+
+
+def _is_a_page(path: str, request: HttpRequest) -> bool:
+    try:
+        match = resolve(path, getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return match.url_name != UNKNOWN_URL

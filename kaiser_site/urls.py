@@ -2,13 +2,13 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from accounts import api as accounts_api
 from bots.api import BotVersionViewSet, BotViewSet
-from kaiser_site import docs_pages, health, views
+from kaiser_site import docs_pages, errors, health, views
 
 router = DefaultRouter()
 router.register("bots", BotViewSet, basename="bot")
@@ -47,5 +47,10 @@ if settings.DEBUG:
 
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
+# Last: any URL nothing above matched gets the site's 404 page, under DEBUG (run.sh) too, where
+# Django would otherwise show its technical 404 page instead of calling handler404.
+urlpatterns += [re_path(r"^", errors.unknown_url, name=errors.UNKNOWN_URL)]
+
+handler403 = "kaiser_site.errors.permission_denied"
 handler404 = "kaiser_site.errors.not_found"
 handler500 = "kaiser_site.errors.server_error"

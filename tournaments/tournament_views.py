@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required, user_passes_test
+from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -26,7 +29,18 @@ from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
 from tournaments.views import _Links
 
-staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
+
+def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Staff only. Anonymous visitors are sent to log in; a signed-in author gets the 403 page,
+    since logging in again as themselves would not help."""
+    @wraps(view)
+    @login_required
+    def staff_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not (request.user.is_active and request.user.is_staff):
+            raise PermissionDenied("Only staff create and cancel tournaments; "
+                                   "you can enter your bots in an open one.")
+        return view(request, *args, **kwargs)
+    return staff_view
 
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:

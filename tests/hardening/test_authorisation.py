@@ -217,10 +217,11 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
         "name": "Spring cup", "format": "round_robin", "rounds": 1, "rules": "official",
         "games_per_match": 2, "move_ms": 1000, "bank_ms": 10000, "seeding": "hand",
         "entry": "chosen", "entrants": f"{w.bot.name}\n{w.rival.name}", "entry_deadline": ""},
-     {"anon": "login", "other": "login", "owner": "login", "staff": "done"}),
-    # Staff-only pages send anyone else to sign in as staff.
+     {"anon": "login", "other": "denied", "owner": "denied", "staff": "done"}),
+    # Staff-only pages send anonymous visitors to log in; a signed-in non-staff user gets the
+    # 403 page (issue 20; it was a redirect to the login form, which could not help them).
     ("/tournaments/{tournament}/cancel/", lambda w: {},
-     {"anon": "login", "other": "login", "owner": "login", "staff": "done"}),
+     {"anon": "login", "other": "denied", "owner": "denied", "staff": "done"}),
     ("/tournaments/{tournament}/enter/", lambda w: {"bot": w.bot.pk},
      {"anon": "login", "other": "denied", "owner": "done", "staff": "denied"}),
     # Anyone signed in may sit down with the bots (the game is their own).
