@@ -50,6 +50,7 @@ def _database(name: str) -> str:
             conn.execute(f"CREATE DATABASE {name}")
         return f"{base}/{name}"
     path = ROOT / "var" / f"{name.removeprefix('kaiser_')}.sqlite3"
+    path.parent.mkdir(exist_ok=True)  # a fresh clone has no var/
     path.parent.mkdir(exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)

@@ -40,6 +40,7 @@ def _bench_database() -> str:
             conn.execute(f"CREATE DATABASE {DB_NAME}")
         return f"{base}/{DB_NAME}"
     path = ROOT / "var" / "bench_schedule.sqlite3"
+    path.parent.mkdir(exist_ok=True)  # a fresh clone has no var/
     path.parent.mkdir(exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)

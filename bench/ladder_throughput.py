@@ -44,6 +44,7 @@ def _bench_database() -> str:
             conn.execute("CREATE DATABASE kaiser_bench")
         return f"{base}/kaiser_bench"
     path = ROOT / "var" / "bench.sqlite3"
+    path.parent.mkdir(exist_ok=True)  # a fresh clone has no var/
     path.parent.mkdir(exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -99,6 +100,7 @@ def _start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "celery", "-A", "kaiser_site", "worker", "-P", "solo",
                "-Q", env["KAISER_MATCH_QUEUE"], "-n", f"{env['KAISER_MATCH_QUEUE']}@%h",
                "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"]
+    log.parent.mkdir(exist_ok=True)  # a fresh clone has no var/
     with log.open("wb") as sink:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink,
                                 stderr=subprocess.STDOUT, start_new_session=True)
