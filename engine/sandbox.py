@@ -1099,14 +1099,19 @@ class SandboxProcess:
         byte = os.read(self._started_fd, 1)
         self._close_fds(self._started_fd)
         self._started_fd = -1
-        if byte == b"?":
-            self._proc.wait()
-            raise InfrastructureError(f"{self._run[0]!r} is not available in the sandbox")
-        if byte != b".":
-            self._proc.wait()
-            raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
+        self._check_started(byte)
         self._open_inner_pidfd()
         return True
+
+    def _check_started(self, byte: bytes) -> None:
+        """'.': the bot is exec'd; '?': its interpreter is missing here; else the sandbox
+        itself failed. Neither failure is ever the bot's fault."""
+        if byte == b".":
+            return
+        self._proc.wait()
+        if byte == b"?":
+            raise InfrastructureError(f"{self._run[0]!r} is not available in the sandbox")
+        raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
 
     def _wait_started_on_stdout(self, deadline: float) -> bool:
         """gVisor: the shell inside writes one byte on stdout before it execs the bot."""
@@ -1117,12 +1122,7 @@ class SandboxProcess:
         except BlockingIOError:
             return False
         self._started_on_stdout = False
-        if byte == b"?":
-            self._proc.wait()
-            raise InfrastructureError(f"{self._run[0]!r} is not available in the sandbox")
-        if byte != b".":
-            self._proc.wait()
-            raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
+        self._check_started(byte)
         return True
 
     def _setup_error(self) -> str:

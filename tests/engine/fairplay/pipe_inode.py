@@ -4,7 +4,7 @@ seat that makes k pipes moves its partner's next number by k. Both seats run on 
 
 import os
 
-from _channel import Lockstep
+from _channel import Lockstep, on_cpu_zero
 from _play import report, run
 
 
@@ -25,11 +25,4 @@ def bump(count):
 channel = Lockstep(pipe_inode, bump, data_bits=4, modulus=1024, scale=2)
 
 
-def on_hello(seat):
-    try:
-        os.sched_setaffinity(0, {0})
-    except OSError as error:
-        report(f"NOTE sched_setaffinity: {error}")
-
-
-run(on_hello=on_hello, on_act=channel.on_act, on_end=lambda seat: report(channel.summary()))
+run(on_hello=on_cpu_zero, on_act=channel.on_act, on_end=lambda seat: report(channel.summary()))

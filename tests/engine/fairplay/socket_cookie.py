@@ -2,11 +2,10 @@
 counter for the whole host (per CPU, in batches of 4096), so a seat that makes k sockets moves
 the number its partner's next socket gets by k. Both seats run on CPU 0 to share a batch."""
 
-import os
 import socket
 import struct
 
-from _channel import Lockstep
+from _channel import Lockstep, on_cpu_zero
 from _play import report, run
 
 SO_COOKIE = 57
@@ -25,11 +24,4 @@ def bump(count):
 channel = Lockstep(cookie, bump, data_bits=8, modulus=4096)
 
 
-def on_hello(seat):
-    try:
-        os.sched_setaffinity(0, {0})
-    except OSError as error:
-        report(f"NOTE sched_setaffinity: {error}")
-
-
-run(on_hello=on_hello, on_act=channel.on_act, on_end=lambda seat: report(channel.summary()))
+run(on_hello=on_cpu_zero, on_act=channel.on_act, on_end=lambda seat: report(channel.summary()))
