@@ -118,6 +118,7 @@ def rootfs(state: Path) -> Path:
 # therefore a copy, in a tmpfs, of what bots may run: Python 3.11 and its standard library,
 # Node, sh, and the libraries they link. A tmpfs page is never cold: every read of it costs
 # the same, whatever another seat did.
+SYSROOT_DEFAULT = "/run/kaiser-arena/gvisor/sysroot"
 _SYSROOT_PROGRAMS = ("/usr/bin/python3.11", "/usr/bin/node", "/usr/bin/dash")
 # /usr/share/nodejs: Debian's Node loads some of its own built-in modules from there.
 _SYSROOT_TREES = ("/usr/lib/python3.11", "/usr/share/nodejs")
@@ -185,11 +186,13 @@ def _on_tmpfs(path: Path) -> bool:
 
 
 @functools.cache
-def sysroot(state: Path) -> tuple[Path, str]:
+def sysroot() -> tuple[Path, str]:
     """The in-memory copy of /usr for every seat of this host (made once, under a lock, by
     the first worker that needs it; named by what it holds, so an upgrade makes a new one),
     and a line for the probe's reason."""
-    base = Path(os.environ.get("KAISER_SANDBOX_SYSROOT", str(state / "sysroot")))
+    # One a host, whatever state folder a worker has (tests give workers their own): the
+    # copy is named by what it holds, so every worker of the host shares it.
+    base = Path(os.environ.get("KAISER_SANDBOX_SYSROOT", SYSROOT_DEFAULT))
     base.mkdir(mode=0o755, parents=True, exist_ok=True)
     note = "/usr a copy in memory"
     if not _on_tmpfs(base) and (os.geteuid() != 0 or _mount_tmpfs(base) != 0):

@@ -998,7 +998,7 @@ class SandboxProcess:
         state = _state_dir("gvisor")
         gvisor.sweep_stale(state)
         self._bundle_state = state
-        self._usr, note = gvisor.sysroot(state)
+        self._usr, note = gvisor.sysroot()
         self.mode_reason += f"; {note}"
 
     def _gvisor_bundle(self, workdir: Path, run: Sequence[str]) -> gvisor.SeatBundle:
