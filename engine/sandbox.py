@@ -377,6 +377,28 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
     return "; ".join(parts)
 
 
+def _gvisor_supervisor(cgroup_procs: Sequence[Path], group: _Cgroup | None) -> str:
+    """The gVisor seat's launcher: joins the seat's cgroups, starts runsc, and stays as the
+    seat's supervisor, outside the seat's freezer (v1), with no copy of the bot's pipes.
+
+    Why: on cgroup v1 a frozen task cannot die, not even of SIGKILL, so a seat frozen when its
+    worker is killed would outlive it, the parent-death signal of runsc pending for ever. The
+    supervisor is never frozen: when the worker's thread dies it gets SIGTERM, thaws the seat
+    and kills every task of it. Its exit status is runsc's."""
+    joins = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup_procs]
+    # "0<&0": a shell gives a command in the background /dev/null as input unless told.
+    parts = [" && ".join(joins) or ":", '"$@" 0<&0 &', "seat=$!"]
+    if isinstance(group, _CgroupV1) and "freezer" in group.paths:
+        state = shlex.quote(str(group.paths["freezer"] / "freezer.state"))
+        tasks = shlex.quote(str(group.pids_file()))
+        outside = shlex.quote(str(group.paths["freezer"].parent / "cgroup.procs"))
+        parts += [f"echo $$ > {outside} 2>/dev/null",
+                  f"trap 'echo THAWED > {state}; kill -9 $(cat {tasks}) 2>/dev/null; "
+                  "exit 143' TERM"]
+    parts += ["exec 0</dev/null 1>/dev/null 2>/dev/null", 'wait "$seat"', "exit $?"]
+    return "\n".join(parts)
+
+
 def _gvisor_inner_script(limits: SandboxLimits) -> str:
     """Runs inside gVisor: rlimits the OCI config cannot say, 'started' on stdout, exec."""
     return "; ".join([
@@ -1063,16 +1085,17 @@ class SandboxProcess:
             # (tests): runsc, the Sentry, its gofer and stubs are spread over namespaces of
             # their own, but all in the seat's cgroup from the start.
             self.pid_namespace = f"cgroup:{self._cgroup.pids_file().parent}"
-        joins = [f"echo $$ > {shlex.quote(str(path))}" for path in cgroup_files]
-        outer = [_bash_path(), "-c", " && ".join([*joins, 'exec "$@"']), "bash"]
+        outer = [_bash_path(), "-c", _gvisor_supervisor(cgroup_files, self._cgroup), "bash"]
+        setpriv = _which("setpriv", os.environ.get("PATH"))
+        if setpriv is not None:  # the supervisor hears of the worker's death (root: kept)
+            outer = [setpriv, "--pdeathsig=TERM", "--", *outer]
         pipe = subprocess.PIPE
         # 'started' comes on the bot's stdout (one byte, before the bot runs): no extra pipe
         # crosses into gVisor.
         self._started_on_stdout = True
         return subprocess.Popen([*outer, *_run_as(self.seat_uid), *self._bundle.command(runsc)],
                                 env={"PATH": SANDBOX_PATH}, stdin=pipe, stdout=pipe,
-                                stderr=pipe,
-                                cwd="/")
+                                stderr=pipe, cwd="/")
 
     @staticmethod
     def _close_fds(*fds: int) -> None:

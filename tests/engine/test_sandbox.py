@@ -122,7 +122,11 @@ def test_the_bot_runs_as_nobody_inside_and_a_seat_uid_outside_in_its_read_only_f
     monkeypatch.setenv("DJANGO_SECRET_KEY", "do-not-leak")
     report, proc = run_inspect(staging)
     try:
-        host_status = Path(f"/proc/{proc.pid}/status").read_text()
+        # Under gVisor proc.pid is the seat's supervisor (root, outside the freezer): runsc
+        # is its child, as the seat's uid.
+        pid = proc.pid if kernel == "host" else int(
+            Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()[0])
+        host_status = Path(f"/proc/{pid}/status").read_text()
     finally:
         proc.kill()
 

@@ -8,6 +8,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -165,8 +166,15 @@ def test_the_workers_answer_is_cached_between_requests(
     name, _ = start_worker()
     # The worker is up, but the answer of a moment ago still stands: nobody was asked again.
     assert anon_client.get("/health/").json()["workers"] == NO_WORKERS
-    cache.delete(WORKERS_CACHE_KEY)  # as when the cached answer expires
-    assert anon_client.get("/health/").json()["workers"]["names"] == [name]
+    # As when the cached answer expires: asked again, the worker answers (on a busy host it
+    # may miss the one-second ping; a missed answer is cached too, so it expires again).
+    deadline = time.monotonic() + 30
+    while True:
+        cache.delete(WORKERS_CACHE_KEY)
+        names = anon_client.get("/health/").json()["workers"]["names"]
+        if names == [name] or time.monotonic() > deadline:
+            break
+    assert names == [name]
 
 
 def test_while_one_request_asks_the_workers_the_others_serve_the_previous_answer(

@@ -1,4 +1,6 @@
-"""Plays legally while writing to standard error without end."""
+"""Plays legally while writing to standard error without end: a thread that never stops, and
+40 lines on each move before the reply (a seat runs only on its own moves: so much a game
+whatever the host's speed)."""
 
 import json
 import sys
@@ -17,10 +19,12 @@ def play(message):
     return legal[0]
 
 
+LINE = "debug " * 100 + "\n"
+
+
 def flood():
-    line = "debug " * 100 + "\n"
     while True:
-        sys.stderr.write(line)
+        sys.stderr.write(LINE)
 
 
 threading.Thread(target=flood, daemon=True).start()
@@ -29,6 +33,7 @@ for line in sys.stdin:
     if message["type"] == "hello":
         reply(message, type="ready")
     elif message["type"] == "act":
+        sys.stderr.write(LINE * 40)
         reply(message, action=play(message))
     elif message["type"] == "match_end":
         break
