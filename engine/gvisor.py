@@ -10,7 +10,8 @@ share a kernel; docs/sandbox.md says what still crosses.
 
 Layout of a seat (host view), after engine.sandbox has made the seat's cgroup, uid and /tmp:
 
-    worker (root) -> bash (joins the seat's cgroups) -> setpriv (the seat's own host uid)
+    worker (root) -> bash, the seat's supervisor (sandbox._gvisor_supervisor)
+                  -> setpriv (the seat's own host uid)
                   -> runsc --rootless run (a user namespace of its own; the Sentry, the
                      gofer that serves the files, and the ptrace stubs, all in the cgroup)
                   -> /bin/sh inside gVisor (rlimits, 'started' on stdout) -> the bot

@@ -1,6 +1,10 @@
-"""Run one untrusted bot program in a bubblewrap sandbox, and make sure it is gone afterwards.
+"""Run one untrusted bot program in a sandbox of its own, and make sure it is gone afterwards.
 
-Layout of a sandboxed seat (host view):
+On a server every seat has a gVisor kernel of its own (engine.gvisor: the layout is there);
+this module makes the seat's uid, cgroups and /tmp for both kernels, starts the seat, stops
+it (the cgroup freezer) between its turns, counts its CPU time, and removes it.
+
+Layout of a seat on the host's kernel (KAISER_SANDBOX_KERNEL=host; host view):
 
     worker (root)  ->  bash (joins the seat's cgroups, moves the pipes to fds 3-5)
                    ->  setpriv (becomes the seat's own uid)  ->  bwrap (outer)
