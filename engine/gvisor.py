@@ -50,7 +50,6 @@ MEMORY_EXTRA_MB = 128
 TASKS_EXTRA = 96
 TASKS_PER_PROCESS = 8
 PLATFORM = "ptrace"
-_OCI_SECCOMP = ["--oci-seccomp"] if os.environ.get("KAISER_GVISOR_SECCOMP", "1") == "1" else []
 _ROOT_DIRS = ("bot", "dev", "etc", "proc", "sys", "tmp", "usr")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
 
@@ -302,7 +301,7 @@ class SeatBundle:
         # runsc, the Sentry and the gofer all live in them; runsc must not move them.
         # --oci-seccomp: the config's filter (syscall_filter.oci_rules) applies inside gVisor.
         return [runsc, "--rootless", f"--root={self.runsc_root}", f"--platform={PLATFORM}",
-                "--network=none", "--ignore-cgroups", *_OCI_SECCOMP, "run", "--bundle",
+                "--network=none", "--ignore-cgroups", "--oci-seccomp", "run", "--bundle",
                 str(self.path), self.name]
 
     def remove(self) -> None:
