@@ -46,6 +46,7 @@ def test_a_worker_without_a_sandbox_takes_no_match_and_another_plays_it_once(
     match.refresh_from_db()
     assert (match.status, match.attempts) == (Match.Status.QUEUED, 0)
     assert not MatchAttempt.objects.filter(match=match).exists()
+    broken.stop()  # as in the upload-check test below: its put-back countdown goes back too
 
     start_worker()  # a worker that can sandbox takes the match put back
     match = _wait_status(match.pk, Match.Status.FINISHED)
