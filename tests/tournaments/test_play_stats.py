@@ -94,7 +94,10 @@ def test_stored_statistics_equal_a_recount_of_the_stored_replays(
         assert _stored(version) == _recount(version), version.bot.name
     greedy = _stored(played["greedy"])
     assert greedy["matches"] == 4 and greedy["deals"] > 0
-    assert sum(greedy["held"].values()) > 0
+    # Every deal has a contract, held by one side or the other: greedy alone may hold none in
+    # three short matches against random (it happened once in CI), the two together do.
+    random_held = _stored(played["random"])["held"]
+    assert sum(greedy["held"].values()) + sum(random_held.values()) > 0
     assert _stored(played["crash"])["faults"] == Counter({"crash": 1})
 
 
