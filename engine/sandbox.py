@@ -456,10 +456,6 @@ class _Cgroup:
         it armed included), unlike a process stopped with SIGSTOP."""
         return False
 
-    def frozen(self) -> bool:
-        """True once every process of the seat is frozen (the freeze has settled)."""
-        return False
-
     def thaw(self) -> None:
         pass
 
@@ -574,20 +570,6 @@ class _CgroupV1(_Cgroup):
             return False
         return True
 
-    def frozen(self) -> bool:
-        try:
-            state = (self.paths["freezer"] / "freezer.state").read_bytes().strip()
-        except (OSError, KeyError):
-            return False
-        if state != b"FREEZING":
-            return state == b"FROZEN"
-        # v1 never freezes a task stopped under ptrace (gVisor's stubs between two system
-        # calls): it stays FREEZING. Such a task runs again only when its tracer, the
-        # Sentry of the same seat, resumes it, and the Sentry is frozen. So the seat is
-        # settled once every task is frozen (D) or in such a stop (t).
-        tasks = _read_ids(self.paths["freezer"] / "tasks")
-        return bool(tasks) and all(_task_state(tid) in _HELD_STATES for tid in tasks)
-
     def thaw(self) -> None:
         if "freezer" in self.paths:
             self._freezer_write(b"THAWED")
@@ -661,9 +643,6 @@ class _CgroupV2(_Cgroup):
             return False
         return True
 
-    def frozen(self) -> bool:
-        return _counter_after(self.path / "cgroup.events", "frozen") == 1
-
     def thaw(self) -> None:
         with contextlib.suppress(OSError):
             _write(self.path / "cgroup.freeze", "0")
@@ -686,23 +665,11 @@ def _counter_after(path: Path, key: str) -> int:
         return 0
 
 
-_HELD_STATES = (b"D", b"t", b"T", b"Z", b"X", b"")
-
-
 def _read_ids(path: Path) -> list[int]:
     try:
         return [int(p) for p in path.read_bytes().split()]
     except (OSError, ValueError):
         return []
-
-
-def _task_state(tid: int) -> bytes:
-    """A task's state letter from /proc (b"" once it is gone)."""
-    try:
-        with open(f"/proc/{tid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return b""
 
 
 def _read_pids(path: Path) -> set[int]:
@@ -1224,8 +1191,9 @@ class SandboxProcess:
             if self._freezing:
                 # Settled when the write returns: the kernel has marked every task of the
                 # seat and kicked the running ones, which enter the freezer at once (before
-                # they run another instruction of the bot's). group.frozen() confirms it
-                # (tests do); it reads every task's state, too dear for each turn.
+                # they run another instruction of the bot's). On v1 a gVisor stub stopped
+                # under ptrace stays "FREEZING", held by its frozen Sentry; the tests read
+                # the tasks' states (test_fair_play.seat_states).
                 self.frozen = True
                 return True
         stopped = self._stopped

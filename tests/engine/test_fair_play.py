@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from engine import syscall_filter
+from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import TimeControl
 from engine.rules import DEFAULT_RULES
@@ -397,7 +398,7 @@ def test_a_seat_off_move_uses_no_cpu_whatever_wakes_it(
     watched = OffMoveCpu(program(folder, time=RELAXED))
     rules = dataclasses.replace(DEFAULT_RULES, max_deals=2)
 
-    replay = run_match(watched, _random(), games=2, seed="3",
+    replay = run_match(watched, resolve_player("builtin:random"), games=2, seed="3",
                        rules=rules, time=RELAXED)
 
     assert replay["result"]["forfeit"] is None
@@ -406,9 +407,3 @@ def test_a_seat_off_move_uses_no_cpu_whatever_wakes_it(
     # freeze took hold (microseconds), not the helpers' spinning (they ran 35-73% of the time
     # off move under SIGSTOP, before the freezer).
     assert watched.off_ns < 2_000_000 + watched.gaps * 200_000, (watched.off_ns, watched.on_ns)
-
-
-def _random() -> Any:
-    from engine.builtin import resolve_player
-
-    return resolve_player("builtin:random")
