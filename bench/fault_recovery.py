@@ -64,7 +64,7 @@ def _setup(matches: int, marker: str) -> tuple[object, list[object]]:
 
     from bots.models import Bot, BotProgram, BotVersion
     from bots.services import bot_version_add_builtin
-    from tournaments.models import Ladder
+    from ladder.models import Ladder
 
     call_command("migrate", verbosity=0)
     Ladder.objects.update(active=False)
@@ -149,7 +149,7 @@ class Faults:
 
 
 def _counts(matches: list[object]) -> Counter[str]:
-    from tournaments.models import Match
+    from matches.models import Match
 
     ids = [m.pk for m in matches]  # type: ignore[attr-defined]
     return Counter(Match.objects.filter(pk__in=ids).values_list("status", flat=True))
@@ -180,7 +180,7 @@ def _run(matches: list[object], faults: Faults, period: float, timeout: float,
 def _verdict(ladder: object, matches: list[object], marker: str) -> list[str]:
     from hardening_support import assert_each_match_counted_once, wait_until_gone
 
-    from tournaments.models import MatchAttempt
+    from matches.models import MatchAttempt
 
     problems = []
     try:

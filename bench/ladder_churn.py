@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tournaments.pairing import SETTLED_MATCHES, Entrant, ladder_pairs  # noqa: E402
+from ladder.pairing import SETTLED_MATCHES, Entrant, ladder_pairs  # noqa: E402
 
 
 def _run(entrants: list[Entrant], ticks: int, depth: int, seed: int, rules: bool

@@ -3,7 +3,7 @@
 
 The ladder scheduler runs on every beat tick and after every finished ladder match; it reads
 the entrants, the open matches, and (for the rule against churn) the rated matches of each
-entrant drawn first against each opponent (services._meetings_on: two grouped reads of that
+entrant drawn first against each opponent (ladder_services._meetings_on: two grouped reads of that
 bot's matches). This makes `--bots` built-in bots on a ladder
 with `--matches` finished rated matches between random pairs (rows inserted directly, no
 replays), then times `--fills` fills that each create one match (the match is deleted again
@@ -54,7 +54,8 @@ def _populate(bots: int, matches: int) -> object:
     from django.utils import timezone
 
     from bots.models import Bot, BotVersion
-    from tournaments.models import Ladder, LadderEntry, Match
+    from ladder.models import Ladder, LadderEntry
+    from matches.models import Match
 
     call_command("migrate", verbosity=0)
     versions = [BotVersion.objects.create(
@@ -91,23 +92,24 @@ def main() -> None:
     django.setup()
     from django.db import connection
 
-    from tournaments import services
-    from tournaments.models import Match
+    from ladder import services as ladder_services
+    from matches import services as match_services
+    from matches.models import Match
 
     began = time.perf_counter()
     ladder = _populate(args.bots, args.matches)
     print(f"{connection.vendor}: {args.bots} bots, {args.matches} finished rated matches "
           f"(made in {time.perf_counter() - began:.0f} s)")
-    services.matches_dispatch = lambda: []  # no broker here: nothing is sent
-    real = services._meetings_on
+    match_services.matches_dispatch = lambda: []  # no broker here: nothing is sent
+    real = ladder_services._meetings_on
     without = {"without the meetings": lambda ladder: (lambda version_id: {}),
                "with the meetings": real}
     times: dict[str, list[float]] = {label: [] for label in without}
     for seed in range(args.fills + 2):  # the first two warm the caches and are not counted
         for label, reader in without.items():
-            services._meetings_on = reader  # type: ignore[assignment]
+            ladder_services._meetings_on = reader  # type: ignore[assignment]
             began = time.perf_counter()
-            made = services.ladder_schedule(ladder_id=ladder.pk,  # type: ignore[attr-defined]
+            made = ladder_services.ladder_schedule(ladder_id=ladder.pk,  # type: ignore[attr-defined]
                                             rng=random.Random(seed), sync=False)
             if seed >= 2:
                 times[label].append((time.perf_counter() - began) * 1000)

@@ -59,7 +59,7 @@ def _setup(games: int) -> tuple[object, object, object]:
     from django.core.management import call_command
 
     from bots.models import Bot, BotProgram, BotVersion
-    from tournaments.models import Ladder
+    from ladder.models import Ladder
 
     call_command("migrate", verbosity=0)
     user = User.objects.create_user(username="bench")
@@ -83,8 +83,8 @@ def _setup(games: int) -> tuple[object, object, object]:
 
 
 def _engine_rate(a: object, b: object, ladder: object, matches: int) -> float:
-    from tournaments.models import Match
-    from tournaments.runner import match_play_engine
+    from matches.models import Match
+    from matches.runner import match_play_engine
 
     began = time.monotonic()
     for i in range(matches):
@@ -108,8 +108,9 @@ def _start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
 
 
 def _site_rate(ladder: object, matches: int, env: dict[str, str]) -> dict[str, float]:
-    from tournaments import services
-    from tournaments.models import Ladder, Match
+    from ladder import services
+    from ladder.models import Ladder
+    from matches.models import Match
 
     log = ROOT / "var" / "bench-worker.log"
     worker = _start_worker(env, log)

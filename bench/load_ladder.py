@@ -44,7 +44,7 @@ def _setup(bots: int) -> None:
 
     from bots.models import Bot
     from bots.services import bot_version_add_builtin
-    from tournaments.models import Ladder
+    from ladder.models import Ladder
 
     call_command("migrate", verbosity=0)
     owners = [User.objects.create_user(username=f"author{i}") for i in range(10)]
@@ -56,7 +56,7 @@ def _setup(bots: int) -> None:
 
 def _paths() -> list[str]:
     from bots.models import Bot
-    from tournaments.models import Match
+    from matches.models import Match
 
     bots = list(Bot.objects.values_list("pk", flat=True))
     matches = list(Match.objects.filter(status="finished").order_by("-pk")
@@ -115,7 +115,7 @@ def _queue_sampler(stop: threading.Event, samples: list[tuple[float, int, int, i
     from django.db import close_old_connections
     from django.db.models import Count, Q
 
-    from tournaments.models import Match
+    from matches.models import Match
 
     began = time.monotonic()
     while not stop.wait(2.0):
@@ -148,7 +148,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _report(clients: Clients, wall: float, samples: list[tuple[float, int, int, int]],
             bots: int, vendor: str) -> None:
-    from tournaments.models import LadderEntry
+    from ladder.models import LadderEntry
 
     everything = [v for values in clients.latency.values() for v in values]
     print(f"load: {bots} bots on the main ladder (queue depth {QUEUE_DEPTH}), one worker "

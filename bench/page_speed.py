@@ -112,7 +112,7 @@ def bots_create(count: int) -> list[int]:
     from django.contrib.auth.models import User
 
     from bots.models import Bot, BotVersion
-    from tournaments.models import Ladder, LadderEntry
+    from ladder.models import Ladder, LadderEntry
 
     owners = User.objects.bulk_create(User(username=f"author{i}") for i in range(count // 5 + 1))
     bots = Bot.objects.bulk_create(
@@ -135,7 +135,7 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
     from django.db import connection
     from django.utils import timezone
 
-    from tournaments.models import Ladder, LadderEntry
+    from ladder.models import Ladder, LadderEntry
 
     ladder = Ladder.objects.get(slug="main")
     entries = dict(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", "pk"))
@@ -251,7 +251,7 @@ def get(port: int, path: str) -> float:
 
 def pages(versions: list[int]) -> dict[str, Callable[[random.Random], str]]:
     from bots.models import BotVersion
-    from tournaments.models import Match
+    from matches.models import Match
 
     bot_ids = list(BotVersion.objects.filter(pk__in=versions).values_list("bot_id", flat=True))
     low, high = (Match.objects.order_by("id").values_list("id", flat=True).first(),
@@ -304,7 +304,7 @@ def query_counts(versions: list[int]) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from bots.models import BotVersion
-    from tournaments.models import Match
+    from matches.models import Match
 
     played = BotVersion.objects.filter(pk__in=versions).values_list("pk", "bot_id", "bot__name")
     per_version = dict(Match.objects.order_by().values_list("version_a_id").annotate(
@@ -381,7 +381,7 @@ def fill(args: argparse.Namespace) -> list[int]:
 
 def bench_versions() -> list[int]:
     from bots.models import BotVersion
-    from tournaments.models import Match
+    from matches.models import Match
 
     versions = list(BotVersion.objects.filter(bot__name__startswith="bot").values_list(
         "pk", flat=True))

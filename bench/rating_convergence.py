@@ -42,7 +42,7 @@ from engine.builtin import BuiltinFactory, RandomPlayer  # noqa: E402
 from engine.match import run_match  # noqa: E402
 from engine.mc import MCPlayer  # noqa: E402
 from engine.strength import NoisyGreedyPlayer  # noqa: E402
-from tournaments import pairing, ratings  # noqa: E402
+from ladder import pairing, ratings
 
 MC_EFFORT = 0.2
 NOISE_LEVELS = (0.0, 0.04, 0.08, 0.15, 0.25, 0.4, 0.6)

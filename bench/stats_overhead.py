@@ -66,8 +66,8 @@ def _versions() -> dict[str, Any]:
 
 
 def _time_one(a: Any, b: Any, ladder: Any, with_stats: bool) -> float:
-    from tournaments import services
-    from tournaments.models import Match
+    from matches import services
+    from matches.models import Match
 
     original = services.replay_stats
     if not with_stats:
@@ -83,7 +83,7 @@ def _time_one(a: Any, b: Any, ladder: Any, with_stats: bool) -> float:
 
 
 def _fold_per_match() -> float:
-    from tournaments.stats import play_stats_fold
+    from matches.stats import play_stats_fold
 
     started, count = time.perf_counter(), 0
     while folded := play_stats_fold(limit=100):
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=40, help="per pairing and half")
     args = parser.parse_args()
     connection = _setup()
-    from tournaments.models import Ladder
+    from ladder.models import Ladder
 
     ladder = Ladder.objects.create(name="Bench", slug="bench", games_per_match=2)
     versions = _versions()
@@ -118,8 +118,8 @@ def main() -> None:
 
 
 def _stats_alone(count: int) -> float:
-    from tournaments.models import Match
-    from tournaments.stats import replay_stats
+    from matches.models import Match
+    from matches.stats import replay_stats
 
     replays = [m.replay() for m in Match.objects.filter(status="finished")[:count]]
     started = time.perf_counter()

@@ -72,8 +72,9 @@ def finish_queued(tournament_id: int, replays: list[tuple[bytes, int, float, int
     matches are all done (half of them finished) when given."""
     from django.utils import timezone
 
+    from matches.models import Match
     from tournaments import services
-    from tournaments.models import Match, Tournament
+    from tournaments.models import Tournament
 
     while True:
         tournament = Tournament.objects.get(pk=tournament_id)
@@ -99,8 +100,8 @@ def finish_queued(tournament_id: int, replays: list[tuple[bytes, int, float, int
 
 def tournaments_make(versions: list[int]) -> dict[str, int]:
     from bots.models import BotVersion
+    from ladder.models import Ladder
     from tournaments import services
-    from tournaments.models import Ladder
 
     replays = page_speed.real_replays(24)
     rng = random.Random(5)
@@ -137,9 +138,8 @@ def query_counts(made: dict[str, int]) -> None:
 def cold_render_times(made: dict[str, int], repeat: int = 30) -> None:
     """The body's work when the cache does not have it (the first visit after a result): the
     reads and the HTML, in-process, without the cache."""
-    from tournaments import tournament_html, tournament_selectors
     from tournaments.models import Tournament
-    from tournaments.views import _Links
+    from tournaments.views import tournament_body_html
 
     figures = []
     for label, pk in made.items():
@@ -147,14 +147,7 @@ def cold_render_times(made: dict[str, int], repeat: int = 30) -> None:
         times = []
         for _ in range(repeat):
             began = time.perf_counter()
-            view = tournament_selectors.tournament_view(tournament=tournament)
-            links = _Links()
-            knockout = tournament.format == Tournament.Format.KNOCKOUT
-            tournament_html.standings_html(view.table, knockout=knockout, finished=True,
-                                           links=links)
-            tournament_html.crosstable_html(view.crosstable, links=links)
-            for column in view.columns:
-                tournament_html.bouts_html(column.bouts, links=links)
+            tournament_body_html(tournament)
             times.append(time.perf_counter() - began)
         times.sort()
         figures.append(f"{label}: median {1000 * times[len(times) // 2]:.1f} ms, "

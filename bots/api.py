@@ -266,7 +266,7 @@ class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
                    responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])
     def stats(self, request: Request, pk: str | None = None) -> Response:
-        from tournaments.stats import empty, summary, version_stats
+        from matches.stats import empty, summary, version_stats
 
         data = version_stats(version_id=self.get_object().pk) or empty()
         return Response({"totals": data, "per_deal": summary(data)})

@@ -15,10 +15,15 @@ from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
+from bots import signals
 from bots.models import Bot, BotProgram, BotVersion
 from bots.programs import ProgramError, program_inspect
+from kaiser_site.task_send import task_send
 
 logger = logging.getLogger(__name__)
+
+# The upload check (bots.tasks.bot_version_check), sent by name: see kaiser_site.task_send.
+CHECK_TASK = "bots.tasks.bot_version_check"
 CHECK_OPPONENT = "builtin:random"
 
 
@@ -58,9 +63,8 @@ def bot_retire(*, bot: Bot) -> Bot:
     if not bot.retired:
         bot.retired = True
         bot.save(update_fields=["retired"])
-        from tournaments.services import tournament_entries_withdraw
-
-        tournament_entries_withdraw(bot_id=bot.pk)  # its tournament matches become walkovers
+        # Its tournament entries are withdrawn (tournaments.receivers): walkovers from now on.
+        signals.bot_retired.send(sender=Bot, bot=bot)
     return bot
 
 
@@ -130,10 +134,8 @@ def _enqueue_check(version_id: int) -> None:
     bot_versions_requeue_stale task queues the check later."""
     from kombu.exceptions import OperationalError
 
-    from bots.tasks import bot_version_check as check_task
-
     try:
-        check_task.apply_async((version_id,), retry=True, retry_policy={"max_retries": 2})
+        task_send(CHECK_TASK, version_id, retry=True, retry_policy={"max_retries": 2})
     except OperationalError as error:
         logger.warning("check of version %s not queued (%s); the requeue task will", version_id,
                        error)

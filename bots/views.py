@@ -7,8 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
-from django.utils.html import format_html
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from bots import selectors, services
@@ -16,9 +15,9 @@ from bots.forms import BotForm, UploadForm
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
-from tournaments.page_selectors import challenge_versions
-from tournaments.stats import bot_stats_context
-from tournaments.views import bot_activity_html
+from matches.selectors import challenge_versions
+from matches.stats import bot_stats_context
+from matches.views import bot_activity_html
 
 
 def _owned_bot(request: HttpRequest, pk: int) -> Bot:
@@ -96,10 +95,8 @@ def bot_upload(request: HttpRequest, pk: int) -> HttpResponse:
             )
         except services.DuplicateUpload as duplicate:
             same = duplicate.version
-            form.add_error("file", format_html(
-                'These bytes are <a href="{}#v{}">version {}</a> of {} already (uploaded {}): '
-                "nothing new to check.", reverse("bot-detail", args=[bot.pk]), same.number,
-                same.number, bot.name, f"{same.created:%Y-%m-%d %H:%M}"))
+            form.add_error("file", render_to_string(
+                "bots/_duplicate_upload.html", {"bot": bot, "same": same}).strip())
         except ValidationError as error:
             _form_errors(form, error)
         else:

@@ -28,8 +28,9 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt  # noqa: E402
-from tournaments.selectors import ratings_recomputed  # noqa: E402
+from ladder.models import Ladder, LadderEntry  # noqa: E402
+from ladder.selectors import ratings_recomputed  # noqa: E402
+from matches.models import Match, MatchAttempt  # noqa: E402
 
 STORED = MatchAttempt.Outcome.FINISHED
 

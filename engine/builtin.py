@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.players import Player, PlayerFactory, TimeControl
+from engine.seeded import SeededPlayer
 
 if TYPE_CHECKING:
     from engine.game import Action, GameState
     from engine.rules import Rules
-
-
-class SeededPlayer(Player):
-    """A trusted in-process player with its own seeded random generator."""
-
-    trusted = True
-    makes_cycles = False
-
-    def __init__(self) -> None:
-        self.rng = random.Random(0)
-        self.random = self.rng.random
-
-    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
-              seed: str) -> None:
-        self.rng = random.Random(f"{type(self).__name__}/{seed}")
 
 
 class RandomPlayer(SeededPlayer):

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.builtin import SeededPlayer
 from engine.cards import FIVE_HEARTS, NO_TRUMP, PASS, THREE_SPADES, suit_cards
 from engine.game import BID, DISCARD, MISDEAL, PLAY, TRUMP
+from engine.seeded import SeededPlayer
 
 if TYPE_CHECKING:
     from engine.game import Action, GameState

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from engine.builtin import SeededPlayer
 from engine.cards import (
     CHUNK_CARDS,
     FIVE_HEARTS,
@@ -41,6 +40,7 @@ from engine.cards import (
 from engine.game import BID, DECISIONS, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, all_bids
 from engine.greedy import PARTNER_POINTS, hand_points, suit_strength
 from engine.sampling import EXTRA, View, sample_deal, view_from_observation
+from engine.seeded import SeededPlayer
 
 if TYPE_CHECKING:
     from engine.game import Action, GameState

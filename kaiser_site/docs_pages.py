@@ -10,7 +10,7 @@ from pathlib import Path
 
 import markdown
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -108,3 +108,32 @@ def runner_download(request: HttpRequest) -> HttpResponse:
     response["X-Kaiser-Engine-Version"] = built.version
     response["ETag"] = f'"{built.sha256}"'
     return response
+
+
+# --- The docs index and the starter kit ------------------------------------------------------
+
+EXAMPLES_DIR = Path(settings.BASE_DIR) / "bots" / "examples"
+
+
+STARTER_FILES = {
+    "minimal_bot.py": "The smallest complete bot: one file, plays the first legal action.",
+    "kaiser_bot.py": "The protocol loop in one file: import it and write decide().",
+    "random.zip": "A random player (Python, zip with bot.py).",
+    "greedy.zip": "A greedy player (Python, zip with bot.py).",
+    "node_random.zip": "A random player in JavaScript (zip with bot.json manifest).",
+    "mc.zip": "A Monte Carlo player (Python, zip): a strong starting point.",
+}
+
+
+def docs(request: HttpRequest) -> HttpResponse:
+    """The docs index: the pages, the local runner and the starter kit's files."""
+    files = [(name, text) for name, text in STARTER_FILES.items()
+             if (EXAMPLES_DIR / name).is_file()]
+    return render(request, "docs/index.html", {"files": files, "runner": runner()})
+
+
+def starter_file(request: HttpRequest, name: str) -> FileResponse:
+    """One file of the starter kit (bots/examples/), as a download."""
+    if name not in STARTER_FILES or not (EXAMPLES_DIR / name).is_file():
+        raise Http404("no such starter file")
+    return FileResponse((EXAMPLES_DIR / name).open("rb"), as_attachment=True, filename=name)

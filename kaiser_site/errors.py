@@ -13,6 +13,7 @@ the technical page under DEBUG, which is what a developer wants there; 500s like
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from django.conf import settings
 from django.http import (
@@ -28,6 +29,9 @@ from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 
 logger = logging.getLogger(__name__)
+
+# The last resort when the 500 page itself fails: a file, no template engine involved.
+PLAIN_500 = Path(settings.BASE_DIR) / "templates" / "500-plain.html"
 
 UNKNOWN_URL = "unknown-url"  # the catch-all pattern's name
 
@@ -76,9 +80,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
         return render(request, "500.html", status=500)
     except Exception:
         logger.exception("The 500 page itself failed; answering a plain one")
-        return HttpResponseServerError(
-            "<!doctype html><title>Server error</title><h1>Server error</h1>"
-            "<p>Something went wrong on our side. Please try again in a moment.</p>")
+        return HttpResponseServerError(PLAIN_500.read_bytes())
 
 
 @csrf_exempt  # it changes nothing; a POST to an unknown /api/ URL must answer JSON 404, not CSRF
@@ -99,3 +101,16 @@ def _is_a_page(path: str, request: HttpRequest) -> bool:
     except Resolver404:
         return False
     return match.url_name != UNKNOWN_URL
+
+
+ADMIN_MOVED = {"match": "matches", "matchattempt": "matches", "playstats": "matches",
+               "ladder": "ladder", "ladderentry": "ladder", "ratingchange": "ladder"}
+
+
+def admin_moved(request: HttpRequest, model: str, rest: str) -> HttpResponse:
+    """/admin/tournaments/<model>/... of a model now in the matches or ladder app: a permanent
+    redirect to its page there (query string kept), so staff bookmarks still work."""
+    target = f"/admin/{ADMIN_MOVED[model]}/{model}/{rest}"
+    if request.META.get("QUERY_STRING"):
+        target += "?" + request.META["QUERY_STRING"]
+    return HttpResponsePermanentRedirect(target)

@@ -92,8 +92,11 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from here, not from a CDN
+    "kaiser_site",
     "accounts",
     "bots",
+    "matches",
+    "ladder",
     "tournaments",
     "play",
 ]
@@ -128,6 +131,13 @@ TEMPLATES = [
                 "kaiser_site.context_processors.site",
             ],
         },
+    },
+    {
+        # The repeated fragments of the pages (kaiser_site.fragments): each app's jinja2/ folder.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {"environment": "kaiser_site.fragments.environment", "autoescape": True},
     },
 ]
 
@@ -206,11 +216,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "ladder-schedule": {
-        "task": "tournaments.tasks.ladder_schedule",
+        "task": "ladder.tasks.ladder_schedule",
         "schedule": timedelta(seconds=10),
     },
     "ladder-fits-refresh": {  # fitted ratings: pages and the API only read them
-        "task": "tournaments.tasks.ladder_fits_refresh",
+        "task": "ladder.tasks.ladder_fits_refresh",
         "schedule": timedelta(seconds=30),
         "options": {"expires": 30},
     },
@@ -220,11 +230,11 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 15},
     },
     "matches-requeue-stale": {
-        "task": "tournaments.tasks.matches_requeue_stale",
+        "task": "matches.tasks.matches_requeue_stale",
         "schedule": timedelta(seconds=60),
     },
     "play-stats-fold": {  # finished matches' statistics into their versions' totals
-        "task": "tournaments.tasks.play_stats_fold",
+        "task": "matches.tasks.play_stats_fold",
         "schedule": timedelta(seconds=10),
         "options": {"expires": 10},
     },
@@ -233,7 +243,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(minutes=5),
     },
     "replays-prune": {  # off unless KAISER_REPLAY_RETENTION_DAYS is set
-        "task": "tournaments.tasks.replays_prune",
+        "task": "matches.tasks.replays_prune",
         "schedule": timedelta(hours=1),
         "options": {"expires": 3600},
     },
@@ -244,7 +254,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# --- Matches and the ladder (tournaments app) --------------------------------------------------
+# --- Matches and the ladder (matches, ladder apps) ------------------------------------------------
 
 # A worker holds a match by a lease in the database, renewed while it plays: a worker that dies
 # stops renewing, and matches_requeue_stale gives the match to another once the lease runs out.
@@ -282,7 +292,7 @@ KAISER_PLAY_CONCURRENCY = env_int("KAISER_PLAY_CONCURRENCY", 8)  # games at once
 KAISER_PLAY_OPEN_GAMES = env_int("KAISER_PLAY_OPEN_GAMES", 2)  # per person
 KAISER_PLAY_MOVE_SECONDS = env_int("KAISER_PLAY_MOVE_SECONDS", 300)  # the person's time a move
 KAISER_PLAY_POLL_MS = env_int("KAISER_PLAY_POLL_MS", 50)  # the worker looks for a move
-# The bots' clock: the ladder's default time control (tournaments.models.Ladder).
+# The bots' clock: the ladder's default time control (ladder.models.Ladder).
 KAISER_PLAY_BOT_MOVE_MS = env_int("KAISER_PLAY_BOT_MOVE_MS", 1000)
 KAISER_PLAY_BOT_BANK_MS = env_int("KAISER_PLAY_BOT_BANK_MS", 10000)
 KAISER_PLAY_BOT_STARTUP_MS = env_int("KAISER_PLAY_BOT_STARTUP_MS", 5000)
@@ -378,7 +388,7 @@ SPECTACULAR_SETTINGS = {
     ],
     "ENUM_NAME_OVERRIDES": {  # three models have a `status`: name each set of choices
         "BotVersionStatusEnum": "bots.models.BotVersion.Status",
-        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "MatchStatusEnum": "matches.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
     },
 }

@@ -8,7 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from accounts import api as accounts_api
 from bots.api import BotVersionViewSet, BotViewSet
-from kaiser_site import docs_pages, errors, health, views
+from kaiser_site import docs_pages, errors, health
 
 router = DefaultRouter()
 router.register("bots", BotViewSet, basename="bot")
@@ -23,12 +23,17 @@ api_v1 = [
         name="api-token-regenerate",
     ),
     path("auth/me/", accounts_api.MeView.as_view(), name="api-me"),
+    path("", include("ladder.api_urls")),
+    path("", include("matches.api_urls")),
     path("", include("tournaments.api_urls")),
     path("", include(router.urls)),
 ]
 
 urlpatterns = [
     path("health/", health.health, name="health"),
+    # The admin's pages of the models that left the tournaments app keep their old addresses.
+    re_path(r"^admin/tournaments/(?P<model>match|matchattempt|playstats|ladder|ladderentry|"
+            r"ratingchange)/(?P<rest>.*)$", errors.admin_moved),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -38,8 +43,11 @@ urlpatterns = [
     path("play/", include("play.urls")),
     path("docs/runner/kaiser-engine.pyz", docs_pages.runner_download, name="runner-download"),
     path("docs/<slug:page>/", docs_pages.doc_page, name="doc-page"),
+    path("docs/", docs_pages.docs, name="docs"),
+    path("docs/starter/<str:name>", docs_pages.starter_file, name="starter-file"),
+    path("", include("ladder.urls")),
+    path("", include("matches.urls")),
     path("", include("tournaments.urls")),
-    path("", views.home, name="home"),  # tournaments.urls may serve "/" first
 ]
 
 if settings.DEBUG:

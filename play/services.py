@@ -26,6 +26,7 @@ from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
 from engine.players import Player, TimeControl
 from engine.protocol import legal_to_wire
 from engine.rules import PRESETS, Rules, get_rules, replace
+from kaiser_site.task_send import task_send
 from play import selectors
 from play.models import Game, Move, Seat
 
@@ -76,9 +77,7 @@ def game_create(*, owner: Any, rules: str, length: str, seats: list[str]) -> Gam
 
 
 def _dispatch(game_id: int) -> None:
-    from play.tasks import game_play
-
-    game_play.apply_async((game_id,), queue=settings.KAISER_PLAY_QUEUE)
+    task_send("play.tasks.game_play", game_id, queue=settings.KAISER_PLAY_QUEUE)
 
 
 def _seat_resolve(value: str) -> tuple[BotVersion | None, str]:

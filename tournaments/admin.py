@@ -1,4 +1,4 @@
-"""Admin: ladders and anchors, tournaments (created and started here by staff), matches."""
+"""The admin of tournaments: entrants, starting a draft, cancelling."""
 
 from __future__ import annotations
 
@@ -12,37 +12,7 @@ from django.http import HttpRequest
 
 from engine.rules import PRESETS
 from tournaments import services
-from tournaments.models import (
-    Ladder,
-    LadderEntry,
-    Match,
-    MatchAttempt,
-    RatingChange,
-    Tournament,
-    TournamentEntrant,
-)
-
-
-class LadderEntryInline(admin.TabularInline):
-    model = LadderEntry
-    fields = ["version", "elo", "games", "pinned", "active"]
-    readonly_fields = ["games"]
-    raw_id_fields = ["version"]
-    extra = 0
-
-
-@admin.register(Ladder)
-class LadderAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "rules", "games_per_match", "active", "queue_depth"]
-    prepopulated_fields = {"slug": ("name",)}
-    inlines = [LadderEntryInline]
-
-
-@admin.register(LadderEntry)
-class LadderEntryAdmin(admin.ModelAdmin):
-    list_display = ["version", "ladder", "elo", "games", "pinned", "active"]
-    list_filter = ["ladder", "pinned", "active"]
-    raw_id_fields = ["version"]
+from tournaments.models import Tournament, TournamentEntrant
 
 
 class TournamentEntrantInline(admin.TabularInline):
@@ -96,39 +66,3 @@ class TournamentAdmin(admin.ModelAdmin):
         count = sum(services.tournament_cancel(tournament=t, reason=f"cancelled by {request.user}")
                     for t in queryset)
         self.message_user(request, f"{count} tournaments cancelled", messages.SUCCESS)
-
-
-class MatchAttemptInline(admin.TabularInline):
-    model = MatchAttempt
-    fields = ["worker", "started", "ended", "outcome", "error"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-
-class RatingChangeInline(admin.TabularInline):
-    model = RatingChange
-    fields = ["entry", "before", "after"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-
-@admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "version_a", "version_b", "score", "attempts",
-                    "created", "finished"]
-    list_filter = ["status", "kind", "ladder", "tournament"]
-    raw_id_fields = ["version_a", "version_b", "requested_by", "ladder", "tournament"]
-    readonly_fields = ["status", "score", "games_a", "games_b", "forfeit", "replay_size",
-                       "attempts", "lease_token", "lease_expires", "dispatched", "started",
-                       "finished", "play_ms", "error"]
-    exclude = ["stderr_a", "stderr_b"]
-    inlines = [MatchAttemptInline, RatingChangeInline]
-    actions = ["void"]
-
-    @admin.action(description="Void the selected unfinished matches (never scored)")
-    def void(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        count = sum(services.match_void(match=m, reason=f"voided by {request.user}")
-                    for m in queryset)
-        self.message_user(request, f"{count} matches voided", messages.SUCCESS)

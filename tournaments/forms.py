@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
-from tournaments.models import Ladder, Tournament
+from ladder.models import Ladder
+from tournaments.models import Tournament
 
 BY_HAND = "hand"
 CHOSEN, OPEN = "chosen", "open"

@@ -1,206 +1,24 @@
-"""Reads: leaderboards with fitted ratings, rating history, head to head, match lists,
-tournament tables, replay export."""
+"""Reads of tournaments: the crosstable (round robin), the standings with their tie-breaks,
+the drawn bracket (knockout), the results as rows, progress, the tournaments open for entry,
+and a bot's tournament history.
+
+A tournament page is a fixed handful of queries whatever its size: the entrants and the
+matches are read once as plain values (tournament_table's), and everything shown is worked
+out from them here."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+import hashlib
+from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
-from django.db.models import Max, Min, Q, QuerySet
+from django.db.models import Count, Max, Q
+from django.utils import timezone
 
-from bots.faults import replay_public
-from engine.match import replay_json
-from tournaments import ratings
-from tournaments.models import (
-    Ladder,
-    LadderEntry,
-    Match,
-    RatingChange,
-    Tournament,
-    TournamentBye,
-)
-
-# --- Ladders ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    rank: int
-    entry: LadderEntry
-    elo: float
-    games: int
-    provisional: bool
-    pinned: bool
-    fitted: float | None
-    fitted_low: float | None
-    fitted_high: float | None
-
-
-def ladder_results(*, ladder: Ladder) -> list[ratings.Result]:
-    """Every rated, finished match of the ladder, oldest first, as the rating code takes them."""
-    rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
-            .order_by("finished", "id")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match"))
-    return [ratings.Result(a, b, score, games) for a, b, score, games in rows]
-
-
-# Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
-# with the O(pairs) fit); above it only the beat's task fits, and requests read its last fit.
-FIT_INLINE_MAX = 150
-
-
-def _fit_version(ladder: Ladder) -> tuple[str, dict[Any, float]]:
-    """What the fit depends on: the last rated result and the anchors' pins."""
-    last = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED
-                                ).aggregate(n=Max("finished"))["n"]
-    pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
-                .values_list("version_id", "elo"))
-    return f"{last.isoformat() if last else 'none'}:{sorted(pins.items())}", pins
-
-
-def ladder_fit(*, ladder: Ladder, compute: bool | None = None) -> dict[Any, ratings.Fitted]:
-    """The fitted ratings, {version id: Fitted}.
-
-    The last fit is cached per ladder with the version of the results it covers. A stale one
-    is refitted here when `compute` is True, or when it is None and the ladder has at most
-    FIT_INLINE_MAX active bots; otherwise (a large ladder, or compute=False) the last fit is
-    returned as it is, a few results behind, and {} before the first: the beat's
-    ladder_fits_refresh task keeps it fresh, so no request waits for a large ladder's fit."""
-    version, pins = _fit_version(ladder)
-    cached = cache.get(_fit_key(ladder.pk))
-    if cached is not None and cached[0] == version:
-        return cached[1]  # type: ignore[no-any-return]
-    if compute is None:
-        compute = LadderEntry.objects.filter(ladder=ladder, active=True).count() <= FIT_INLINE_MAX
-    if not compute:
-        return cached[1] if cached is not None else {}
-    fitted = ratings.ratings_fit(results=ladder_results(ladder=ladder), pinned=pins)
-    cache.set(_fit_key(ladder.pk), (version, fitted), FIT_CACHE_SECONDS)
-    return fitted
-
-
-def ladder_fit_is_current(*, ladder: Ladder) -> bool:
-    cached = cache.get(_fit_key(ladder.pk))
-    return cached is not None and cached[0] == _fit_version(ladder)[0]
-
-
-FIT_CACHE_SECONDS = 7 * 24 * 3600
-
-
-def _fit_key(ladder_id: int) -> str:
-    return f"ladder-fit:v2:{ladder_id}"
-
-
-def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False,
-                       fit: bool | None = None) -> list[LeaderboardRow]:
-    entries = LadderEntry.objects.filter(ladder=ladder).select_related(
-        "version__bot", "version__bot__owner").order_by("-elo", "pk")
-    if not include_inactive:
-        entries = entries.filter(active=True)
-    fitted = ladder_fit(ladder=ladder, compute=fit)
-    rows = []
-    for rank, e in enumerate(entries, start=1):
-        f = fitted.get(e.version_id)
-        rows.append(LeaderboardRow(
-            rank=rank, entry=e, elo=e.elo, games=e.games, provisional=e.provisional,
-            pinned=e.pinned, fitted=f.rating if f else None, fitted_low=f.low if f else None,
-            fitted_high=f.high if f else None,
-        ))
-    return rows
-
-
-def rating_history(*, entry: LadderEntry) -> QuerySet[RatingChange]:
-    return entry.changes.select_related("match").order_by("id")
-
-
-def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
-    """Elo replayed from the stored history: must agree with the stored ratings."""
-    pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
-                .values_list("version_id", "elo"))
-    rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
-            .filter(first_change__isnull=False).order_by("first_change")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match"))
-    results = [ratings.Result(a, b, s, g) for a, b, s, g in rows]
-    return ratings.elo_replay(results=results, pinned=pins)
-
-
-def head_to_head(*, version_a: int, version_b: int) -> dict[str, Any]:
-    """Finished matches between two versions, from A's side."""
-    matches = Match.objects.filter(status=Match.Status.FINISHED).filter(
-        Q(version_a_id=version_a, version_b_id=version_b)
-        | Q(version_a_id=version_b, version_b_id=version_a))
-    score = games = 0.0
-    for a, s, g in matches.values_list("version_a_id", "score", "games_per_match"):
-        share = s if a == version_a else 1.0 - s
-        score += share * g
-        games += g
-    return {"matches": matches.count(), "games": games, "score": score,
-            "share": score / games if games else None}
-
-
-# --- Matches ---------------------------------------------------------------------------------
-
-
-def match_list(
-    *, bot: int | None = None, version: int | None = None, opponent: int | None = None,
-    ladder: Ladder | None = None, tournament: int | None = None, status: str | None = None,
-    since: datetime | None = None, until: datetime | None = None,
-) -> QuerySet[Match]:
-    """Matches, newest first, filtered by bot (either side), its opponent bot, version,
-    ladder, tournament, status, and the time they finished."""
-    qs = Match.objects.select_related("version_a__bot", "version_b__bot", "ladder").defer(
-        "replay_gz", "stderr_a", "stderr_b")
-    if bot is not None:
-        qs = qs.filter(Q(version_a__bot_id=bot) | Q(version_b__bot_id=bot))
-        if opponent is not None:
-            qs = qs.filter(Q(version_a__bot_id=bot, version_b__bot_id=opponent)
-                           | Q(version_b__bot_id=bot, version_a__bot_id=opponent))
-    elif opponent is not None:
-        qs = qs.filter(Q(version_a__bot_id=opponent) | Q(version_b__bot_id=opponent))
-    if version is not None:
-        qs = qs.filter(Q(version_a_id=version) | Q(version_b_id=version))
-    if ladder is not None:
-        qs = qs.filter(ladder=ladder)
-    if tournament is not None:
-        qs = qs.filter(tournament_id=tournament)
-    if status:
-        qs = qs.filter(status=status)
-    if since is not None:
-        qs = qs.filter(finished__gte=since)
-    if until is not None:
-        qs = qs.filter(finished__lt=until)
-    return qs.order_by("-created", "-id")
-
-
-def _exportable(matches: QuerySet[Match]) -> QuerySet[Match]:
-    return matches.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
-
-
-def replays_export_count(*, matches: QuerySet[Match]) -> int:
-    """How many replays replays_export would write."""
-    return _exportable(matches).count()
-
-
-def replays_export(*, matches: QuerySet[Match], chunk: int = 200,
-                   public: bool = True) -> Iterator[str]:
-    """JSON Lines: one finished match's replay per line, oldest first, streamed in chunks.
-    `public`: fault details clipped (bots.faults); only a replay with a fault is parsed."""
-    ids = list(_exportable(matches).order_by("finished", "id").values_list("pk", flat=True))
-    for start in range(0, len(ids), chunk):
-        batch = Match.objects.filter(pk__in=ids[start:start + chunk]).order_by("finished", "id")
-        for match in batch.only("pk", "replay_gz", "forfeit_player"):
-            text = match.replay_text()
-            if text and public and match.forfeit_player:
-                text = replay_json(replay_public(json.loads(text)))
-            if text:
-                yield text + "\n"
-
-
-# --- Tournaments -----------------------------------------------------------------------------
+from bots.models import Bot, BotVersion
+from matches.models import Match
+from tournaments.models import Tournament, TournamentBye, TournamentEntrant
 
 
 @dataclass
@@ -336,3 +154,338 @@ def tournament_ranking(*, tournament: Tournament) -> list[int]:
     far = 10**6
     return sorted(position, key=lambda v: (
         -(next(r for r in table if r.version_id == v).eliminated_round or far), position[v]))
+
+
+OPEN_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING)
+
+
+MATCH_FIELDS = ("id", "round", "position", "status", "score", "games_a", "games_b",
+                "version_a_id", "version_b_id", "forfeit_player", "forfeit_reason")
+
+
+@dataclass
+class Side:
+    version_id: int
+    name: str
+    bot_id: int | None
+    games: int | None = None
+    won: bool = False
+
+
+@dataclass
+class Bout:
+    """One pairing: a match (with its id), a bye, or a place still to be decided."""
+
+    a: Side | None
+    b: Side | None
+    match_id: int | None = None
+    status: str = ""
+    fault: str = ""
+    bye: bool = False
+
+
+@dataclass
+class Column:
+    number: int
+    title: str
+    bouts: list[Bout] = field(default_factory=list)
+
+
+@dataclass
+class Cell:
+    """The crosstable: one row's matches against one column's bot, from the row's side."""
+
+    links: list[tuple[int, str, str]] = field(default_factory=list)  # (match id, text, outcome)
+    self_cell: bool = False
+
+
+@dataclass
+class TournamentView:
+    tournament: Tournament
+    table: list[TableRow]
+    progress: dict[str, int]
+    columns: list[Column]
+    crosstable: list[tuple[TableRow, list[Cell]]]
+    champion: TableRow | None
+    matches: list[dict[str, Any]]
+
+
+def _matches(tournament: Tournament) -> list[dict[str, Any]]:
+    return list(tournament.matches.order_by("round", "position", "id").values(*MATCH_FIELDS))
+
+
+def _progress(tournament: Tournament, n: int, matches: list[dict[str, Any]]) -> dict[str, int]:
+    """tournament_progress, from the rows already read."""
+    done = sum(m["status"] not in OPEN_STATUSES for m in matches)
+    return _progress_counts(tournament, n, len(matches), done)
+
+
+def _side(row: TableRow | None, version_id: int, games: int | None) -> Side:
+    return Side(version_id, row.name if row else "?", row.bot_id if row else None, games)
+
+
+def _bout(m: dict[str, Any], rows: dict[int, TableRow]) -> Bout:
+    a = _side(rows.get(m["version_a_id"]), m["version_a_id"], m["games_a"])
+    b = _side(rows.get(m["version_b_id"]), m["version_b_id"], m["games_b"])
+    score = m["score"]
+    if score is not None and score != 0.5:
+        (a if score > 0.5 else b).won = True
+    fault = f"{m['forfeit_player']}: {m['forfeit_reason']}" if m["forfeit_player"] else ""
+    return Bout(a, b, m["id"], m["status"], fault)
+
+
+def _knockout_winner_marked(bout: Bout, number: int, rows: dict[int, TableRow]) -> None:
+    """A drawn knockout match goes to whoever was not eliminated in its round (the
+    tie-breaks: game points, then the better seed)."""
+    if bout.a is None or bout.b is None or bout.a.won or bout.b.won:
+        return
+    if bout.status in OPEN_STATUSES:
+        return
+    out_a = rows[bout.a.version_id].eliminated_round == number
+    out_b = rows[bout.b.version_id].eliminated_round == number
+    if out_a != out_b:
+        (bout.b if out_a else bout.a).won = True
+
+
+def _knockout_columns(tournament: Tournament, rows: dict[int, TableRow],
+                      matches: list[dict[str, Any]]) -> list[Column]:
+    """Rounds as columns, each with every place of the bracket: its match, its bye, or a place
+    still to be decided."""
+    size = 1
+    while size < len(rows):
+        size *= 2
+    rounds = max(size.bit_length() - 1, 1)
+    places: dict[tuple[int, int], Bout] = {}
+    for m in matches:
+        bout = _bout(m, rows)
+        _knockout_winner_marked(bout, m["round"], rows)
+        places[(m["round"], m["position"] or 0)] = bout
+    for number, position, version_id in tournament.byes.values_list("round", "position",
+                                                                     "version_id"):
+        side = _side(rows.get(version_id), version_id, None)
+        side.won = True
+        places[(number, position or 0)] = Bout(side, None, bye=True)
+    columns = []
+    for number in range(1, rounds + 1):
+        count = size >> number
+        title = {1: "Final", 2: "Semi-finals", 3: "Quarter-finals"}.get(
+            count, f"Round {number}")
+        bouts = [places.get((number, p), Bout(None, None)) for p in range(count)]
+        columns.append(Column(number, title, bouts))
+    return columns
+
+
+def _round_columns(tournament: Tournament, rows: dict[int, TableRow],
+                   matches: list[dict[str, Any]]) -> list[Column]:
+    by_round: dict[int, Column] = {}
+    for m in matches:
+        number = m["round"] or 0
+        by_round.setdefault(number, Column(number, f"Round {number}")).bouts.append(
+            _bout(m, rows))
+    for number, version_id in tournament.byes.order_by("round").values_list("round",
+                                                                            "version_id"):
+        side = _side(rows.get(version_id), version_id, None)
+        by_round.setdefault(number, Column(number, f"Round {number}")).bouts.append(
+            Bout(side, None, bye=True))
+    return [by_round[n] for n in sorted(by_round)]
+
+
+def _crosstable(table: list[TableRow], matches: list[dict[str, Any]]
+                ) -> list[tuple[TableRow, list[Cell]]]:
+    """Each row's matches against each column's bot, in table order: the games won by each
+    side from the row's side, linked to the match."""
+    index = {r.version_id: i for i, r in enumerate(table)}
+    cells = [[Cell(self_cell=i == j) for j in range(len(table))] for i in range(len(table))]
+    for m in matches:
+        a, b = index.get(m["version_a_id"]), index.get(m["version_b_id"])
+        if a is None or b is None:
+            continue
+        for row, col, mine, theirs, flip in ((a, b, "games_a", "games_b", False),
+                                             (b, a, "games_b", "games_a", True)):
+            cells[row][col].links.append((m["id"], *_cell_text(m, mine, theirs, flip)))
+    return [(r, cells[i]) for i, r in enumerate(table)]
+
+
+def _cell_text(m: dict[str, Any], mine: str, theirs: str, flip: bool) -> tuple[str, str]:
+    if m["status"] in OPEN_STATUSES:
+        return "…", m["status"]
+    score = m["score"]
+    if score is None:
+        return m["status"], "void"
+    share = 1.0 - score if flip else score
+    outcome = "won" if share > 0.5 else "lost" if share < 0.5 else "drawn"
+    if m["status"] != Match.Status.FINISHED:  # a walkover
+        return "w/o", outcome
+    return f"{m[mine]}–{m[theirs]}", outcome
+
+
+def tournament_view(*, tournament: Tournament) -> TournamentView:
+    """Everything the tournament page shows."""
+    matches = _matches(tournament)
+    table = tournament_table(tournament=tournament, matches=matches)
+    finished = tournament.status == Tournament.Status.FINISHED
+    if tournament.format == Tournament.Format.KNOCKOUT:  # still in first, then how far
+        table.sort(key=lambda r: (r.final_rank or 10**6, -(r.eliminated_round or 10**6),
+                                  r.seed or 10**6))
+    elif finished:
+        table.sort(key=lambda r: r.final_rank or 10**6)
+    rows = {r.version_id: r for r in table}
+    knockout = tournament.format == Tournament.Format.KNOCKOUT
+    started = tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED)
+    if knockout and started:
+        columns = _knockout_columns(tournament, rows, matches)
+    else:
+        columns = _round_columns(tournament, rows, matches)
+    crosstable = (_crosstable(table, matches)
+                  if tournament.format == Tournament.Format.ROUND_ROBIN and started else [])
+    champion = next((r for r in table if r.final_rank == 1), None) if finished else None
+    return TournamentView(tournament, table, _progress(tournament, len(table), matches),
+                          columns, crosstable, champion, matches)
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What the tournament page needs before its body: the progress, the entrants' count, and
+    a token that changes whenever the body can (a match made, started, finished or voided, an
+    entry, a withdrawal, a rank or elimination written, the status or round moved)."""
+
+    version: str
+    progress: dict[str, int]
+    entrants: int
+
+
+def tournament_state(*, tournament: Tournament) -> PageState:
+    """Two aggregate queries."""
+    m = tournament.matches.aggregate(
+        n=Count("id"), done=Count("id", filter=~Q(status__in=OPEN_STATUSES)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)), top=Max("id"),
+        last=Max("finished"))
+    e = tournament.entrants.aggregate(
+        n=Count("id"), entered=Max("entered"), withdrawn=Count("withdrawn"),
+        ranked=Count("final_rank"), out=Count("eliminated_round"), seeded=Count("seed"))
+    t = tournament
+    raw = (f"{t.pk}:{t.created}:{t.status}:{t.current_round}:{t.rounds}:{t.name}:"
+           f"{t.cancel_reason}:{sorted(m.items())}:{sorted(e.items())}")
+    progress = _progress_counts(tournament, e["n"], m["n"], m["done"])
+    return PageState(hashlib.sha256(raw.encode()).hexdigest(), progress, e["n"])
+
+
+def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> dict[str, int]:
+    """Matches done of the total the format will play (tournament_progress)."""
+    if tournament.status == Tournament.Status.FINISHED:
+        total = made
+    elif tournament.format == Tournament.Format.ROUND_ROBIN:
+        total = tournament.rounds * n * (n - 1) // 2
+    elif tournament.format == Tournament.Format.SWISS:
+        total = tournament.rounds * (n // 2)
+    else:
+        total = max(n - 1, 0)
+    return {"done": done, "total": max(total, done)}
+
+
+RESULT_COLUMNS = ["rank", "bot", "bot_id", "version", "seed", "played", "wins", "draws",
+                  "losses", "byes", "points", "buchholz", "games_won", "eliminated_round",
+                  "withdrawn"]
+
+
+def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
+    """The tournament, its standings (final ranking once finished) and every match."""
+    view = tournament_view(tournament=tournament)
+    standings = [{
+        "rank": r.final_rank or i, "bot": r.name, "bot_id": r.bot_id, "version": r.version_id,
+        "seed": r.seed, "played": r.played, "wins": r.wins, "draws": r.draws,
+        "losses": r.losses, "byes": r.byes, "points": r.points, "buchholz": r.buchholz,
+        "games_won": r.games_won, "eliminated_round": r.eliminated_round,
+        "withdrawn": r.withdrawn,
+    } for i, r in enumerate(view.table, start=1)]
+    names = {r.version_id: r.name for r in view.table}
+    matches = [{
+        "id": m["id"], "round": m["round"], "position": m["position"], "status": m["status"],
+        "a": names.get(m["version_a_id"]), "b": names.get(m["version_b_id"]),
+        "score": m["score"], "games_a": m["games_a"], "games_b": m["games_b"],
+        "forfeit_player": m["forfeit_player"] or None,
+        "forfeit_reason": m["forfeit_reason"] or None,
+    } for m in view.matches]
+    t = tournament
+    return {
+        "tournament": {"id": t.pk, "name": t.name, "format": t.format, "status": t.status,
+                       "rounds": t.rounds, "rules": t.rules,
+                       "games_per_match": t.games_per_match, "move_ms": t.move_ms,
+                       "bank_ms": t.bank_ms, "started": t.started, "finished": t.finished,
+                       "champion": view.champion.name if view.champion else None},
+        "standings": standings,
+        "matches": matches,
+    }
+
+
+def tournaments_open() -> list[Tournament]:
+    """Tournaments open for entry whose deadline has not passed, soonest deadline first."""
+    return list(Tournament.objects.filter(status=Tournament.Status.OPEN,
+                                          entry_deadline__gt=timezone.now())
+                .annotate(entrant_count=Count("entrants")).order_by("entry_deadline", "pk"))
+
+
+def entered_bot_ids(*, tournaments: list[Tournament]) -> dict[int, set[int]]:
+    """{tournament id: ids of the bots entered}."""
+    out: dict[int, set[int]] = defaultdict(set)
+    for tournament_id, bot_id in TournamentEntrant.objects.filter(
+            tournament__in=tournaments).values_list("tournament_id", "version__bot_id"):
+        out[tournament_id].add(bot_id)
+    return out
+
+
+def enterable_versions(*, user: Any) -> list[BotVersion]:
+    """The user's bots that could enter a tournament now (their playing versions)."""
+    from bots.selectors import active_versions
+
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(active_versions().filter(bot__owner=user).order_by("bot__name"))
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    tournament: Tournament
+    version_number: int
+    final_rank: int | None
+    eliminated_round: int | None
+    withdrawn: bool
+    entrants: int
+
+
+def bot_tournament_history(*, bot: Bot, limit: int = 50) -> list[HistoryRow]:
+    """The tournaments the bot entered (any version), newest first."""
+    entries = list(TournamentEntrant.objects.filter(version__bot=bot)
+                   .select_related("tournament", "version")
+                   .order_by("-tournament__created", "-pk")[:limit])
+    counts = dict(TournamentEntrant.objects.filter(
+        tournament_id__in=[e.tournament_id for e in entries]).values_list(
+        "tournament_id").annotate(n=Count("id")).values_list("tournament_id", "n"))
+    return [HistoryRow(e.tournament, e.version.number, e.final_rank, e.eliminated_round,
+                       e.withdrawn is not None, counts.get(e.tournament_id, 0))
+            for e in entries]
+
+
+def _progress_total(t: Tournament) -> int:
+    """The same totals as tournament_progress, from annotated counts."""
+    n, done, made = t.entrant_count, t.done_count, t.match_count  # type: ignore[attr-defined]
+    if t.status == Tournament.Status.FINISHED:
+        return max(made, done)
+    if t.format == Tournament.Format.ROUND_ROBIN:
+        total = t.rounds * n * (n - 1) // 2
+    elif t.format == Tournament.Format.SWISS:
+        total = t.rounds * (n // 2)
+    else:
+        total = max(n - 1, 0)
+    return int(max(total, done))
+
+
+def tournaments_page() -> list[tuple[Tournament, dict[str, int]]]:
+    open_ = [Match.Status.QUEUED, Match.Status.RUNNING]
+    qs = Tournament.objects.select_related("ladder").annotate(
+        entrant_count=Count("entrants", distinct=True),
+        match_count=Count("matches", distinct=True),
+        done_count=Count("matches", filter=~Q(matches__status__in=open_), distinct=True),
+    ).order_by("-created")
+    return [(t, {"done": t.done_count, "total": _progress_total(t)})  # type: ignore[attr-defined]
+            for t in qs]

@@ -15,8 +15,8 @@ from rest_framework.test import APIClient
 from bots.models import Bot, BotVersion
 from bots.selectors import active_versions, bot_active_version
 from bots.services import bot_create, bot_version_upload
-from tournaments import services as tournament_services
-from tournaments.models import Ladder, LadderEntry
+from ladder import services as ladder_services
+from ladder.models import Ladder, LadderEntry
 
 pytestmark = pytest.mark.django_db
 GOOD_BOT = (Path(__file__).parent / "programs" / "good_bot.py").read_bytes()
@@ -100,13 +100,13 @@ def test_owner_goes_back_to_an_older_version_and_forward_again_through_the_api(
 def test_the_chosen_version_is_the_one_on_the_ladder(bot: Bot) -> None:
     ladder = Ladder.objects.create(name="Versions", slug="versions")
     v1, v2 = _versions(bot, 2)
-    tournament_services.ladder_entries_sync(ladder=ladder)
+    ladder_services.ladder_entries_sync(ladder=ladder)
     assert set(LadderEntry.objects.filter(ladder=ladder, active=True)
                .values_list("version_id", flat=True)) == {v2.pk}
     from bots.services import bot_version_play
 
     bot_version_play(bot=bot, version=v1)
-    tournament_services.ladder_entries_sync(ladder=ladder)
+    ladder_services.ladder_entries_sync(ladder=ladder)
     assert set(LadderEntry.objects.filter(ladder=ladder, active=True)
                .values_list("version_id", flat=True)) == {v1.pk}
 

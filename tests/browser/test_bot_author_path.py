@@ -20,10 +20,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from bots.models import BotVersion
+from ladder import services as ladder_services
+from ladder.models import Ladder
+from matches import services as match_services
+from matches.models import Match
+from matches.stats import play_stats_fold
 from tests.browser import test_browser
-from tournaments import services
-from tournaments.models import Ladder, Match
-from tournaments.stats import play_stats_fold
 
 # The fixtures of the other browser tests: Chromium, a page that fails on JavaScript errors,
 # and the site with eager checks and the house bots.
@@ -113,7 +115,7 @@ def test_a_new_visitor_goes_from_the_home_page_to_a_rated_bot_and_its_statistics
 
     version = BotVersion.objects.get(bot__name=BOT)
     main = Ladder.objects.get(slug="main")
-    services.ladder_entries_sync(ladder=main)
+    ladder_services.ladder_entries_sync(ladder=main)
     page.goto(base + "/")
     expect(page.locator("#unrated-list")).to_contain_text(BOT)
     expect(page.locator(f'tr[data-bot="{BOT}"]')).to_have_count(0)
@@ -138,14 +140,14 @@ def test_a_new_visitor_goes_from_the_home_page_to_a_rated_bot_and_its_statistics
 def test_a_queued_match_page_shows_the_replay_once_played(
     site: None, live_server: Any, page: Page
 ) -> None:
-    random, greedy = services.house_bots_ensure()
+    random, greedy = ladder_services.house_bots_ensure()
     main = Ladder.objects.get(slug="main")
-    match = services.match_create(version_a=greedy, version_b=random, kind=Match.Kind.LADDER,
+    match = match_services.match_create(version_a=greedy, version_b=random, kind=Match.Kind.LADDER,
                                   conditions=main, ladder=main)
     page.goto(f"{live_server.url}/matches/{match.pk}/")
     expect(page.locator("#match-live")).to_be_visible()
     expect(page.get_by_role("link", name="Download the replay (JSON)")).to_have_count(0)
-    assert services.match_play(match_id=match.pk, worker="browser-test") == "finished"
+    assert match_services.match_play(match_id=match.pk, worker="browser-test") == "finished"
     expect(page.locator("#viewer")).to_have_class(test_browser.LOADED, timeout=20_000)
     expect(page.get_by_role("link", name="Download the replay (JSON)")).to_be_visible()
 

@@ -18,8 +18,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from bots.models import BotVersion
+from ladder import services as ladder_services
+from ladder.models import Ladder
+from matches import services as match_services
+from matches.models import Match
 from tournaments import services
-from tournaments.models import Ladder, Match, Tournament
+from tournaments.models import Tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(300)]
@@ -58,7 +62,7 @@ def page(browser: Browser) -> Iterator[Page]:
 @pytest.fixture
 def site(settings: Any, celery_eager: None) -> None:
     settings.KAISER_DISPATCH_DEPTH = 0  # matches wait in the database; the test plays them
-    services.house_bots_ensure()
+    ladder_services.house_bots_ensure()
     ARTIFACTS.mkdir(exist_ok=True)
 
 
@@ -146,13 +150,13 @@ def sign_up_and_upload(page: Page, base: str) -> None:
 
 def first_matches(version: BotVersion) -> list[Match]:
     ladder = Ladder.objects.get(slug="main")
-    random, greedy = services.house_bots_ensure()
+    random, greedy = ladder_services.house_bots_ensure()
     played = []
     for opponent in (greedy, random):
-        match = services.match_create(version_a=version, version_b=opponent,
+        match = match_services.match_create(version_a=version, version_b=opponent,
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                       rated=True)
-        assert services.match_play(match_id=match.pk, worker="browser-test") == "finished"
+        assert match_services.match_play(match_id=match.pk, worker="browser-test") == "finished"
         played.append(Match.objects.get(pk=match.pk))
     return played
 
@@ -231,7 +235,7 @@ def test_an_author_uploads_a_bot_and_watches_it_play(
 def test_a_tournament_page_follows_its_progress_live(
     site: None, live_server: Any, page: Page
 ) -> None:
-    random, greedy = services.house_bots_ensure()
+    random, greedy = ladder_services.house_bots_ensure()
     from django.contrib.auth.models import User
 
     from bots.models import Bot
@@ -243,17 +247,17 @@ def test_a_tournament_page_follows_its_progress_live(
     tournament = services.tournament_create(name="Browser cup", format="round_robin",
                                             versions=[greedy, random, third])
     queued = list(tournament.matches.order_by("id"))
-    services.match_play(match_id=queued[0].pk, worker="browser-test")
+    match_services.match_play(match_id=queued[0].pk, worker="browser-test")
 
     page.goto(live_server.url + "/tournaments/")
     page.get_by_role("link", name="Browser cup").click()
     expect(page.locator("#t-count")).to_have_text("1 of 3 matches played")
     expect(page.locator("#standings tbody tr")).to_have_count(3)
-    services.match_play(match_id=queued[1].pk, worker="browser-test")
+    match_services.match_play(match_id=queued[1].pk, worker="browser-test")
     expect(page.locator("#t-count")).to_have_text("2 of 3 matches played", timeout=15_000)
     assert page.locator("#t-progress").evaluate("e => e.value") == 2
     shot(page, "tournament")
-    services.match_play(match_id=queued[2].pk, worker="browser-test")
+    match_services.match_play(match_id=queued[2].pk, worker="browser-test")
     expect(page.locator("#t-status")).to_have_text("finished", timeout=15_000)
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
 

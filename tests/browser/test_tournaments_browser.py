@@ -22,10 +22,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot, BotVersion
 from bots.services import bot_version_add_builtin
+from ladder import services as ladder_services
+from matches.models import Match
 from tests.browser import test_browser
 from tests.tournaments import test_worker
 from tournaments import services
-from tournaments.models import Match, Tournament, TournamentBye
+from tournaments.models import Tournament, TournamentBye
 from tournaments.tasks import tournaments_start_due
 
 # The fixtures of the other browser tests (Chromium, a page that fails on JavaScript errors)
@@ -43,7 +45,7 @@ RUN_TIMEOUT = 150_000  # ms: a tournament of two-game matches of built-in bots o
 @pytest.fixture
 def arena(settings: Any, start_worker: Any) -> Any:
     """The house bots and a real worker on a queue of its own."""
-    services.house_bots_ensure()
+    ladder_services.house_bots_ensure()
     ARTIFACTS.mkdir(exist_ok=True)
     return start_worker()
 

@@ -13,8 +13,8 @@ import pytest
 from django.conf import settings as django_settings
 from hardening_support import Processes
 
+from ladder.models import Ladder
 from tests.processes import database_url_of_this_test
-from tournaments.models import Ladder
 
 LEASE_SECONDS = 3
 

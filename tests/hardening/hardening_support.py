@@ -23,9 +23,11 @@ import pytest
 from django.db import transaction
 
 from bots.models import BotVersion
+from ladder import selectors
+from ladder.models import Ladder, LadderEntry, RatingChange
+from matches import services
+from matches.models import Match, MatchAttempt
 from tests.processes import LoggedProcess as Proc
-from tournaments import selectors, services
-from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
 
 ROOT = Path(__file__).resolve().parents[2]
 

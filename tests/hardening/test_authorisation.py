@@ -29,8 +29,10 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_add_builtin
+from ladder.models import Ladder
+from matches.models import Match
 from play.models import Game as PlayGame
-from tournaments.models import Ladder, Match, Tournament, TournamentEntrant
+from tournaments.models import Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.django_db
 ROLES = ["anon", "other", "owner", "staff"]

@@ -22,8 +22,9 @@ from engine.game import Action, GameState
 from engine.match import run_match
 from engine.players import Player
 from engine.validate import validate_replay
-from tournaments import services
-from tournaments.models import Ladder, Match
+from ladder.models import Ladder
+from matches import services
+from matches.models import Match
 
 # What a bot makes the engine write into its fault: much longer than anyone should publish.
 LONG_DETAIL = "spam " + "x" * 3000 + " end"

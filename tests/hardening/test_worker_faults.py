@@ -23,7 +23,7 @@ from hardening_support import (
     wait_until_gone,
 )
 
-from tournaments.models import Match, MatchAttempt
+from matches.models import Match, MatchAttempt
 
 pytestmark = [pytest.mark.worker, pytest.mark.sandbox,
               pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]

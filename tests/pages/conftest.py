@@ -20,9 +20,12 @@ from engine.builtin import resolve_player
 from engine.faults import BotFault
 from engine.match import run_match
 from engine.players import Player
+from ladder import services as ladder_services
+from ladder.models import Ladder, LadderEntry, RatingChange
+from matches import services as match_services
+from matches.models import Match
 from tests.conftest import PASSWORD
-from tournaments import services
-from tournaments.models import Ladder, LadderEntry, Match, RatingChange, Tournament
+from tournaments.models import Tournament
 
 
 @dataclass
@@ -44,11 +47,11 @@ def play(version_a: BotVersion, version_b: BotVersion, *, ladder: Ladder | None 
          tournament: Tournament | None = None, rated: bool = True) -> Match:
     """One match created and played the way the worker plays it (built-in players)."""
     kind = Match.Kind.TOURNAMENT if tournament else Match.Kind.LADDER
-    match = services.match_create(
+    match = match_services.match_create(
         version_a=version_a, version_b=version_b, kind=kind,
         conditions=tournament or ladder,  # type: ignore[arg-type]
         ladder=ladder, tournament=tournament, rated=rated and ladder is not None)
-    assert services.match_play(match_id=match.pk, worker="page-tests") == "finished"
+    assert match_services.match_play(match_id=match.pk, worker="page-tests") == "finished"
     match.refresh_from_db()
     return match
 
@@ -79,14 +82,14 @@ class _TimesOutFactory:
 def play_with_fault(version_a: BotVersion, version_b: BotVersion, *, ladder: Ladder) -> Match:
     """A ladder match whose B side times out mid-deal: a real engine replay with a forfeit,
     stored through the same start/finish services as any match."""
-    match = services.match_create(version_a=version_a, version_b=version_b,
+    match = match_services.match_create(version_a=version_a, version_b=version_b,
                                   kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                   rated=True)
-    claim = services.match_start(match_id=match.pk, worker="page-tests")
+    claim = match_services.match_start(match_id=match.pk, worker="page-tests")
     assert claim is not None
     replay = run_match(resolve_player("builtin:greedy"), _TimesOutFactory(), games=2, seed="11")
     assert replay["result"]["forfeit"] is not None
-    assert services.match_finish(match_id=match.pk, token=claim[1], replay=replay,
+    assert match_services.match_finish(match_id=match.pk, token=claim[1], replay=replay,
                                  stderr_a="", stderr_b="B's secret log line")
     match.refresh_from_db()
     return match
@@ -94,7 +97,7 @@ def play_with_fault(version_a: BotVersion, version_b: BotVersion, *, ladder: Lad
 
 @pytest.fixture
 def arena(owner: User, other: User) -> Arena:
-    random, greedy = services.house_bots_ensure()
+    random, greedy = ladder_services.house_bots_ensure()
     ladder = Ladder.objects.get(slug="main")
     mine = _builtin(owner, "olivias-bot", "builtin:greedy")
     theirs = _builtin(other, "oscars-bot", "builtin:random")

@@ -15,9 +15,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from bots.models import BotVersion
+from ladder import ratings as ladder_ratings
+from ladder import selectors as ladder_selectors
+from ladder import services as ladder_services
+from ladder.models import Ladder
+from matches import selectors as match_selectors
+from matches import services as match_services
+from matches.models import Match
 from tests.pages.conftest import Arena, play
 from tournaments import services
-from tournaments.models import Ladder, Match, Tournament
+from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +70,7 @@ def tournament(arena: Arena) -> Tournament:
                                    versions=[arena.mine, arena.theirs, arena.greedy])
     first = t.matches.order_by("id").first()
     assert first is not None
-    assert services.match_play(match_id=first.pk, worker="page-tests") == "finished"
+    assert match_services.match_play(match_id=first.pk, worker="page-tests") == "finished"
     return t
 
 
@@ -195,9 +202,8 @@ def _h2h_rows(body: str) -> dict[str, tuple[int, int, int, int, str]]:
 def test_head_to_head_shows_the_most_played_opponents_with_their_share_and_how_many_there_are(
     arena: Arena, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tournaments import page_selectors
 
-    monkeypatch.setattr(page_selectors, "HEAD_TO_HEAD_ROWS", 1)
+    monkeypatch.setattr(match_selectors, "HEAD_TO_HEAD_ROWS", 1)
     body = _text(Client().get(reverse("bot-detail", args=[arena.mine.bot_id])))
     rows = _h2h_rows(body)
     assert list(rows) == ["oscars-bot"]  # three matches; greedy and random one each
@@ -228,10 +234,10 @@ def test_the_bot_page_shows_a_finished_matchs_rating_and_head_to_head_at_once(
 
 def test_the_bot_page_shows_a_match_put_back_in_the_queue_at_once(arena: Arena) -> None:
     url = reverse("bot-detail", args=[arena.theirs.bot_id])
-    match = services.match_create(version_a=arena.greedy, version_b=arena.theirs,
+    match = match_services.match_create(version_a=arena.greedy, version_b=arena.theirs,
                                   kind=Match.Kind.LADDER, conditions=arena.ladder,
                                   ladder=arena.ladder, rated=True)
-    claim = services.match_start(match_id=match.pk, worker="page-tests")
+    claim = match_services.match_start(match_id=match.pk, worker="page-tests")
     assert claim is not None
 
     def row() -> str:
@@ -239,14 +245,14 @@ def test_the_bot_page_shows_a_match_put_back_in_the_queue_at_once(arena: Arena) 
         return recent.split(f'href="/matches/{match.pk}/"')[1].split("</tr>")[0]
 
     assert "status-running" in row()
-    assert services.match_release(match_id=match.pk, token=claim[1], error="worker stopped")
+    assert match_services.match_release(match_id=match.pk, token=claim[1], error="worker stopped")
     assert "status-queued" in row()
 
 
 def test_the_bot_page_shows_a_new_anchor_rating_at_once(arena: Arena) -> None:
     url = reverse("bot-detail", args=[arena.theirs.bot_id])
     assert ", anchor)" not in _text(Client().get(url))
-    services.ladder_anchor_set(ladder=arena.ladder, version=arena.theirs, rating=1234.0)
+    ladder_services.ladder_anchor_set(ladder=arena.ladder, version=arena.theirs, rating=1234.0)
     assert "Elo <strong>1234</strong>" in (body := _text(Client().get(url)))
     assert ", anchor)" in body
 
@@ -401,7 +407,7 @@ def test_match_page_shows_a_bots_stderr_to_its_owner_only(arena: Arena, other: U
 
 
 def test_match_page_of_a_queued_match_has_no_viewer(arena: Arena) -> None:
-    match = services.match_create(version_a=arena.mine, version_b=arena.greedy,
+    match = match_services.match_create(version_a=arena.mine, version_b=arena.greedy,
                                   kind=Match.Kind.LADDER, conditions=arena.ladder,
                                   ladder=arena.ladder)
     body = _text(Client().get(reverse("match-detail", args=[match.pk])))
@@ -444,7 +450,7 @@ def test_finished_knockout_shows_the_bracket_and_the_champion(arena: Arena) -> N
     t = services.tournament_create(name="Cup", format=Tournament.Format.KNOCKOUT,
                                    versions=[arena.mine, arena.theirs, arena.greedy])
     while (queued := t.matches.filter(status="queued").first()) is not None:
-        services.match_play(match_id=queued.pk, worker="page-tests")
+        match_services.match_play(match_id=queued.pk, worker="page-tests")
     t.refresh_from_db()
     assert t.status == Tournament.Status.FINISHED
     body = _text(Client().get(reverse("tournament-detail", args=[t.pk])))
@@ -487,7 +493,7 @@ def test_docs_page_links_the_starter_kit_and_explains_local_testing(db: None) ->
 
 
 def test_starter_files_download_as_they_are_in_the_examples(db: None) -> None:
-    from tournaments.views import EXAMPLES_DIR
+    from kaiser_site.docs_pages import EXAMPLES_DIR
 
     response = Client().get(reverse("starter-file", args=["minimal_bot.py"]))
     assert response.status_code == 200
@@ -541,13 +547,13 @@ def test_the_bot_page_shows_a_new_match_at_once_though_its_public_part_is_cached
 ) -> None:
     url = reverse("bot-detail", args=[arena.theirs.bot_id])
     Client().get(url)
-    match = services.match_create(version_a=arena.greedy, version_b=arena.theirs,
+    match = match_services.match_create(version_a=arena.greedy, version_b=arena.theirs,
                                   kind=Match.Kind.LADDER, conditions=arena.ladder,
                                   ladder=arena.ladder, rated=True)
     queued = _text(Client().get(url))
     assert f'href="/matches/{match.pk}/"' in queued.split("<h2>Recent matches</h2>")[1]
     assert '<span class="status status-queued">queued</span>' in queued
-    assert services.match_play(match_id=match.pk, worker="page-tests") == "finished"
+    assert match_services.match_play(match_id=match.pk, worker="page-tests") == "finished"
     finished = _text(Client().get(url)).split("<h2>Recent matches</h2>")[1]
     row = finished.split(f'href="/matches/{match.pk}/"')[1].split("</tr>")[0]
     assert "status-queued" not in row
@@ -557,13 +563,12 @@ def test_the_bot_page_shows_a_new_match_at_once_though_its_public_part_is_cached
 def test_a_large_ladders_page_shows_elo_without_waiting_for_the_fit(
     arena: Arena, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tournaments import page_selectors, ratings
 
     def too_slow(**kwargs: object) -> None:
         raise AssertionError("the page fitted a large ladder")
 
-    monkeypatch.setattr(page_selectors, "FIT_INLINE_MAX", 3)
-    monkeypatch.setattr(ratings, "ratings_fit", too_slow)
+    monkeypatch.setattr(ladder_selectors, "FIT_INLINE_MAX", 3)
+    monkeypatch.setattr(ladder_ratings, "ratings_fit", too_slow)
     body = _text(Client().get(reverse("home")))
     assert body.count("<tr data-bot=") == 4
     assert 'id="fit-missing"' in body

@@ -12,11 +12,12 @@ from django.db import transaction
 from django.test import Client
 
 from engine.validate import validate_replay
+from ladder.models import Ladder, LadderEntry
+from matches import services as match_services
+from matches.models import Match
 from play.models import Game
 from tests.hardening.hardening_support import processes_with, slow_bot_zip, wait_until_gone
 from tests.play.conftest import wait_view
-from tournaments import services as ladder
-from tournaments.models import Ladder, LadderEntry, Match
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(240)]
@@ -44,7 +45,7 @@ def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
     with transaction.atomic():
         for v in (a, b):
             LadderEntry.objects.create(ladder=board, version=v)
-        matches = [ladder.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        matches = [match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
                                        conditions=board, ladder=board, rated=True)
                    for _ in range(2)]
     deadline = time.monotonic() + 90

@@ -11,8 +11,9 @@ from django.test import Client
 from django.utils import timezone
 
 from bots.models import BotVersion
-from tournaments import services
-from tournaments.models import Ladder, LadderEntry, Match
+from ladder.models import Ladder, LadderEntry
+from matches import services
+from matches.models import Match
 
 pytestmark = pytest.mark.django_db
 

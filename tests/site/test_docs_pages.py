@@ -20,8 +20,9 @@ from django.test import Client
 
 from bots.models import Bot, BotVersion
 from engine import zipapp
-from tournaments.models import Ladder, Match
-from tournaments.services import match_create
+from ladder.models import Ladder
+from matches.models import Match
+from matches.services import match_create
 
 pytestmark = pytest.mark.django_db
 REPOSITORY = Path(settings.BASE_DIR)

@@ -40,12 +40,12 @@ def test_no_environment_gives_the_embedded_development_defaults(tmp_path: Path) 
     assert (tmp_path / "var" / "broker" / "queue").is_dir()
     assert got["memory"] == 512
     assert got["beat"] == ["bots.tasks.bot_versions_requeue_stale",
+                           "ladder.tasks.ladder_fits_refresh",
+                           "ladder.tasks.ladder_schedule",
+                           "matches.tasks.matches_requeue_stale",
+                           "matches.tasks.play_stats_fold",
+                           "matches.tasks.replays_prune",
                            "play.tasks.games_void_stale",
-                           "tournaments.tasks.ladder_fits_refresh",
-                           "tournaments.tasks.ladder_schedule",
-                           "tournaments.tasks.matches_requeue_stale",
-                           "tournaments.tasks.play_stats_fold",
-                           "tournaments.tasks.replays_prune",
                            "tournaments.tasks.tournaments_start_due"]
 
 

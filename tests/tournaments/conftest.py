@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from tournaments import services
-from tournaments.models import Ladder, Match
+from ladder.models import Ladder
+from matches import services
+from matches.models import Match
 
 # A bot program that dies before answering hello: it forfeits every game it plays.
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"

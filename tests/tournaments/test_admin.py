@@ -1,12 +1,15 @@
-"""The admin: staff see every tournaments model, start a draft tournament, void a match."""
+"""The admin: staff see every model of matches, the ladder and tournaments, start a draft
+tournament, void a match."""
 
 from __future__ import annotations
 
 import pytest
 from django.test import Client
 
-from tournaments import services
-from tournaments.models import Ladder, Match, Tournament, TournamentEntrant
+from ladder.models import Ladder
+from matches import services
+from matches.models import Match
+from tournaments.models import Tournament, TournamentEntrant
 
 
 @pytest.fixture
@@ -18,10 +21,20 @@ def admin_client(staff) -> Client:
     return client
 
 
-@pytest.mark.parametrize("model", ["ladder", "ladderentry", "tournament", "match"])
-def test_staff_see_each_changelist(admin_client, ladder, model):
-    response = admin_client.get(f"/admin/tournaments/{model}/")
+@pytest.mark.parametrize("path", ["ladder/ladder", "ladder/ladderentry",
+                                  "tournaments/tournament", "matches/match"])
+def test_staff_see_each_changelist(admin_client, ladder, path):
+    response = admin_client.get(f"/admin/{path}/")
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("old, new", [
+    ("/admin/tournaments/ladder/", "/admin/ladder/ladder/"),
+    ("/admin/tournaments/match/7/change/?x=1", "/admin/matches/match/7/change/?x=1"),
+])
+def test_the_old_admin_addresses_of_moved_models_redirect(admin_client, old, new):
+    response = admin_client.get(old)
+    assert response.status_code == 301 and response["Location"] == new
 
 
 def test_a_draft_tournament_starts_from_the_admin_action(admin_client, make_builtin):
@@ -39,8 +52,8 @@ def test_staff_void_a_queued_match_from_the_admin(admin_client, make_builtin):
     ladder = Ladder.objects.create(name="l", slug="l")
     match = services.match_create(version_a=make_builtin("a"), version_b=make_builtin("b"),
                                   kind="ladder", conditions=ladder, ladder=ladder)
-    admin_client.post("/admin/tournaments/match/", {"action": "void",
+    admin_client.post("/admin/matches/match/", {"action": "void",
                                                     "_selected_action": [match.pk]})
     match.refresh_from_db()
     assert match.status == Match.Status.VOID and "voided by stella" in match.error
-    assert admin_client.get(f"/admin/tournaments/match/{match.pk}/change/").status_code == 200
+    assert admin_client.get(f"/admin/matches/match/{match.pk}/change/").status_code == 200

@@ -13,8 +13,9 @@ from rest_framework.test import APIClient
 
 from accounts.services import user_token
 from engine.validate import validate_replay
-from tournaments import services
-from tournaments.models import Ladder, LadderEntry, Match
+from ladder.models import Ladder, LadderEntry
+from matches import services
+from matches.models import Match
 
 
 @pytest.fixture

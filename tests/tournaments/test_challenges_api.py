@@ -7,7 +7,9 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tournaments.models import Ladder, Match
+from ladder import services as ladder_services
+from ladder.models import Ladder
+from matches.models import Match
 
 
 @pytest.fixture
@@ -92,33 +94,31 @@ def test_staff_have_no_exception_for_their_own_bots(make_program, staff, staff_c
 def test_the_service_refuses_it_for_every_caller(two_of_mine, owner):
     from django.core.exceptions import ValidationError
 
-    from tournaments import services
 
     main, feeder = two_of_mine
     ladder = Ladder.objects.get(slug="main")
     with pytest.raises(ValidationError) as refused:
-        services.challenge_create(user=owner, version=main, opponent=feeder, rated=True,
+        ladder_services.challenge_create(user=owner, version=main, opponent=feeder, rated=True,
                                   ladder=ladder)
     assert "another owner" in refused.value.message_dict["rated"][0]
     assert not Match.objects.exists()
 
 
 def test_the_admin_cannot_make_a_queued_own_bots_challenge_rated(two_of_mine, owner, staff):
-    from tournaments import services
 
     staff.is_superuser = True
     staff.save(update_fields=["is_superuser"])
     main, feeder = two_of_mine
     ladder = Ladder.objects.get(slug="main")
-    match = services.challenge_create(user=owner, version=main, opponent=feeder, rated=False,
+    match = ladder_services.challenge_create(user=owner, version=main, opponent=feeder, rated=False,
                                       ladder=ladder)
     client = Client()
     client.force_login(staff)
-    page = client.get(f"/admin/tournaments/match/{match.pk}/change/")
+    page = client.get(f"/admin/matches/match/{match.pk}/change/")
     form = page.context["adminform"].form
     data = {name: form[name].value() for name in form.fields if form[name].value() is not None}
     data["rated"] = "on"
-    response = client.post(f"/admin/tournaments/match/{match.pk}/change/",
+    response = client.post(f"/admin/matches/match/{match.pk}/change/",
                             {**data, **_inline_management(page)})
     assert response.status_code == 200  # the form again, with the error
     assert "another owner" in response.content.decode()

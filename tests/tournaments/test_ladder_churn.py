@@ -8,9 +8,10 @@ from collections import Counter
 
 import pytest
 
-from tournaments import pairing, services
-from tournaments.models import LadderEntry, Match
-from tournaments.pairing import Entrant, ladder_pairs
+from ladder import pairing, services
+from ladder.models import LadderEntry
+from ladder.pairing import Entrant, ladder_pairs
+from matches.models import Match
 
 pytestmark = pytest.mark.django_db
 

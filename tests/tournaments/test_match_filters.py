@@ -15,8 +15,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from tournaments.models import Ladder, Match
-from tournaments.services import match_create
+from ladder.models import Ladder
+from matches.models import Match
+from matches.services import match_create
 
 pytestmark = pytest.mark.django_db
 

@@ -4,12 +4,11 @@ import random
 from collections import Counter
 from itertools import combinations
 
+from ladder.pairing import Entrant, ladder_pairs
 from tournaments.pairing import (
-    Entrant,
     Standing,
     knockout_first_round,
     knockout_next_round,
-    ladder_pairs,
     round_robin_rounds,
     swiss_round,
 )

@@ -14,9 +14,10 @@ from django.core.management import call_command
 from django.test import Client
 
 from bots.models import BotVersion
-from tournaments import services
-from tournaments.models import Ladder, Match, PlayStats
-from tournaments.stats import play_stats_fold, version_stats
+from ladder.models import Ladder
+from matches import services
+from matches.models import Match, PlayStats
+from matches.stats import play_stats_fold, version_stats
 
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"  # forfeits every game it plays
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tournaments.ratings import (
+from ladder.ratings import (
     START,
     Result,
     elo_changes,
@@ -131,7 +131,7 @@ def _posterior_optimum_dense(results, pinned, mean=START):
     Newton steps solved by Gaussian elimination with partial pivoting, iterated to 1e-12."""
     import math
 
-    from tournaments.ratings import LOG_SCALE, PRIOR_SD
+    from ladder.ratings import LOG_SCALE, PRIOR_SD
 
     players = sorted({p for r in results for p in (r.a, r.b)} | set(pinned))
     free = [p for p in players if p not in pinned]

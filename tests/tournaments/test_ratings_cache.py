@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tournaments import ratings, selectors, services, tasks
+from ladder import ratings, selectors, services, tasks
 
 
 @pytest.fixture

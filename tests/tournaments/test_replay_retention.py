@@ -13,8 +13,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from tournaments import selectors, services, tasks
-from tournaments.models import LadderEntry, Match, RatingChange
+from ladder import selectors
+from ladder import services as ladder_services
+from ladder.models import LadderEntry, RatingChange
+from matches import services as match_services
+from matches import tasks
+from matches.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +29,7 @@ def played(ladder, make_builtin, play_queued) -> tuple[list[Match], list[Match]]
     for name in ("north", "east", "south"):
         make_builtin(name, "builtin:random" if name == "east" else "builtin:greedy", own=True)
     for seed in range(2):
-        services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed))
+        ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(seed))
         play_queued()
     matches = list(Match.objects.filter(status=Match.Status.FINISHED).order_by("pk"))
     assert len(matches) >= 6
@@ -75,7 +79,7 @@ def test_pruning_drops_old_replays_and_keeps_matches_results_and_ratings(
 def test_pruning_without_an_archive_folder_just_drops(played, settings, tmp_path) -> None:
     old, _ = played
     settings.KAISER_REPLAY_RETENTION_DAYS = 30
-    assert services.replays_prune() == len(old)
+    assert match_services.replays_prune() == len(old)
     assert Match.objects.filter(replay_gz__isnull=True).count() == len(old)
     assert not any(tmp_path.iterdir())
 
@@ -83,7 +87,7 @@ def test_pruning_without_an_archive_folder_just_drops(played, settings, tmp_path
 def test_the_pages_and_the_api_of_a_pruned_match_say_so(played, settings) -> None:
     old, recent = played
     settings.KAISER_REPLAY_RETENTION_DAYS = 30
-    services.replays_prune()
+    match_services.replays_prune()
     client = Client()
     page = client.get(f"/matches/{old[0].pk}/")
     assert page.status_code == 200

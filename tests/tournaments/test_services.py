@@ -10,21 +10,25 @@ from django.core.exceptions import ValidationError
 
 from engine.faults import InfrastructureError
 from engine.validate import validate_replay
-from tournaments import selectors, services
-from tournaments.models import LadderEntry, Match, MatchAttempt, RatingChange
+from ladder import selectors
+from ladder import services as ladder_services
+from ladder.models import LadderEntry, RatingChange
+from matches import services as match_services
+from matches.models import Match, MatchAttempt
+from tournaments import services
 
 
 def _ladder_match(ladder, a, b):
     for v in (a, b):
         LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-    return services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+    return match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
                                  conditions=ladder, ladder=ladder, rated=True)
 
 
 def test_a_played_match_stores_a_valid_replay_and_moves_ratings_zero_sum(ladder, make_builtin):
     greedy, rnd = make_builtin("greedy1"), make_builtin("random1", "builtin:random")
     match = _ladder_match(ladder, greedy, rnd)
-    assert services.match_play(match_id=match.pk, worker="w1") == "finished"
+    assert match_services.match_play(match_id=match.pk, worker="w1") == "finished"
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     replay = match.replay()
@@ -43,20 +47,20 @@ def test_a_played_match_stores_a_valid_replay_and_moves_ratings_zero_sum(ladder,
 
 def test_a_finished_match_is_never_played_or_counted_again(ladder, make_builtin):
     match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
-    services.match_play(match_id=match.pk, worker="w1")
+    match_services.match_play(match_id=match.pk, worker="w1")
     before = list(LadderEntry.objects.values_list("elo", "games"))
-    assert services.match_play(match_id=match.pk, worker="w2") == "skipped"
+    assert match_services.match_play(match_id=match.pk, worker="w2") == "skipped"
     assert list(LadderEntry.objects.values_list("elo", "games")) == before
     assert MatchAttempt.objects.filter(match=match).count() == 1
 
 
 def test_a_late_result_from_a_worker_that_lost_its_lease_is_discarded(ladder, make_builtin):
     match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
-    _, old_token = services.match_start(match_id=match.pk, worker="slow")
+    _, old_token = match_services.match_start(match_id=match.pk, worker="slow")
     Match.objects.filter(pk=match.pk).update(lease_expires=match.created)  # lease ran out
-    assert services.match_play(match_id=match.pk, worker="fresh") == "finished"
+    assert match_services.match_play(match_id=match.pk, worker="fresh") == "finished"
     replay = Match.objects.get(pk=match.pk).replay()
-    assert services.match_finish(match_id=match.pk, token=old_token, replay=replay) is False
+    assert match_services.match_finish(match_id=match.pk, token=old_token, replay=replay) is False
     outcomes = dict(MatchAttempt.objects.values_list("worker", "outcome"))
     assert outcomes == {"slow": "superseded", "fresh": "finished"}
     assert RatingChange.objects.filter(match=match).count() == 2
@@ -70,12 +74,12 @@ def test_an_infrastructure_error_requeues_the_match_then_voids_it_unscored(
     def broken(*, match):
         raise InfrastructureError("bwrap: no space left on device")
 
-    monkeypatch.setattr("tournaments.runner.match_play_engine", broken)
-    for attempt in range(1, services.max_attempts() + 1):
+    monkeypatch.setattr("matches.runner.match_play_engine", broken)
+    for attempt in range(1, match_services.max_attempts() + 1):
         with pytest.raises(InfrastructureError):
-            services.match_play(match_id=match.pk, worker=f"w{attempt}")
+            match_services.match_play(match_id=match.pk, worker=f"w{attempt}")
         match.refresh_from_db()
-        expected = Match.Status.QUEUED if attempt < services.max_attempts() else "void"
+        expected = Match.Status.QUEUED if attempt < match_services.max_attempts() else "void"
         assert match.status == expected
     assert "gave up after 3 attempts" in match.error
     assert not RatingChange.objects.exists()
@@ -84,11 +88,11 @@ def test_an_infrastructure_error_requeues_the_match_then_voids_it_unscored(
 
 def test_a_dead_workers_match_is_requeued_and_then_finishes_once(ladder, make_builtin):
     match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
-    services.match_start(match_id=match.pk, worker="dead")
-    assert services.matches_requeue_stale()["requeued"] == 0  # its lease is still live
+    match_services.match_start(match_id=match.pk, worker="dead")
+    assert match_services.matches_requeue_stale()["requeued"] == 0  # its lease is still live
     Match.objects.filter(pk=match.pk).update(lease_expires=match.created)
-    assert services.matches_requeue_stale()["requeued"] == 1
-    assert services.match_play(match_id=match.pk, worker="alive") == "finished"
+    assert match_services.matches_requeue_stale()["requeued"] == 1
+    assert match_services.match_play(match_id=match.pk, worker="alive") == "finished"
     assert dict(MatchAttempt.objects.values_list("worker", "outcome")) == {
         "dead": "lost", "alive": "finished"}
     assert RatingChange.objects.filter(match=match).count() == 2
@@ -99,11 +103,11 @@ def test_the_ladder_keeps_its_queue_at_depth_and_never_pairs_a_bot_with_itself(
 ):
     for i in range(5):
         make_builtin(f"bot{i}", "builtin:random" if i % 2 else "builtin:greedy", own=True)
-    assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(1)) == 4
-    assert services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(2)) == 0
+    assert ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(1)) == 4
+    assert ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(2)) == 0
     for _ in range(5):
         play_queued()
-        services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3))
+        ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3))
     matches = Match.objects.filter(ladder=ladder)
     assert matches.count() == 24
     assert all(m.version_a.bot_id != m.version_b.bot_id for m in matches)
@@ -121,18 +125,18 @@ def test_a_new_version_replaces_the_old_one_on_the_ladder(ladder, make_builtin):
 
     old = make_builtin("evolving", "builtin:random")
     make_builtin("rival")
-    services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(0))
+    ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(0))
     new = bot_version_add_builtin(bot=old.bot, spec="builtin:greedy")
-    services.ladder_entries_sync(ladder=ladder)
+    ladder_services.ladder_entries_sync(ladder=ladder)
     entries = dict(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", "active"))
     assert entries[old.pk] is False and entries[new.pk] is True
 
 
 def test_a_pinned_anchor_keeps_its_rating(ladder, make_builtin):
     anchor, other = make_builtin("anchor"), make_builtin("other", "builtin:random")
-    services.ladder_anchor_set(ladder=ladder, version=anchor, rating=1200.0)
+    ladder_services.ladder_anchor_set(ladder=ladder, version=anchor, rating=1200.0)
     match = _ladder_match(ladder, anchor, other)
-    services.match_play(match_id=match.pk, worker="w")
+    match_services.match_play(match_id=match.pk, worker="w")
     entries = {e.version_id: e for e in LadderEntry.objects.filter(ladder=ladder)}
     assert entries[anchor.pk].elo == 1200.0 and entries[anchor.pk].games == 1
     assert entries[other.pk].elo != 1500.0
@@ -145,12 +149,12 @@ def test_dispatch_is_fair_between_competitions_and_caps_each_bot(ladder, make_bu
     slow = bots[0]
     ladder_matches = [_ladder_match(ladder, slow, b) for b in bots[1:]]
     t = services.tournament_create(name="cup", format="round_robin", versions=bots[2:5])
-    sent = services.matches_dispatch()
+    sent = match_services.matches_dispatch()
     assert len(sent) == 3
     sent_matches = Match.objects.filter(pk__in=sent)
     assert {m.kind for m in sent_matches} == {"ladder", "tournament"}
     assert sum(slow.pk in (m.version_a_id, m.version_b_id) for m in sent_matches) <= 2
-    assert services.matches_dispatch() == []  # the depth is full
+    assert match_services.matches_dispatch() == []  # the depth is full
     assert t.matches.count() == 3 and len(ladder_matches) == 5
 
 
@@ -159,17 +163,17 @@ def test_challenges_are_limited_per_user(ladder, make_builtin, make_program, own
     mine = make_program("mine", b"print('hi')\n", owner=owner)
     opponent = make_builtin("target")
     for rated in (True, False):
-        match = services.challenge_create(user=owner, version=mine, opponent=opponent,
+        match = ladder_services.challenge_create(user=owner, version=mine, opponent=opponent,
                                           rated=rated, ladder=ladder)
         assert (match.kind, match.rated, match.requested_by) == ("challenge", rated, owner)
-    with pytest.raises(services.RateLimited, match="at most 2 challenges an hour"):
-        services.challenge_create(user=owner, version=mine, opponent=opponent, rated=False,
+    with pytest.raises(ladder_services.RateLimited, match="at most 2 challenges an hour"):
+        ladder_services.challenge_create(user=owner, version=mine, opponent=opponent, rated=False,
                                   ladder=ladder)
 
 
 def test_only_the_owner_can_challenge_with_a_bot(ladder, make_builtin, other):
     with pytest.raises(ValidationError, match="your own bot"):
-        services.challenge_create(user=other, version=make_builtin("a"),
+        ladder_services.challenge_create(user=other, version=make_builtin("a"),
                                   opponent=make_builtin("b"), rated=False, ladder=ladder)
 
 
@@ -179,21 +183,21 @@ def test_the_lease_is_renewed_while_the_engine_plays(ladder, make_builtin, setti
 
     settings.KAISER_MATCH_LEASE_SECONDS = 2  # renewed every 2/3 s
     match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
-    _, token = services.match_start(match_id=match.pk, worker="w")
+    _, token = match_services.match_start(match_id=match.pk, worker="w")
     first = Match.objects.get(pk=match.pk).lease_expires
-    with services.lease_kept(match_id=match.pk, token=token):
+    with match_services.lease_kept(match_id=match.pk, token=token):
         time.sleep(2.5)  # longer than the lease itself
         renewed = Match.objects.get(pk=match.pk).lease_expires
     assert renewed > first
-    assert services.match_start(match_id=match.pk, worker="thief") is None
+    assert match_services.match_start(match_id=match.pk, worker="thief") is None
 
 
 def test_a_running_match_past_its_attempt_budget_is_voided_not_taken_over(ladder, make_builtin):
     match = _ladder_match(ladder, make_builtin("g1"), make_builtin("g2"))
-    Match.objects.filter(pk=match.pk).update(status="running", attempts=services.max_attempts(),
-                                             lease_expires=match.created)
-    assert services.match_start(match_id=match.pk, worker="late") is None
-    assert services.matches_requeue_stale()["voided"] == 1
+    Match.objects.filter(pk=match.pk).update(
+        status="running", attempts=match_services.max_attempts(), lease_expires=match.created)
+    assert match_services.match_start(match_id=match.pk, worker="late") is None
+    assert match_services.matches_requeue_stale()["voided"] == 1
     match.refresh_from_db()
     assert match.status == "void" and "worker lost 3 times" in match.error
 
@@ -203,7 +207,7 @@ def test_arena_seed_puts_the_house_bots_on_the_main_ladder_with_greedy_anchored(
 
     from django.core.management import call_command
 
-    from tournaments.models import Ladder
+    from ladder.models import Ladder
 
     for _ in range(2):  # idempotent
         call_command("arena_seed", stdout=io.StringIO())
@@ -213,7 +217,7 @@ def test_arena_seed_puts_the_house_bots_on_the_main_ladder_with_greedy_anchored(
     assert entries["greedy"].pinned and entries["greedy"].elo == 1500.0
     assert not entries["random"].pinned
     # The house bots alone never play each other: their results would rate nobody.
-    assert services.ladder_schedule(ladder_id=main.pk, rng=random.Random(0)) == 0
+    assert ladder_services.ladder_schedule(ladder_id=main.pk, rng=random.Random(0)) == 0
 
 
 @pytest.mark.django_db(transaction=True)
@@ -223,18 +227,19 @@ def test_two_matches_of_one_bot_stored_at_the_same_instant_both_count(ladder, ma
 
     from django.db import connection, transaction
 
-    from tournaments.runner import match_play_engine
+    from matches.runner import match_play_engine
 
     hub = make_builtin("hub")
     rivals = [make_builtin(f"r{i}", "builtin:random") for i in range(2)]
     matches = [_ladder_match(ladder, hub, rival) for rival in rivals]
-    claims = [services.match_start(match_id=m.pk, worker=f"w{i}") for i, m in enumerate(matches)]
+    claims = [match_services.match_start(match_id=m.pk, worker=f"w{i}")
+              for i, m in enumerate(matches)]
     replays = [match_play_engine(match=match).replay for match, _ in claims]
     stored = []
 
     def finish(i: int) -> None:
         try:
-            stored.append(services.match_finish(match_id=claims[i][0].pk, token=claims[i][1],
+            stored.append(match_services.match_finish(match_id=claims[i][0].pk, token=claims[i][1],
                                                 replay=replays[i]))
         finally:
             connection.close()
@@ -258,10 +263,10 @@ def test_two_matches_of_one_bot_stored_at_the_same_instant_both_count(ladder, ma
 
 
 def test_house_bots_bring_back_the_main_ladder_if_it_is_gone(db):
-    from tournaments.models import Ladder
+    from ladder.models import Ladder
 
     Ladder.objects.filter(slug="main").delete()
-    services.house_bots_ensure()
+    ladder_services.house_bots_ensure()
     main = Ladder.objects.get(slug="main")
     assert (main.rules, main.games_per_match, main.active) == ("official", 2, True)
     assert LadderEntry.objects.filter(ladder=main).count() == 2

@@ -18,8 +18,11 @@ from django.utils import timezone
 
 from bots.models import Bot
 from bots.services import bot_retire
+from ladder.models import Ladder, LadderEntry
+from matches import services as match_services
+from matches.models import Match
 from tournaments import selectors, services, tasks
-from tournaments.models import Ladder, LadderEntry, Match, Tournament, TournamentEntrant
+from tournaments.models import Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.sandbox
 
@@ -280,7 +283,7 @@ def test_a_bot_retired_midway_loses_its_remaining_matches_by_walkover(
     field = [make_builtin(n) for n in ("a", "b", "c", "d")]
     tournament = services.tournament_create(name="RR", format="round_robin", versions=field)
     first = tournament.matches.order_by("id").first()
-    assert services.match_play(match_id=first.pk, worker="test") == "finished"
+    assert match_services.match_play(match_id=first.pk, worker="test") == "finished"
     quitter = field[3]
     bot_retire(bot=quitter.bot)
     walkovers = tournament.matches.filter(status=Match.Status.VOID)
@@ -422,7 +425,7 @@ def test_the_live_poll_and_the_live_part_of_a_running_tournament(make_builtin: A
     field = [make_builtin(n) for n in ("a", "b", "c")]
     tournament = services.tournament_create(name="Live", format="round_robin", versions=field)
     first = tournament.matches.order_by("id").first()
-    assert services.match_play(match_id=first.pk, worker="test") == "finished"
+    assert match_services.match_play(match_id=first.pk, worker="test") == "finished"
     url = reverse("tournament-detail", args=[tournament.pk])
     poll = Client().get(url + "?part=progress").json()
     assert poll == {"status": "running", "progress": {"done": 1, "total": 3}}
@@ -435,7 +438,7 @@ def test_the_live_poll_and_the_live_part_of_a_running_tournament(make_builtin: A
     # The body is cached per state of the tournament: the next result shows at once.
     second = tournament.matches.filter(status=Match.Status.QUEUED).order_by("id").first()
     assert f'data-match="{second.pk}">…</a>' in part
-    assert services.match_play(match_id=second.pk, worker="test") == "finished"
+    assert match_services.match_play(match_id=second.pk, worker="test") == "finished"
     second.refresh_from_db()
     part = Client().get(url + "?part=live").content.decode()
     assert f'data-match="{second.pk}">{second.games_a}–{second.games_b}</a>' in part
@@ -447,7 +450,7 @@ def test_a_swiss_pairs_a_withdrawn_bot_no_more(make_builtin: Any, play_queued: A
     tournament = services.tournament_create(name="Swiss", format="swiss", versions=field,
                                             rounds=3)
     for match in tournament.matches.filter(round=1):
-        services.match_play(match_id=match.pk, worker="test")
+        match_services.match_play(match_id=match.pk, worker="test")
     quitter = field[0]
     tournament.refresh_from_db()
     paired = tournament.current_round  # round 2 is paired already, the quitter in it

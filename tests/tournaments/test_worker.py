@@ -17,10 +17,13 @@ from django.db import transaction
 
 from engine.clock import usable_cores
 from engine.validate import validate_replay
+from ladder import selectors
+from ladder import services as ladder_services
+from ladder.models import Ladder, LadderEntry, RatingChange
+from matches import services as match_services
+from matches.models import Match, MatchAttempt
+from matches.tasks import run_match
 from tests.processes import LoggedProcess, celery_worker_start, database_url_of_this_test
-from tournaments import selectors, services
-from tournaments.models import Ladder, LadderEntry, Match, MatchAttempt, RatingChange
-from tournaments.tasks import run_match
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(240)]
@@ -93,7 +96,7 @@ def _queue(ladder: Ladder, a, b) -> Match:
     with transaction.atomic():  # dispatched to the worker's queue on commit
         for v in (a, b):
             LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-        return services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        return match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
                                      conditions=ladder, ladder=ladder, rated=True)
 
 
@@ -111,7 +114,7 @@ def test_the_ladder_schedules_a_match_that_a_worker_plays_to_a_valid_replay_and_
     greedy, rnd = (make_builtin("greedy-w", own=True),
                    make_builtin("random-w", "builtin:random", own=True))
     start_worker()
-    assert services.ladder_schedule(ladder_id=ladder.pk) == 1
+    assert ladder_services.ladder_schedule(ladder_id=ladder.pk) == 1
     first = Match.objects.get(ladder=ladder)
     match = _wait_status(first.pk, Match.Status.FINISHED)
     assert validate_replay(match.replay()) == []
@@ -156,7 +159,7 @@ def test_a_worker_killed_in_the_middle_of_a_match_and_the_match_finishes_exactly
     doomed.kill()
     start_worker()
     deadline = time.monotonic() + 60
-    while services.matches_requeue_stale()["requeued"] == 0:  # once the dead lease runs out
+    while match_services.matches_requeue_stale()["requeued"] == 0:  # once the dead lease runs out
         assert time.monotonic() < deadline, "the dead worker's match was never requeued"
         time.sleep(0.5)
     match = _wait_status(match.pk, Match.Status.FINISHED, timeout=120)

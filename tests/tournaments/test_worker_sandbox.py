@@ -14,6 +14,8 @@ from django.conf import settings as django_settings
 
 from bots.models import BotVersion
 from bots.tasks import bot_version_check
+from ladder.models import RatingChange
+from matches.models import Match, MatchAttempt
 from tests.tournaments.test_worker import (  # noqa: F401 - start_worker is a fixture
     SLOW_BOT,
     _closed_ladder,
@@ -21,7 +23,6 @@ from tests.tournaments.test_worker import (  # noqa: F401 - start_worker is a fi
     _wait_status,
     start_worker,
 )
-from tournaments.models import Match, MatchAttempt, RatingChange
 
 pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(240)]

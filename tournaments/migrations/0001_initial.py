@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import tournaments.models
+import matches.models
 
 
 class Migration(migrations.Migration):
@@ -21,8 +21,8 @@ class Migration(migrations.Migration):
             name='Ladder',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rules', models.CharField(default='official', max_length=20, validators=[tournaments.models.validate_preset])),
-                ('games_per_match', models.PositiveIntegerField(default=2, validators=[tournaments.models.validate_games])),
+                ('rules', models.CharField(default='official', max_length=20, validators=[matches.models.validate_preset])),
+                ('games_per_match', models.PositiveIntegerField(default=2, validators=[matches.models.validate_games])),
                 ('move_ms', models.PositiveIntegerField(default=1000)),
                 ('bank_ms', models.PositiveIntegerField(default=10000)),
                 ('startup_ms', models.PositiveIntegerField(default=5000)),
@@ -59,8 +59,8 @@ class Migration(migrations.Migration):
             name='Match',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rules', models.CharField(default='official', max_length=20, validators=[tournaments.models.validate_preset])),
-                ('games_per_match', models.PositiveIntegerField(default=2, validators=[tournaments.models.validate_games])),
+                ('rules', models.CharField(default='official', max_length=20, validators=[matches.models.validate_preset])),
+                ('games_per_match', models.PositiveIntegerField(default=2, validators=[matches.models.validate_games])),
                 ('move_ms', models.PositiveIntegerField(default=1000)),
                 ('bank_ms', models.PositiveIntegerField(default=10000)),
                 ('startup_ms', models.PositiveIntegerField(default=5000)),
@@ -133,8 +133,8 @@ class Migration(migrations.Migration):
             name='Tournament',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rules', models.CharField(default='official', max_length=20, validators=[tournaments.models.validate_preset])),
-                ('games_per_match', models.PositiveIntegerField(default=2, validators=[tournaments.models.validate_games])),
+                ('rules', models.CharField(default='official', max_length=20, validators=[matches.models.validate_preset])),
+                ('games_per_match', models.PositiveIntegerField(default=2, validators=[matches.models.validate_games])),
                 ('move_ms', models.PositiveIntegerField(default=1000)),
                 ('bank_ms', models.PositiveIntegerField(default=10000)),
                 ('startup_ms', models.PositiveIntegerField(default=5000)),

@@ -9,7 +9,7 @@ from django import template
 
 from bots.models import Bot
 from bots.selectors import bot_active_version
-from tournaments import tournament_selectors
+from tournaments import selectors as tournament_selectors
 
 register = template.Library()
 

@@ -50,7 +50,7 @@ class Command(BaseCommand):
 
     def _house_bots(self) -> None:
         try:
-            from tournaments.services import house_bots_ensure
+            from ladder.services import house_bots_ensure
         except ImportError:
             self.stdout.write("house bots: the tournaments app does not provide them yet")
             return

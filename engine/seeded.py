@@ -1,0 +1,27 @@
+"""The base of the built-in players (engine.builtin, engine.greedy, engine.mc): trusted,
+in-process, with a random generator seeded by the match's seed."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from engine.players import Player, TimeControl
+
+if TYPE_CHECKING:
+    from engine.rules import Rules
+
+
+class SeededPlayer(Player):
+    """A trusted in-process player with its own seeded random generator."""
+
+    trusted = True
+    makes_cycles = False
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.random = self.rng.random
+
+    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
+              seed: str) -> None:
+        self.rng = random.Random(f"{type(self).__name__}/{seed}")

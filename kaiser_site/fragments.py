@@ -1,0 +1,75 @@
+"""The Jinja2 side of the pages: the fragments that repeat many times (match rows, standings,
+crosstables, brackets, charts).
+
+Pages are Django templates. A Django template loop cost about 0.1 ms a row, most of a long
+list's time, so the repeated rows are Jinja2 templates (Django's Jinja2 backend, autoescaped:
+every text from the database is escaped by Jinja2, none by hand), in each app's `jinja2/`
+folder, rendered by `fragment` and placed into the Django page as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache import cache
+from django.template import engines
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from jinja2 import Environment
+
+
+class Links:
+    """The URLs the rows link to, from the URL conf: reverse() once per name, not per row.
+    In a template: `links.match(m.id)`, `links.bot(bot_id)`."""
+
+    def __init__(self) -> None:
+        self._match = self._around("match-detail")
+        self._bot = self._around("bot-detail")
+        self._ladder = self._around("ladder-detail")
+        self._tournament = self._around("tournament-detail")
+        self.match_list = reverse("match-list")
+
+    @staticmethod
+    def _around(name: str) -> tuple[str, str]:
+        # "/matches/0/" -> ("/matches/", "/"): the text before and after the one argument.
+        before, _, after = reverse(name, args=["0"]).rpartition("0")
+        return before, after
+
+    def match(self, pk: object) -> str:
+        return f"{self._match[0]}{pk}{self._match[1]}"
+
+    def bot(self, pk: object) -> str:
+        return f"{self._bot[0]}{pk}{self._bot[1]}"
+
+    def ladder(self, slug: object) -> str:
+        return f"{self._ladder[0]}{slug}{self._ladder[1]}"
+
+    def tournament(self, pk: object) -> str:
+        return f"{self._tournament[0]}{pk}{self._tournament[1]}"
+
+
+def environment(**options: Any) -> Environment:
+    """The environment of the "jinja2" template backend (kaiser_site.settings.TEMPLATES)."""
+    env = Environment(**options)
+    env.globals["url"] = reverse
+    return env
+
+
+def fragment(name: str, context: dict[str, Any]) -> SafeString:
+    """A Jinja2 template's output, ready to be placed in a Django template as it is: Jinja2
+    has escaped every value it printed (autoescape), so the text is marked safe here, the one
+    place that does so for the pages' fragments."""
+    return mark_safe(engines["jinja2"].get_template(name).render(context))  # noqa: S308
+
+
+def cached(key: str | None, seconds: int, build: Callable[[], SafeString]) -> SafeString:
+    """A fragment from the cache under `key`, else built and kept for `seconds` (no key: built
+    every time). Rendered text stays SafeString through the cache (pickled as such); anything
+    else found under the key (an older format) is rebuilt, never marked safe."""
+    html = cache.get(key) if key else None
+    if not isinstance(html, SafeString):
+        html = build()
+        if key:
+            cache.set(key, html, seconds)
+    return html

@@ -1,0 +1,83 @@
+"""The ladder: who is on it (an entry per bot version) and every rating change.
+
+RatingChange rows are the history: replaying them in order gives the stored ratings back.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from ladder import ratings
+from matches.models import PlayConditions
+
+
+class Ladder(PlayConditions):
+    name = models.CharField(max_length=80)
+    slug = models.SlugField(max_length=40, unique=True)
+    description = models.TextField(blank=True)
+    active = models.BooleanField(default=True)
+    # Matches waiting or running at once for this ladder: keeps the queue fed, never flooded.
+    queue_depth = models.PositiveIntegerField(default=4)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # The table it had when the tournaments app held it (docs/architecture.md).
+        db_table = "tournaments_ladder"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LadderEntry(models.Model):
+    """One bot version's standing on one ladder. Each version is rated on its own: a new
+    version starts provisional at 1500 and the bot's older versions stop playing."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="entries")
+    version = models.ForeignKey(
+        "bots.BotVersion", on_delete=models.CASCADE, related_name="ladder_entries"
+    )
+    elo = models.FloatField(default=ratings.START)
+    games = models.PositiveIntegerField(default=0)  # rated matches played
+    pinned = models.BooleanField(default=False)  # an anchor: its rating never moves
+    active = models.BooleanField(default=True)  # still scheduled (the bot's playing version)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "tournaments_ladderentry"
+        ordering = ["-elo"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "version"], name="ladder_entry_unique")
+        ]
+        verbose_name_plural = "ladder entries"
+
+    def __str__(self) -> str:
+        return f"{self.version} on {self.ladder}"
+
+    @property
+    def provisional(self) -> bool:
+        return not self.pinned and ratings.elo_is_provisional(games=self.games)
+
+
+class RatingChange(models.Model):
+    """One rating change of one entry by one match: the rating history."""
+
+    match = models.ForeignKey("matches.Match", on_delete=models.CASCADE,
+                              related_name="rating_changes")
+    entry = models.ForeignKey(LadderEntry, on_delete=models.CASCADE, related_name="changes")
+    before = models.FloatField()
+    after = models.FloatField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "tournaments_ratingchange"
+        ordering = ["id"]
+        constraints = [
+            # The database itself refuses to count a match twice for the same entry.
+            models.UniqueConstraint(fields=["match", "entry"], name="rating_change_once")
+        ]
+
+    @property
+    def delta(self) -> float:
+        return self.after - self.before

@@ -1,0 +1,316 @@
+"""Reads of the ladder: leaderboards with the fitted ratings, rating history, the
+leaderboard page's rows and a bot's standings, each in a fixed number of queries whatever
+the number of rows (aggregates and window functions instead of a query per row)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.shortcuts import get_object_or_404
+
+from bots.models import Bot
+from ladder import ratings
+from ladder.models import Ladder, LadderEntry, RatingChange
+from matches import selectors as match_selectors
+from matches.models import Match
+
+# The ladder shown at / and challenged on when none is named.
+MAIN_LADDER = "main"
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    entry: LadderEntry
+    elo: float
+    games: int
+    provisional: bool
+    pinned: bool
+    fitted: float | None
+    fitted_low: float | None
+    fitted_high: float | None
+
+
+def ladder_results(*, ladder: Ladder) -> list[ratings.Result]:
+    """Every rated, finished match of the ladder, oldest first, as the rating code takes them."""
+    rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
+            .order_by("finished", "id")
+            .values_list("version_a_id", "version_b_id", "score", "games_per_match"))
+    return [ratings.Result(a, b, score, games) for a, b, score, games in rows]
+
+
+# Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
+# with the O(pairs) fit); above it only the beat's task fits, and requests read its last fit.
+FIT_INLINE_MAX = 150
+
+
+def _fit_version(ladder: Ladder) -> tuple[str, dict[Any, float]]:
+    """What the fit depends on: the last rated result and the anchors' pins."""
+    last = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED
+                                ).aggregate(n=Max("finished"))["n"]
+    pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
+                .values_list("version_id", "elo"))
+    return f"{last.isoformat() if last else 'none'}:{sorted(pins.items())}", pins
+
+
+def ladder_fit(*, ladder: Ladder, compute: bool | None = None) -> dict[Any, ratings.Fitted]:
+    """The fitted ratings, {version id: Fitted}.
+
+    The last fit is cached per ladder with the version of the results it covers. A stale one
+    is refitted here when `compute` is True, or when it is None and the ladder has at most
+    FIT_INLINE_MAX active bots; otherwise (a large ladder, or compute=False) the last fit is
+    returned as it is, a few results behind, and {} before the first: the beat's
+    ladder_fits_refresh task keeps it fresh, so no request waits for a large ladder's fit."""
+    version, pins = _fit_version(ladder)
+    cached = cache.get(_fit_key(ladder.pk))
+    if cached is not None and cached[0] == version:
+        return cached[1]  # type: ignore[no-any-return]
+    if compute is None:
+        compute = LadderEntry.objects.filter(ladder=ladder, active=True).count() <= FIT_INLINE_MAX
+    if not compute:
+        return cached[1] if cached is not None else {}
+    fitted = ratings.ratings_fit(results=ladder_results(ladder=ladder), pinned=pins)
+    cache.set(_fit_key(ladder.pk), (version, fitted), FIT_CACHE_SECONDS)
+    return fitted
+
+
+def ladder_fit_is_current(*, ladder: Ladder) -> bool:
+    cached = cache.get(_fit_key(ladder.pk))
+    return cached is not None and cached[0] == _fit_version(ladder)[0]
+
+
+FIT_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def _fit_key(ladder_id: int) -> str:
+    return f"ladder-fit:v2:{ladder_id}"
+
+
+def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False,
+                       fit: bool | None = None) -> list[LeaderboardRow]:
+    entries = LadderEntry.objects.filter(ladder=ladder).select_related(
+        "version__bot", "version__bot__owner").order_by("-elo", "pk")
+    if not include_inactive:
+        entries = entries.filter(active=True)
+    fitted = ladder_fit(ladder=ladder, compute=fit)
+    rows = []
+    for rank, e in enumerate(entries, start=1):
+        f = fitted.get(e.version_id)
+        rows.append(LeaderboardRow(
+            rank=rank, entry=e, elo=e.elo, games=e.games, provisional=e.provisional,
+            pinned=e.pinned, fitted=f.rating if f else None, fitted_low=f.low if f else None,
+            fitted_high=f.high if f else None,
+        ))
+    return rows
+
+
+def rating_history(*, entry: LadderEntry) -> QuerySet[RatingChange]:
+    return entry.changes.select_related("match").order_by("id")
+
+
+def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
+    """Elo replayed from the stored history: must agree with the stored ratings."""
+    pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
+                .values_list("version_id", "elo"))
+    rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
+            .filter(first_change__isnull=False).order_by("first_change")
+            .values_list("version_a_id", "version_b_id", "score", "games_per_match"))
+    results = [ratings.Result(a, b, s, g) for a, b, s, g in rows]
+    return ratings.elo_replay(results=results, pinned=pins)
+
+
+TREND_POINTS = 20
+
+
+HISTORY_POINTS = 300
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    board: LeaderboardRow
+    matches: int
+    wins: int
+    last_played: datetime | None
+    trend: list[float]
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.wins / self.matches if self.matches else None
+
+
+def _side_stats(ladder: Ladder, side: str, ids: list[int]) -> QuerySet[Any]:
+    won = Q(score__gt=0.5) if side == "a" else Q(score__lt=0.5)
+    return (Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED,
+                                 **{f"version_{side}_id__in": ids})
+            .order_by().values(f"version_{side}_id")
+            .annotate(n=Count("id"), w=Count("id", filter=won), last=Max("finished")))
+
+
+def _match_stats(ladder: Ladder, ids: list[int]) -> dict[int, tuple[int, int, datetime | None]]:
+    """Per version: finished matches on the ladder, matches won, the last one's time."""
+    stats: dict[int, tuple[int, int, datetime | None]] = {}
+    for side in ("a", "b"):
+        for row in _side_stats(ladder, side, ids):
+            version = row[f"version_{side}_id"]
+            n, w, last = stats.get(version, (0, 0, None))
+            times = [t for t in (last, row["last"]) if t is not None]
+            stats[version] = (n + row["n"], w + row["w"], max(times, default=None))
+    return stats
+
+
+def ratings_recent(*, entry_ids: list[int], points: int) -> dict[int, list[float]]:
+    """The last `points` ratings of each entry, oldest first (starting with the rating before
+    the first change shown), in one query."""
+    rows = (RatingChange.objects.filter(entry_id__in=entry_ids)
+            .annotate(n=Window(RowNumber(), partition_by=[F("entry_id")], order_by=F("id").desc()))
+            .filter(n__lte=points).order_by("id").values_list("entry_id", "before", "after"))
+    out: dict[int, list[float]] = defaultdict(list)
+    for entry_id, before, after in rows:
+        out[entry_id].extend((before, after) if entry_id not in out else (after,))
+    return out
+
+
+def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[LeaderboardRow],
+                                                                  int]:
+    """Rows `offset`..`offset + limit` of ladder_leaderboard (same order, same
+    fields), without loading every entry of a large ladder. Only rated entries: a version
+    without a rated match yet is listed apart (unrated_entries), not ranked at its start
+    rating above bots that played."""
+    entries = LadderEntry.objects.filter(ladder=ladder, active=True).filter(
+        Q(games__gt=0) | Q(pinned=True))
+    total = entries.count()
+    # A page refits a small ladder itself; a large one shows the beat task's last fit.
+    fitted = ladder_fit(ladder=ladder, compute=total <= FIT_INLINE_MAX)
+    shown = entries.select_related("version__bot__owner").order_by("-elo", "pk")[
+        offset:offset + limit]
+    rows = []
+    for rank, e in enumerate(shown, start=offset + 1):
+        f = fitted.get(e.version_id)
+        rows.append(LeaderboardRow(
+            rank=rank, entry=e, elo=e.elo, games=e.games, provisional=e.provisional,
+            pinned=e.pinned, fitted=f.rating if f else None, fitted_low=f.low if f else None,
+            fitted_high=f.high if f else None))
+    return rows, total
+
+
+def board_version(*, ladder: Ladder) -> str:
+    """A token that changes whenever the ladder's board can: a finished match (ratings, the
+    statistics, the latest matches), an entry added, (de)activated or saved."""
+    last = Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED).aggregate(
+        n=Max("finished"))["n"]
+    entries = LadderEntry.objects.filter(ladder=ladder).aggregate(
+        active=Count("id", filter=Q(active=True)), top=Max("id"), saved=Max("updated"))
+    raw = f"{ladder.pk}:{last}:{entries['active']}:{entries['top']}:{entries['saved']}"
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def unrated_entries(*, ladder: Ladder, limit: int = 50) -> list[LadderEntry]:
+    """The ladder's playing versions that have no rated match yet, newest first."""
+    return list(LadderEntry.objects.filter(ladder=ladder, active=True, games=0, pinned=False)
+                .select_related("version__bot__owner").order_by("-pk")[:limit])
+
+
+def leaderboard_page(*, ladder: Ladder, offset: int = 0, limit: int = 50
+                     ) -> tuple[list[BoardRow], int]:
+    """A page of the ladder's leaderboard with match statistics and a trend, and the number
+    of rows there are."""
+    shown, total = _board_rows(ladder, offset, limit)
+    stats = _match_stats(ladder, [r.entry.version_id for r in shown])
+    trends = ratings_recent(entry_ids=[r.entry.pk for r in shown], points=TREND_POINTS)
+    rows = []
+    for r in shown:
+        n, w, last = stats.get(r.entry.version_id, (0, 0, None))
+        rows.append(BoardRow(board=r, matches=n, wins=w, last_played=last,
+                             trend=trends.get(r.entry.pk, [])))
+    return rows, total
+
+
+# What the bot page shows of its entries: not the versions' check replay, stderr and summary.
+ENTRY_FIELDS = ("ladder_id", "version_id", "elo", "games", "pinned", "active", "updated",
+                "ladder__slug", "ladder__name", "version__number")
+
+
+@dataclass(frozen=True)
+class BotFacts:
+    """What the bot page's public part is drawn from, read once: the bot's versions, its ladder
+    entries, and a token that changes whenever that part can (the cache key)."""
+
+    bot: Bot
+    version_ids: list[int]
+    entries: list[LadderEntry]
+    version: str
+
+
+def bot_facts(*, bot: Bot) -> BotFacts:
+    """Three queries. The token covers the bot's name, its entries as read (Elo, games, anchor,
+    activity) and its matches: one made, started, put back in the queue, finished or cancelled
+    (top id, latest start and end, how many are queued and running), so the cache never
+    answers past the bot's next result."""
+    ids = list(bot.versions.values_list("pk", flat=True))
+    entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
+        "ladder", "version").only(*ENTRY_FIELDS).order_by("ladder__name", "-version__number"))
+    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
+        top=Max("id"), last=Max("finished"), started=Max("started"),
+        queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)))
+    state = [(e.pk, e.elo, e.games, e.pinned, e.active, e.updated) for e in entries]
+    raw = f"{bot.pk}:{bot.name}:{ids}:{state}:{sorted(agg.items())}"
+    return BotFacts(bot, ids, entries, hashlib.sha256(raw.encode()).hexdigest())
+
+
+@dataclass(frozen=True)
+class LadderStanding:
+    entry: LadderEntry
+    history: list[tuple[float, int, datetime]]  # (rating after, version, when), oldest first
+
+
+def bot_standings(*, entries: list[LadderEntry]) -> list[LadderStanding]:
+    """The bot's playing entry on each ladder (`entries`: all of the bot's, by ladder name and
+    newest version first), with the bot's rating history there (all its versions, the last
+    HISTORY_POINTS changes)."""
+    number = {e.pk: e.version.number for e in entries}
+    changes = (RatingChange.objects.filter(entry_id__in=list(number))
+               .annotate(n=Window(RowNumber(), partition_by=[F("entry__ladder_id")],
+                                  order_by=F("id").desc()))
+               .filter(n__lte=HISTORY_POINTS).order_by("id")
+               .values_list("entry__ladder_id", "after", "entry_id", "created"))
+    history: dict[int, list[tuple[float, int, datetime]]] = defaultdict(list)
+    for ladder_id, after, entry_id, created in changes:
+        history[ladder_id].append((after, number[entry_id], created))
+    seen: set[int] = set()
+    out = []
+    for entry in entries:  # the newest version's entry speaks for the bot on each ladder
+        if entry.ladder_id not in seen:
+            seen.add(entry.ladder_id)
+            out.append(LadderStanding(entry, history.get(entry.ladder_id, [])))
+    return out
+
+
+def bot_activity(*, facts: BotFacts, matches: int = 20) -> dict[str, Any]:
+    """The bot page's public part: ratings with their history, head to head (the
+    match_selectors.HEAD_TO_HEAD_ROWS most-played opponents, and how many there are), recent
+    matches."""
+    records, total = match_selectors.head_to_head_records(
+        version_ids=facts.version_ids, limit=match_selectors.HEAD_TO_HEAD_ROWS)
+    ids = match_selectors.newest_match_ids(version_ids=facts.version_ids, limit=matches)
+    return {
+        "bot": facts.bot,
+        "standings": bot_standings(entries=facts.entries),
+        "matches": match_selectors.match_rows(Match.objects.filter(id__in=ids).order_by("-id")),
+        "head_to_head": records,
+        "head_to_head_total": total,
+    }
+
+
+def ladder_or_main(slug: str | None) -> Ladder | None:
+    """The ladder at /ladders/<slug>/ (404 if none), or the main ladder, or any."""
+    if slug is not None:
+        return get_object_or_404(Ladder, slug=slug)
+    return Ladder.objects.filter(slug=MAIN_LADDER).first() or Ladder.objects.first()

@@ -1,0 +1,249 @@
+"""Writes of the ladder: its entries, the scheduler that keeps it playing, the Elo update of
+a finished rated match (called through matches.signals, in the transaction that stores the
+result: a match counts once), the fitted ratings' refresh, house bots and challenges."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from bots.models import BotVersion
+from ladder import pairing, ratings
+from ladder.models import Ladder, LadderEntry, RatingChange
+from matches.models import RATED_SAME_OWNER, Match
+from matches.services import OPEN, match_create, matches_dispatch, setting_int
+
+
+def _entry_for(ladder_id: int, version_id: int) -> LadderEntry:
+    entry, _ = LadderEntry.objects.get_or_create(ladder_id=ladder_id, version_id=version_id)
+    return entry
+
+
+def ratings_apply(match: Match) -> None:
+    """The Elo update of one finished match. The entries are locked in a fixed order, so two
+    matches of the same bot finishing together queue here instead of losing an update."""
+    assert match.ladder_id and match.score is not None
+    ids = [match.version_a_id, match.version_b_id]
+    locked = {
+        e.version_id: e for e in LadderEntry.objects.select_for_update()
+        .filter(ladder_id=match.ladder_id, version_id__in=ids).order_by("pk")
+    }
+    a = locked.get(match.version_a_id) or _entry_for(match.ladder_id, match.version_a_id)
+    b = locked.get(match.version_b_id) or _entry_for(match.ladder_id, match.version_b_id)
+    deltas = ratings.elo_changes(
+        rating_a=a.elo, rating_b=b.elo, score=match.score, games_a=a.games, games_b=b.games,
+        pinned_a=a.pinned, pinned_b=b.pinned,
+    )
+    for entry, delta in ((a, deltas[0]), (b, deltas[1])):
+        RatingChange.objects.create(match=match, entry=entry, before=entry.elo,
+                                    after=entry.elo + delta)
+        LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + delta,
+                                                       games=F("games") + 1)
+
+
+def ladder_entries_sync(*, ladder: Ladder) -> None:
+    """Every bot's playing version is on the ladder; its older versions stop being scheduled."""
+    from bots.selectors import active_versions
+
+    playing = set(active_versions().values_list("pk", flat=True))
+    have = set(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", flat=True))
+    LadderEntry.objects.bulk_create(
+        [LadderEntry(ladder=ladder, version_id=v) for v in playing - have],
+        ignore_conflicts=True,
+    )
+    LadderEntry.objects.filter(ladder=ladder, active=True).exclude(
+        version_id__in=playing).update(active=False)
+    LadderEntry.objects.filter(ladder=ladder, active=False, version_id__in=playing).update(
+        active=True)
+
+
+def _recent_opponents(ladder: Ladder) -> dict[int, tuple[int, ...]]:
+    recent: dict[int, list[int]] = {}
+    rows = (Match.objects.filter(ladder=ladder, kind=Match.Kind.LADDER)
+            .order_by("-id").values_list("version_a_id", "version_b_id")[:200])
+    for a, b in reversed(rows):
+        recent.setdefault(a, []).append(b)
+        recent.setdefault(b, []).append(a)
+    return {k: tuple(v[-3:]) for k, v in recent.items()}
+
+
+def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
+    entries = list(LadderEntry.objects.filter(ladder=ladder, active=True)
+                   .select_related("version__bot"))
+    pending: Counter[int] = Counter()
+    for a, b in Match.objects.filter(status__in=OPEN).values_list("version_a_id",
+                                                                   "version_b_id"):
+        pending[a] += 1
+        pending[b] += 1
+    recent = _recent_opponents(ladder)
+    house = set(BotVersion.objects.filter(
+        pk__in=[e.version_id for e in entries], bot__owner__username=HOUSE_USER,
+    ).values_list("pk", flat=True))
+    return [pairing.Entrant(key=e.version_id, rating=e.elo, games=e.games,
+                            pending=pending[e.version_id], recent=recent.get(e.version_id, ()),
+                            house=e.pinned or e.version_id in house,
+                            owner=e.version.bot.owner_id)
+            for e in entries]
+
+
+def _meetings_on(ladder: Ladder) -> Callable[[Any], dict[Any, int]]:
+    """meetings(version_id): the rated matches it finished against each opponent on the
+    ladder. Two grouped reads on the (version, -id) indexes, one a side: a bot's own matches
+    only, never the whole ladder's (bench/ladder_schedule_cost.py: +4 ms a fill at 100 bots
+    and 100,000 matches, where one GROUP BY over the ladder took 250 ms)."""
+    def meetings(version_id: Any) -> dict[Any, int]:
+        done = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
+        met: Counter[Any] = Counter()
+        for mine, theirs in (("version_a_id", "version_b_id"), ("version_b_id", "version_a_id")):
+            rows = (done.filter(**{mine: version_id}).values_list(theirs)
+                    .annotate(n=Count("pk")).order_by())
+            for opponent, n in rows:
+                met[opponent] += n
+        return dict(met)
+
+    return meetings
+
+
+def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
+    with transaction.atomic():
+        # The ladder's row lock: the beat tick and a finishing match never both fill it.
+        Ladder.objects.select_for_update().filter(pk=ladder.pk).first()
+        if sync:
+            ladder_entries_sync(ladder=ladder)
+        waiting = Match.objects.filter(ladder=ladder, kind=Match.Kind.LADDER,
+                                       status__in=OPEN).count()
+        slots = ladder.queue_depth - waiting
+        if slots <= 0:
+            return 0
+        pairs = pairing.ladder_pairs(
+            entrants=_ladder_entrants(ladder), slots=slots, rng=rng, met=_meetings_on(ladder),
+            settled_after=setting_int("KAISER_LADDER_PAIR_SETTLED", pairing.SETTLED_MATCHES))
+        versions = BotVersion.objects.in_bulk([k for p in pairs for k in p])
+        for a, b in pairs:
+            match_create(version_a=versions[a], version_b=versions[b], kind=Match.Kind.LADDER,
+                         conditions=ladder, ladder=ladder, rated=True)
+        return len(pairs)
+
+
+def ladder_schedule(
+    *, ladder_id: int | None = None, rng: random.Random | None = None, sync: bool = True
+) -> int:
+    """Top up every active ladder (or one) to its queue depth; returns matches created.
+    `sync` first brings the entries up to date with the bots' playing versions."""
+    rng = rng or random.Random()
+    ladders = Ladder.objects.filter(active=True)
+    if ladder_id is not None:
+        ladders = ladders.filter(pk=ladder_id)
+    created = sum(_ladder_fill(ladder, rng, sync) for ladder in ladders)
+    if not created:  # (new matches were dispatched when their transaction committed)
+        matches_dispatch()
+    return created
+
+
+def ladder_fits_refresh() -> int:
+    """Refit each ladder whose rated results or anchors changed since its last fit, and cache
+    the fit (the beat runs this): pages and the API read these fits and never wait for a
+    large ladder's. Returns the number of ladders refitted."""
+    from ladder.selectors import ladder_fit, ladder_fit_is_current
+
+    refitted = 0
+    for ladder in Ladder.objects.order_by("pk"):
+        if not ladder_fit_is_current(ladder=ladder):
+            ladder_fit(ladder=ladder, compute=True)
+            refitted += 1
+    return refitted
+
+
+def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> LadderEntry:
+    """Pin a (house) version's rating on a ladder: it becomes an anchor of the scale."""
+    entry, _ = LadderEntry.objects.get_or_create(ladder=ladder, version=version)
+    entry.elo, entry.pinned = rating, True
+    entry.save(update_fields=["elo", "pinned", "updated"])
+    return entry
+
+
+HOUSE_USER = "house"
+
+
+HOUSE_BOTS = {"random": "builtin:random", "greedy": "builtin:greedy"}
+
+
+HOUSE_ANCHOR = ("greedy", ratings.START)  # a new bot starts level with greedy
+
+
+def house_bots_ensure() -> list[BotVersion]:
+    """The house bots exist, each with a built-in version, and greedy anchors the main ladder
+    (made if missing)."""
+    from django.contrib.auth import get_user_model
+
+    from bots.models import Bot
+    from bots.services import bot_version_add_builtin
+
+    user, created = get_user_model().objects.get_or_create(username=HOUSE_USER)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    versions = []
+    for name, spec in HOUSE_BOTS.items():
+        bot, _ = Bot.objects.get_or_create(name=name, defaults={
+            "owner": user, "description": f"House player {spec}."})
+        version = bot.versions.filter(kind=BotVersion.Kind.BUILTIN, builtin=spec).first()
+        versions.append(version or bot_version_add_builtin(bot=bot, spec=spec))
+    main = ladder_main_ensure()
+    ladder_entries_sync(ladder=main)
+    anchor = next(v for v in versions if v.bot.name == HOUSE_ANCHOR[0])
+    if not LadderEntry.objects.filter(ladder=main, version=anchor, pinned=True).exists():
+        ladder_anchor_set(ladder=main, version=anchor, rating=HOUSE_ANCHOR[1])
+    return versions
+
+
+def ladder_main_ensure() -> Ladder:
+    """The default ladder (the data migration makes it; this brings it back after a flush)."""
+    ladder, _ = Ladder.objects.get_or_create(
+        slug="main",
+        defaults={"name": "Main ladder", "rules": "official", "games_per_match": 2,
+                  "description": "The official rules, duplicate matches of two games."},
+    )
+    return ladder
+
+
+class RateLimited(Exception):
+    """Too many requests of one kind by one user; the message says when to come back."""
+
+
+def challenge_create(
+    *, user: AbstractBaseUser, version: BotVersion, opponent: BotVersion, rated: bool,
+    ladder: Ladder,
+) -> Match:
+    """A match the author of `version` asked for. Rated challenges count on `ladder`, and
+    only between bots of different owners (RATED_SAME_OWNER); unrated ones are open to all."""
+    if not version.bot.is_owned_by(user):
+        raise ValidationError({"bot": "you can only challenge with your own bot"})
+    for v, field in ((version, "bot"), (opponent, "opponent")):
+        if v.status != BotVersion.Status.ACTIVE or v.bot.retired:
+            raise ValidationError({field: f"{v} is not an active version"})
+    if rated and version.bot.owner_id == opponent.bot.owner_id:
+        raise ValidationError({"rated": RATED_SAME_OWNER})
+    limit = setting_int("KAISER_CHALLENGES_PER_HOUR", 10)
+    since = timezone.now() - timedelta(hours=1)
+    with transaction.atomic():
+        # Serialise per user. By the user model, not type(user): request.user is a lazy
+        # wrapper whose type has no manager.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        if Match.objects.filter(requested_by_id=user.pk, created__gte=since).count() >= limit:
+            raise RateLimited(f"at most {limit} challenges an hour; try again later")
+        if rated:
+            _entry_for(ladder.pk, version.pk)
+            _entry_for(ladder.pk, opponent.pk)
+        return match_create(version_a=version, version_b=opponent, kind=Match.Kind.CHALLENGE,
+                            conditions=ladder, ladder=ladder, rated=rated, requested_by=user)

@@ -1,0 +1,239 @@
+"""REST API of matches and replays (under /api/v1/): the filtered match list, one match, its
+replay, and the replay export as JSON lines."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.faults import forfeit_public, match_fault_whole_for, replay_public
+from bots.models import BotVersion
+from matches import filters as match_filters
+from matches import selectors
+from matches.models import Match
+
+
+class SideSerializer(serializers.Serializer):
+    version = serializers.IntegerField(source="pk")
+    bot = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot.name")
+    number = serializers.IntegerField()
+
+
+class TimeSerializer(serializers.Serializer):
+    move_ms = serializers.IntegerField()
+    bank_ms = serializers.IntegerField()
+    startup_ms = serializers.IntegerField()
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    a = SideSerializer(source="version_a")
+    b = SideSerializer(source="version_b")
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    time = serializers.SerializerMethodField()
+    forfeit = serializers.SerializerMethodField()
+    stderr_a = serializers.SerializerMethodField()
+    stderr_b = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Match
+        fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "a", "b",
+                  "seed", "rules", "games_per_match", "time", "score", "games_a", "games_b",
+                  "forfeit", "error", "created", "started", "finished", "play_ms", "attempts",
+                  "replay_size", "stderr_a", "stderr_b"]
+        read_only_fields = fields
+
+    @extend_schema_field(TimeSerializer)
+    def get_time(self, match: Match) -> dict[str, int]:
+        return {"move_ms": match.move_ms, "bank_ms": match.bank_ms,
+                "startup_ms": match.startup_ms}
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_forfeit(self, match: Match) -> Any:
+        """The fault that ended the match: its detail clipped (bots.faults) unless the caller
+        owns the bot at fault or is staff."""
+        if match_fault_whole_for(self.context["request"].user, match):
+            return match.forfeit
+        return forfeit_public(match.forfeit)
+
+    def _stderr(self, match: Match, version: BotVersion, field: str) -> str | None:
+        """A bot's stderr is its owner's (and staff's) only; null for everyone else."""
+        user = self.context["request"].user
+        if not (user.is_staff or version.bot.is_owned_by(user)):
+            return None
+        text: str = Match.objects.filter(pk=match.pk).values_list(field, flat=True)[0]
+        return text
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stderr_a(self, match: Match) -> str | None:
+        return self._stderr(match, match.version_a, "stderr_a")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stderr_b(self, match: Match) -> str | None:
+        return self._stderr(match, match.version_b, "stderr_b")
+
+
+def int_param(request: Request, name: str, *, required: bool = False) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        if required:
+            raise ValidationError({name: "this parameter is required"})
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError({name: f"{raw!r} is not a whole number"}) from None
+    if not -(2**63) <= value < 2**63:  # the database's integers: SQLite would overflow
+        raise ValidationError({name: f"{raw!r} is out of range"})
+    return value
+
+
+# The /matches/ page's vocabulary (tournaments.match_filters); any other parameter is a 400.
+MATCH_FILTERS = [
+    OpenApiParameter("bot", str, description="Matches of this bot (either side): name or id"),
+    OpenApiParameter("opponent", str, description="Only against this bot: name or id"),
+    OpenApiParameter("version", int, description="Matches of this bot version (id)"),
+    OpenApiParameter("ladder", str, description="Ladder slug"),
+    OpenApiParameter("tournament", int, description="Tournament id"),
+    OpenApiParameter("status", str, enum=Match.Status.values),
+    OpenApiParameter("result", str, enum=list(match_filters.RESULTS),
+                     description="won or lost (from bot's side), draw, decisive"),
+    OpenApiParameter("faults", bool, description="Only matches a fault ended"),
+    OpenApiParameter("since", str, description="Finished at or after (date or date-time)"),
+    OpenApiParameter("until", str, description="Finished before (date or date-time)"),
+    OpenApiParameter("mine", bool, description="Only matches of your bots"),
+]
+
+
+class ReplayPruned(APIException):
+    status_code = status.HTTP_410_GONE
+    default_detail = ("replay pruned: this site keeps replays for a limited time; the match's "
+                      "result and ratings stand")
+    default_code = "replay_pruned"
+
+
+def _filtered_matches(request: Request) -> Any:
+    """An unknown bot or ladder selects no matches, as on the page."""
+    try:
+        filters = match_filters.match_filters_parse(params=request.query_params,
+                                                    user=request.user)
+    except match_filters.FilterError as error:
+        raise ValidationError(error.errors) from None
+    return match_filters.matches_filtered(filters=filters).select_related(
+        "version_a__bot", "version_b__bot", "ladder").defer(
+        "replay_gz", "stderr_a", "stderr_b").order_by("-created", "-id")
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List matches, newest first", parameters=MATCH_FILTERS),
+    retrieve=extend_schema(summary="One match (its bots' stderr only for their owners)"),
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = MatchSerializer
+
+    def get_queryset(self) -> Any:
+        if self.action == "list":
+            return _filtered_matches(self.request)
+        return Match.objects.select_related("version_a__bot", "version_b__bot", "ladder"
+                                            ).defer("replay_gz", "stderr_a", "stderr_b")
+
+    @extend_schema(summary="The match's replay (replay-format.md), decompressed; a fault's "
+                   "detail is clipped to 200 characters unless you own the bot at fault",
+                   responses={200: OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="Not finished, no replay"),
+                              410: OpenApiResponse(description="Replay pruned (retention)")})
+    @action(detail=True, methods=["get"])
+    def replay(self, request: Request, pk: str | None = None) -> Response:
+        match = self.get_object()
+        stored = get_object_or_404(Match.objects.only("pk", "replay_gz"), pk=match.pk)
+        replay = stored.replay()
+        if replay is None and match.status == Match.Status.FINISHED:
+            raise ReplayPruned()
+        if replay is None:
+            raise Http404("this match has no replay")
+        if not match_fault_whole_for(request.user, match):
+            replay = replay_public(replay)
+        return Response(replay)
+
+
+
+
+
+
+
+
+class JSONLinesRenderer(BaseRenderer):
+    media_type = "application/x-ndjson"
+    format = "jsonl"
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: dict[str, Any] | None = None) -> bytes:
+        return (json.dumps(data) + "\n").encode()  # only error bodies come through here
+
+
+class ExportTooLarge(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "export_too_large"
+
+
+def _export_limit(user: Any) -> int | None:
+    """The most replays one export may hold: anonymous callers fewer than signed-in ones (a
+    token), staff any number (None). Each replay is read, decompressed and sent whole: an
+    unbounded export costs the database and the web process more than any other request."""
+    if user.is_staff:
+        return None
+    if user.is_authenticated:
+        return int(settings.KAISER_EXPORT_MAX_REPLAYS)
+    return int(settings.KAISER_EXPORT_MAX_REPLAYS_ANON)
+
+
+def _export_too_large(count: int, limit: int, user: Any) -> str:
+    how = "narrow it with the filters (bot, opponent, version, ladder, tournament, since, until)"
+    if not user.is_authenticated:
+        how += f" or send an API token (up to {settings.KAISER_EXPORT_MAX_REPLAYS} replays)"
+    anonymous = "" if user.is_authenticated else " without credentials"
+    return f"{count} replays match, more than the {limit} an export{anonymous} may hold: {how}."
+
+
+class ReplayExportView(APIView):
+    renderer_classes = [JSONRenderer, JSONLinesRenderer]
+
+    @extend_schema(
+        summary="Replays of finished matches as JSON Lines (one replay a line), oldest first",
+        description="One export holds at most KAISER_EXPORT_MAX_REPLAYS_ANON replays (500 by "
+        "default) without credentials and KAISER_EXPORT_MAX_REPLAYS (20000) with an API "
+        "token; a larger one is refused whole (400, code export_too_large): narrow it with "
+        "the filters. Fault details are clipped to 200 characters.",
+        parameters=MATCH_FILTERS,
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        matches = _filtered_matches(request)
+        limit = _export_limit(request.user)
+        if limit is not None:
+            count = selectors.replays_export_count(matches=matches)
+            if count > limit:
+                raise ExportTooLarge(_export_too_large(count, limit, request.user))
+        lines = selectors.replays_export(matches=matches)
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="replays.jsonl"'
+        return response

@@ -1,0 +1,177 @@
+"""One vocabulary for filtering matches, the same on the /matches/ page and at
+/api/v1/matches/: parsed here from the query string, applied here to the matches.
+
+- `bot`, `opponent`: a bot's name (any case) or its id;
+- `version`: a version id; `ladder`: a ladder's slug; `tournament`: a tournament id;
+- `status`: queued, running, finished, ...; `result`: won, lost (from `bot`'s side), draw,
+  decisive; `faults=1`: only matches a fault ended;
+- `since`, `until`: finished at or after / before a date (YYYY-MM-DD) or ISO date-time;
+- `mine=1`: only matches of the signed-in user's bots (none for an anonymous visitor).
+
+An unknown parameter, or a value of the wrong form, is an error (a 400), never silently
+ignored. A bot, ladder or tournament that does not exist matches nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.http import QueryDict
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from bots.models import Bot, BotVersion
+from ladder.models import Ladder
+from matches import selectors
+from matches.models import Match
+
+FILTERS = ("bot", "opponent", "version", "ladder", "tournament", "status", "result", "faults",
+           "since", "until", "mine")
+# Not filters, but understood: the page of a list, the API's page size and DRF's format.
+OTHER_PARAMETERS = ("page", "page_size", "format")
+RESULTS = {"won": "won", "lost": "lost", "draw": "drawn", "decisive": "decisive"}
+FLAGS = {"1": True, "true": True, "0": False, "false": False, "": False}
+MAX_ID = 2**63 - 1
+
+
+class FilterError(Exception):
+    """Bad filter parameters: `errors` maps each parameter to what is wrong with it."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+@dataclass
+class MatchFilters:
+    bot: Bot | None = None
+    opponent: Bot | None = None
+    version: int | None = None
+    ladder: Ladder | None = None
+    tournament: int | None = None
+    status: str | None = None
+    result: str | None = None
+    faults: bool = False
+    since: datetime | None = None
+    until: datetime | None = None
+    mine: bool = False
+    user: Any = None
+    # Named things that do not exist (bot, opponent, ladder): the list is then empty.
+    unknown: dict[str, str] = field(default_factory=dict)
+
+
+def match_filters_parse(*, params: QueryDict, user: Any) -> MatchFilters:
+    """The filters of a query string; FilterError for unknown parameters or bad values."""
+    errors = {name: f"unknown filter; the filters are {', '.join(FILTERS)}"
+              for name in params if name not in FILTERS and name not in OTHER_PARAMETERS}
+    filters = MatchFilters(user=user)
+    readers = {"bot": _bot, "opponent": _bot, "version": _id, "ladder": _ladder,
+               "tournament": _id, "status": _status, "result": _result, "faults": _flag,
+               "since": _time, "until": _time, "mine": _flag}
+    for name, read in readers.items():
+        raw = params.get(name, "").strip()
+        if raw == "" and name not in ("faults", "mine"):
+            continue
+        try:
+            setattr(filters, name, read(raw))
+        except LookupError:
+            filters.unknown[name] = raw
+        except ValueError as error:
+            errors[name] = str(error)
+    if filters.result in ("won", "lost") and filters.bot is None and "bot" not in filters.unknown:
+        errors["result"] = f"{filters.result} is from a bot's side: give bot too"
+    if errors:
+        raise FilterError(errors)
+    return filters
+
+
+def _id(raw: str) -> int:
+    if not (raw.isascii() and raw.isdecimal()) or int(raw) > MAX_ID:
+        raise ValueError(f"{raw!r} is not an id (a whole number)")
+    return int(raw)
+
+
+def _bot(raw: str) -> Bot:
+    """A bot by id or by name, in any case (a number is tried as an id first: a name may be
+    all digits)."""
+    found = None
+    if raw.isascii() and raw.isdecimal() and int(raw) <= MAX_ID:
+        found = Bot.objects.filter(pk=int(raw)).first()
+    found = found or Bot.objects.filter(name__iexact=raw).first()
+    if found is None:
+        raise LookupError(raw)
+    return found
+
+
+def _ladder(raw: str) -> Ladder:
+    found = Ladder.objects.filter(slug=raw).first()
+    if found is None:
+        raise LookupError(raw)
+    return found
+
+
+def _status(raw: str) -> str:
+    if raw not in Match.Status.values:
+        raise ValueError(f"one of {', '.join(Match.Status.values)}")
+    return raw
+
+
+def _result(raw: str) -> str:
+    if raw not in RESULTS:
+        raise ValueError(f"one of {', '.join(RESULTS)}")
+    return raw
+
+
+def _flag(raw: str) -> bool:
+    if raw.lower() not in FLAGS:
+        raise ValueError("1 or 0 (true or false)")
+    return FLAGS[raw.lower()]
+
+
+def _time(raw: str) -> datetime:
+    try:
+        value = parse_datetime(raw)
+        if value is None and (day := parse_date(raw)) is not None:
+            value = datetime(day.year, day.month, day.day)
+    except ValueError:
+        value = None
+    if value is None:
+        raise ValueError(f"{raw!r} is not a date (YYYY-MM-DD) or an ISO date-time")
+    return timezone.make_aware(value) if value.tzinfo is None else value
+
+
+def matches_filtered(*, filters: MatchFilters) -> QuerySet[Match]:
+    """The matches the filters select (not ordered: the page and the API order them)."""
+    if filters.unknown or (filters.mine and not getattr(filters.user, "is_authenticated", False)):
+        return Match.objects.none()
+    qs = selectors.match_list(version=filters.version, ladder=filters.ladder,
+                              tournament=filters.tournament, status=filters.status,
+                              since=filters.since, until=filters.until).order_by()
+    mine: list[int] = []
+    if filters.bot is not None:  # by version ids: two index lookups instead of a join a side
+        mine = list(filters.bot.versions.values_list("pk", flat=True))
+        qs = qs.filter(Q(version_a_id__in=mine) | Q(version_b_id__in=mine))
+    if filters.opponent is not None:
+        theirs = list(filters.opponent.versions.values_list("pk", flat=True))
+        qs = qs.filter(Q(version_a_id__in=theirs) | Q(version_b_id__in=theirs))
+    if filters.mine:
+        owned = BotVersion.objects.filter(bot__owner=filters.user).values("pk")
+        qs = qs.filter(Q(version_a_id__in=owned) | Q(version_b_id__in=owned))
+    if filters.faults:
+        qs = qs.exclude(forfeit_player="")
+    return _by_result(qs, filters.result, mine)
+
+
+def _by_result(qs: QuerySet[Match], result: str | None, mine: list[int]) -> QuerySet[Match]:
+    if result == "draw":
+        return qs.filter(score=0.5)
+    if result == "decisive":
+        return qs.exclude(score=0.5).filter(score__isnull=False)
+    if result in ("won", "lost"):
+        a_won, b_won = Q(score__gt=0.5), Q(score__lt=0.5)
+        if result == "lost":
+            a_won, b_won = b_won, a_won
+        return qs.filter(Q(version_a_id__in=mine) & a_won | Q(version_b_id__in=mine) & b_won)
+    return qs

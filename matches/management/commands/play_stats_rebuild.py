@@ -1,0 +1,38 @@
+"""Recompute every play statistic from the stored replays: manage.py play_stats_rebuild.
+
+For a database whose matches finished before the statistics existed, or to check them: each
+finished match's statistics are taken again from its replay (the decision times, which the
+replay does not hold, are kept from the stored statistics), the totals emptied and every
+match folded again (tournaments.stats.play_stats_fold), as the beat does match by match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from matches.models import Match, PlayStats
+from matches.stats import play_stats_fold, replay_stats
+
+
+class Command(BaseCommand):
+    help = "Recompute the play statistics of every version from the stored replays."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        finished = (Match.objects.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
+                    .order_by("id").values_list("pk", flat=True))
+        with transaction.atomic():
+            PlayStats.objects.all().delete()
+            for pk in finished.iterator(chunk_size=200):
+                match = Match.objects.only("replay_gz", "stats").get(pk=pk)
+                replay = match.replay()
+                stats = replay_stats(replay) if replay is not None else None
+                for side, old in (match.stats or {}).items():  # not in the replay: kept
+                    if stats is not None and side in stats and old.get("decision_ms"):
+                        stats[side]["decision_ms"] = old["decision_ms"]
+                Match.objects.filter(pk=pk).update(stats=stats, stats_folded=False)
+            count = 0
+            while folded := play_stats_fold():
+                count += folded
+        self.stdout.write(f"play statistics rebuilt from {count} replays")

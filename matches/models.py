@@ -1,0 +1,194 @@
+"""Matches: one match between two bot versions, its attempts, and play statistics.
+
+A Match is the unit of work: a row made by the ladder scheduler, a tournament or a challenge,
+played by one Celery task (matches.tasks.run_match), finished exactly once (the result, the
+replay and, through matches.signals, the rating changes are written in one transaction).
+PlayConditions, the rules and clock a match is played under, is shared by the ladder and
+tournaments, which copy it onto each match they make.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+# One author's two bots could feed each other rating points (a deliberate loser): a challenge,
+# whose pairing its author picks, is rated only between bots of different owners.
+RATED_SAME_OWNER = ("a rated challenge needs an opponent of another owner; "
+                    "challenge your own bots unrated")
+
+
+def validate_preset(value: str) -> None:
+    from engine.rules import PRESETS
+
+    if value not in PRESETS:
+        raise ValidationError(f"unknown rules preset {value!r}; choose one of {', '.join(PRESETS)}")
+
+
+def validate_games(value: int) -> None:
+    if value < 2 or value % 2:
+        raise ValidationError("games per match must be an even number of at least 2")
+
+
+class PlayConditions(models.Model):
+    """What a match is played under: copied onto each match, so a match explains itself."""
+
+    rules = models.CharField(max_length=20, default="official", validators=[validate_preset])
+    games_per_match = models.PositiveIntegerField(default=2, validators=[validate_games])
+    move_ms = models.PositiveIntegerField(default=1000)
+    bank_ms = models.PositiveIntegerField(default=10000)
+    startup_ms = models.PositiveIntegerField(default=5000)
+
+    class Meta:
+        abstract = True
+
+
+class Match(PlayConditions):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"  # our own bug, not retried; never scored
+        VOID = "void"  # retry budget spent or cancelled; never scored
+
+    class Kind(models.TextChoices):
+        LADDER = "ladder"
+        CHALLENGE = "challenge"
+        TOURNAMENT = "tournament"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    ladder = models.ForeignKey(
+        "ladder.Ladder", null=True, blank=True, on_delete=models.PROTECT,
+        related_name="matches",
+    )
+    tournament = models.ForeignKey(
+        "tournaments.Tournament", null=True, blank=True, on_delete=models.PROTECT,
+        related_name="matches",
+    )
+    round = models.PositiveIntegerField(null=True, blank=True)
+    position = models.PositiveIntegerField(null=True, blank=True)  # place in a knockout bracket
+    rated = models.BooleanField(default=True)  # moves the ladder's Elo when finished
+    version_a = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
+    version_b = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="challenges",
+    )
+    seed = models.CharField(max_length=40)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    # The result: A's share of the games, games won by each, the fault that ended it if any.
+    score = models.FloatField(null=True, blank=True)
+    games_a = models.PositiveIntegerField(null=True, blank=True)
+    games_b = models.PositiveIntegerField(null=True, blank=True)
+    forfeit_player = models.CharField(max_length=1, blank=True)  # "A" or "B"
+    forfeit_reason = models.CharField(max_length=20, blank=True)
+    forfeit = models.JSONField(null=True, blank=True)
+    replay_gz = models.BinaryField(null=True, blank=True, editable=False)
+    replay_size = models.PositiveIntegerField(default=0)  # uncompressed bytes
+    stderr_a = models.TextField(blank=True)
+    stderr_b = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    # Scheduling and the lease that decides which worker plays (not the broker).
+    created = models.DateTimeField(auto_now_add=True)
+    dispatched = models.DateTimeField(null=True, blank=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    play_ms = models.PositiveIntegerField(null=True, blank=True)  # engine time, last attempt
+    attempts = models.PositiveIntegerField(default=0)
+    lease_token = models.CharField(max_length=32, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    # The match's play statistics by side (matches.stats.replay_stats), written with its
+    # result; play_stats_fold adds them to the versions' totals and sets stats_folded.
+    stats = models.JSONField(null=True, blank=True, editable=False)
+    stats_folded = models.BooleanField(default=False)
+
+    class Meta:
+        # The table it had when the tournaments app held it (docs/architecture.md).
+        db_table = "tournaments_match"
+        ordering = ["-created", "-id"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(version_a=models.F("version_b")), name="match_not_self"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "dispatched"]),
+            models.Index(fields=["ladder", "status"]),
+            models.Index(fields=["tournament", "round"]),
+            models.Index(fields=["status", "finished"]),
+            # A bot's newest matches, one side at a time: an index-only scan of a few entries
+            # instead of every match of the bot (the bot page, the match list for one bot).
+            models.Index(fields=["version_a", "-id"], name="match_version_a_newest"),
+            models.Index(fields=["version_b", "-id"], name="match_version_b_newest"),
+            # The matches whose statistics wait for play_stats_fold: a few rows at any time.
+            models.Index(fields=["id"], name="match_stats_to_fold",
+                         condition=models.Q(stats_folded=False, stats__isnull=False)),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk}: {self.version_a_id} vs {self.version_b_id} ({self.status})"
+
+    def clean(self) -> None:
+        """The admin's forms check what the challenge service checks (see RATED_SAME_OWNER)."""
+        if (self.kind == self.Kind.CHALLENGE and self.rated and self.version_a_id
+                and self.version_b_id
+                and self.version_a.bot.owner_id == self.version_b.bot.owner_id):
+            raise ValidationError({"rated": RATED_SAME_OWNER})
+
+    def replay(self) -> dict[str, Any] | None:
+        if not self.replay_gz:
+            return None
+        data: dict[str, Any] = json.loads(gzip.decompress(bytes(self.replay_gz)))
+        return data
+
+    def replay_text(self) -> str | None:
+        """The replay as stored (canonical JSON, one line)."""
+        return gzip.decompress(bytes(self.replay_gz)).decode() if self.replay_gz else None
+
+
+class MatchAttempt(models.Model):
+    class Outcome(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"  # this attempt's result was stored
+        SUPERSEDED = "superseded"  # finished after losing its lease: result discarded
+        INFRASTRUCTURE = "infrastructure"  # sandbox or host failure: retried
+        ERROR = "error"  # a bug in our code
+        LOST = "lost"  # the worker died (found by the stale-match sweep)
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="attempt_rows")
+    token = models.CharField(max_length=32, unique=True)
+    worker = models.CharField(max_length=200, blank=True)
+    started = models.DateTimeField()
+    ended = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.RUNNING)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        db_table = "tournaments_matchattempt"
+        ordering = ["match_id", "started"]
+
+
+class PlayStats(models.Model):
+    """Totals of play statistics (matches.stats) from every finished match: of one version
+    (key "version:<id>") or of all bots (key "all"). Each match is added once, by
+    play_stats_fold, from the statistics match_finish stored with its result."""
+
+    key = models.CharField(max_length=40, unique=True)
+    version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, null=True,
+                                   blank=True, related_name="play_stats")
+    data = models.JSONField(default=dict)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "tournaments_playstats"
+
+    def __str__(self) -> str:
+        return self.key

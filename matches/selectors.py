@@ -1,0 +1,209 @@
+"""Reads of matches: the match list's rows, a bot's newest matches and head to head, the
+replay export. Each page's rows in a fixed number of queries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+from django.utils.timesince import timesince
+from django.utils.timezone import localtime
+
+from bots.faults import replay_public
+from bots.models import Bot, BotVersion
+from engine.match import replay_json
+from ladder.models import Ladder
+from matches.models import Match
+
+
+def head_to_head(*, version_a: int, version_b: int) -> dict[str, Any]:
+    """Finished matches between two versions, from A's side."""
+    matches = Match.objects.filter(status=Match.Status.FINISHED).filter(
+        Q(version_a_id=version_a, version_b_id=version_b)
+        | Q(version_a_id=version_b, version_b_id=version_a))
+    score = games = 0.0
+    for a, s, g in matches.values_list("version_a_id", "score", "games_per_match"):
+        share = s if a == version_a else 1.0 - s
+        score += share * g
+        games += g
+    return {"matches": matches.count(), "games": games, "score": score,
+            "share": score / games if games else None}
+
+
+def match_list(
+    *, bot: int | None = None, version: int | None = None, opponent: int | None = None,
+    ladder: Ladder | None = None, tournament: int | None = None, status: str | None = None,
+    since: datetime | None = None, until: datetime | None = None,
+) -> QuerySet[Match]:
+    """Matches, newest first, filtered by bot (either side), its opponent bot, version,
+    ladder, tournament, status, and the time they finished."""
+    qs = Match.objects.select_related("version_a__bot", "version_b__bot", "ladder").defer(
+        "replay_gz", "stderr_a", "stderr_b")
+    if bot is not None:
+        qs = qs.filter(Q(version_a__bot_id=bot) | Q(version_b__bot_id=bot))
+        if opponent is not None:
+            qs = qs.filter(Q(version_a__bot_id=bot, version_b__bot_id=opponent)
+                           | Q(version_b__bot_id=bot, version_a__bot_id=opponent))
+    elif opponent is not None:
+        qs = qs.filter(Q(version_a__bot_id=opponent) | Q(version_b__bot_id=opponent))
+    if version is not None:
+        qs = qs.filter(Q(version_a_id=version) | Q(version_b_id=version))
+    if ladder is not None:
+        qs = qs.filter(ladder=ladder)
+    if tournament is not None:
+        qs = qs.filter(tournament_id=tournament)
+    if status:
+        qs = qs.filter(status=status)
+    if since is not None:
+        qs = qs.filter(finished__gte=since)
+    if until is not None:
+        qs = qs.filter(finished__lt=until)
+    return qs.order_by("-created", "-id")
+
+
+def _exportable(matches: QuerySet[Match]) -> QuerySet[Match]:
+    return matches.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
+
+
+def replays_export_count(*, matches: QuerySet[Match]) -> int:
+    """How many replays replays_export would write."""
+    return _exportable(matches).count()
+
+
+def replays_export(*, matches: QuerySet[Match], chunk: int = 200,
+                   public: bool = True) -> Iterator[str]:
+    """JSON Lines: one finished match's replay per line, oldest first, streamed in chunks.
+    `public`: fault details clipped (bots.faults); only a replay with a fault is parsed."""
+    ids = list(_exportable(matches).order_by("finished", "id").values_list("pk", flat=True))
+    for start in range(0, len(ids), chunk):
+        batch = Match.objects.filter(pk__in=ids[start:start + chunk]).order_by("finished", "id")
+        for match in batch.only("pk", "replay_gz", "forfeit_player"):
+            text = match.replay_text()
+            if text and public and match.forfeit_player:
+                text = replay_json(replay_public(json.loads(text)))
+            if text:
+                yield text + "\n"
+
+
+LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "forfeit", "error", "lease_token")
+
+
+# A match row on the pages, read as plain values under flat names: rows are shown, never saved,
+# and six model instances a row (the match, two versions, two bots, the ladder), looked up by
+# attribute in the template, were most of a list's time.
+ROW_VALUES = {
+    "a_bot": F("version_a__bot_id"), "a_name": F("version_a__bot__name"),
+    "a_number": F("version_a__number"), "b_bot": F("version_b__bot_id"),
+    "b_name": F("version_b__bot__name"), "b_number": F("version_b__number"),
+    "ladder_slug": F("ladder__slug"), "ladder_name": F("ladder__name"),
+}
+
+
+ROW_FIELDS = ("id", "status", "kind", "rated", "score", "games_a", "games_b", "forfeit_player",
+              "forfeit_reason", "tournament_id", "round", "created", "finished")
+
+
+def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
+    """Matches with both bots and the ladder joined, without the heavy columns."""
+    qs = Match.objects.all() if queryset is None else queryset
+    return qs.select_related("version_a__bot", "version_b__bot", "ladder").defer(*LIGHT_FIELDS)
+
+
+def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
+    """The queryset's matches (in its order) as rows for matches/_match_rows.html: plain
+    dicts with the bots' names and numbers, the ladder, who won, and when, already worked out."""
+    now = timezone.now()
+    rows = list(queryset.values(*ROW_FIELDS, **ROW_VALUES))
+    for row in rows:
+        score, when = row["score"], row["finished"] or row["created"]
+        row["a_won"] = score is not None and score > 0.5
+        row["b_won"] = score is not None and score < 0.5
+        row["ago"] = timesince(when, now)  # as the timesince filter would show it
+        row["iso"] = localtime(row["created"]).isoformat()  # as the date:"c" filter would
+    return rows
+
+
+def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[dict[str, Any]]:
+    """matches[start:stop] (ordered newest first, by id) as match_rows: the page's ids are cut
+    in a subquery first, so only those rows are joined to their bots and ladder (joined before
+    the LIMIT, every matching row, all of a bot's matches, would be)."""
+    page = matches.values("id")[start:stop]
+    return match_rows(Match.objects.filter(id__in=page).order_by("-id"))
+
+
+def match_replay_pruned(*, match: Match) -> bool:
+    """A finished match whose replay the retention dropped (services.replays_prune): every
+    finished match had one. One query on the primary key, replay_gz itself never loaded."""
+    return match.status == Match.Status.FINISHED and not Match.objects.filter(
+        pk=match.pk, replay_gz__isnull=False).exists()
+
+
+def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dict[str, Any]]:
+    qs = Match.objects.filter(status=Match.Status.FINISHED)
+    if ladder is not None:
+        qs = qs.filter(ladder=ladder)
+    return match_rows(qs.order_by("-finished")[:limit])
+
+
+# Head-to-head rows on the bot page: the most-played opponents (rendering a row per opponent
+# of a bot that met hundreds was most of the page's time); the match list has the rest.
+HEAD_TO_HEAD_ROWS = 30
+
+
+def head_to_head_records(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The bot's record against each opponent bot, most played first: the first `limit` rows
+    (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
+    opponents there are. One query: both sides' finished matches as (opponent, this bot's
+    score), grouped by opponent bot; only the rows shown leave the database."""
+    if not version_ids:
+        return [], 0
+    marks = ", ".join(["%s"] * len(version_ids))
+    match, version, bot = (m._meta.db_table for m in (Match, BotVersion, Bot))
+    sql = f"""
+        SELECT v.bot_id, b.name, COUNT(*), SUM(s.points),
+               SUM(CASE WHEN s.points > 0.5 THEN 1 ELSE 0 END),
+               SUM(CASE WHEN s.points = 0.5 THEN 1 ELSE 0 END),
+               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END), COUNT(*) OVER ()
+        FROM (SELECT version_b_id AS opponent, score AS points FROM {match}
+              WHERE status = %s AND version_a_id IN ({marks})
+              UNION ALL
+              SELECT version_a_id, 1 - score FROM {match}
+              WHERE status = %s AND version_b_id IN ({marks})) s
+        JOIN {version} v ON v.id = s.opponent JOIN {bot} b ON b.id = v.bot_id
+        GROUP BY v.bot_id, b.name ORDER BY COUNT(*) DESC, LOWER(b.name), v.bot_id LIMIT %s"""
+    finished = Match.Status.FINISHED
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [finished, *version_ids, finished, *version_ids, limit])
+        found = cursor.fetchall()
+    rows = [{"bot_id": bot_id, "name": name, "matches": n, "wins": int(w), "draws": int(d),
+             "losses": int(lo), "share": (points or 0.0) / n}
+            for bot_id, name, n, points, w, d, lo, _ in found]
+    return rows, (found[0][-1] if found else 0)
+
+
+def newest_match_ids(*, version_ids: list[int], limit: int,
+                     queryset: QuerySet[Match] | None = None) -> list[int]:
+    """The ids of the newest `limit` matches (of `queryset`) played by any of the versions,
+    newest first: one short index scan per side (match_version_{a,b}_newest) instead of
+    reading every match of the versions, or scanning all matches newest first, for the OR."""
+    qs = Match.objects.all() if queryset is None else queryset
+    ids: set[int] = set()
+    for side in ("a", "b"):
+        ids.update(qs.filter(**{f"version_{side}_id__in": version_ids}).order_by("-id")
+                   .values_list("id", flat=True)[:limit])
+    return sorted(ids, reverse=True)[:limit]
+
+
+def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
+    """The user's bots that could challenge `opponent` now (their playing versions)."""
+    from bots.selectors import active_versions
+
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(active_versions().filter(bot__owner=user).exclude(bot=opponent)
+                .order_by("bot__name"))

@@ -1,0 +1,426 @@
+"""Writes of matches: making, dispatching, claiming, playing and finishing them.
+
+Who plays a match is decided by the database, never by the broker: a task claims a match with
+a guarded update that hands it a lease token, keeps the lease alive while the engine plays, and
+stores the result only if its token still holds the match. Redis may deliver a task twice,
+a worker may die: the second delivery finds nothing to claim, a dead worker's lease runs out
+and `matches_requeue_stale` gives the match to someone else. The result, the replay and (by
+matches.signals.match_finished, in the same transaction) the rating changes are written
+together, guarded by that token, so a match counts once."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import secrets
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from bots.models import BotVersion
+from kaiser_site.task_send import task_send
+from matches import signals
+from matches.models import Match, MatchAttempt, PlayConditions
+from matches.stats import replay_stats
+
+logger = logging.getLogger(__name__)
+
+# The task that plays a match (matches.tasks.run_match), sent by name: see kaiser_site.task_send.
+RUN_MATCH = "matches.tasks.run_match"
+
+
+OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
+
+
+DONE = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.VOID)
+
+
+STDERR_MAX = 64 * 1024
+
+
+def setting_int(name: str, default: int) -> int:
+    return int(getattr(settings, name, default))
+
+
+def lease_seconds() -> int:
+    return setting_int("KAISER_MATCH_LEASE_SECONDS", 120)
+
+
+def max_attempts() -> int:
+    return setting_int("KAISER_MATCH_MAX_ATTEMPTS", 3)
+
+
+def dispatch_depth() -> int:
+    """Matches handed to the broker (waiting or running) at once, over all competitions."""
+    return setting_int("KAISER_DISPATCH_DEPTH", 4)
+
+
+def bot_in_flight_max() -> int:
+    """Matches of one bot version in the broker at once: a slow bot cannot hog the workers."""
+    return setting_int("KAISER_BOT_IN_FLIGHT", 2)
+
+
+def match_create(
+    *,
+    version_a: BotVersion,
+    version_b: BotVersion,
+    kind: str,
+    conditions: PlayConditions,
+    ladder: Any = None,
+    tournament: Any = None,
+    round: int | None = None,
+    rated: bool = False,
+    requested_by: AbstractBaseUser | None = None,
+    position: int | None = None,
+) -> Match:
+    """A queued match, played under `conditions` (a ladder's or a tournament's settings).
+    It reaches the broker through `matches_dispatch`, after commit."""
+    if version_a.pk == version_b.pk or version_a.bot_id == version_b.bot_id:
+        raise ValidationError("a bot cannot play itself")
+    match = Match.objects.create(
+        kind=kind, ladder=ladder, tournament=tournament, round=round, rated=rated,
+        version_a=version_a, version_b=version_b, requested_by=requested_by,
+        seed=secrets.token_hex(8), position=position,
+        rules=conditions.rules, games_per_match=conditions.games_per_match,
+        move_ms=conditions.move_ms, bank_ms=conditions.bank_ms,
+        startup_ms=conditions.startup_ms,
+    )
+    _dispatch_on_commit()
+    return match
+
+
+def _dispatch_on_commit() -> None:
+    """One dispatch after the transaction commits, however many matches it made."""
+    pending = getattr(connection, "run_on_commit", [])
+    if not any(entry[1] is matches_dispatch for entry in pending):
+        transaction.on_commit(matches_dispatch)
+
+
+def _source(match: dict[str, Any]) -> str:
+    if match["tournament_id"]:
+        return f"t{match['tournament_id']}"
+    if match["ladder_id"] and match["kind"] == Match.Kind.LADDER:
+        return f"l{match['ladder_id']}"
+    return "challenges"
+
+
+def _pick_fairly(
+    waiting: list[dict[str, Any]], in_flight: list[dict[str, Any]], free: int
+) -> list[int]:
+    """Which waiting matches go to the broker now. The competition with the fewest matches in
+    flight goes first (one ladder or tournament cannot starve another), oldest match first
+    within it, and no bot version gets more than its share of the broker."""
+    load = Counter(_source(m) for m in in_flight)
+    busy = Counter(v for m in in_flight for v in (m["version_a_id"], m["version_b_id"]))
+    cap = bot_in_flight_max()
+    chosen: list[int] = []
+    remaining = list(waiting)
+    while len(chosen) < free:
+        eligible = [m for m in remaining
+                    if busy[m["version_a_id"]] < cap and busy[m["version_b_id"]] < cap]
+        if not eligible:
+            break
+        pick = min(eligible, key=lambda m: (load[_source(m)], m["created"], m["id"]))
+        remaining.remove(pick)
+        chosen.append(pick["id"])
+        load[_source(pick)] += 1
+        busy[pick["version_a_id"]] += 1
+        busy[pick["version_b_id"]] += 1
+    return chosen
+
+
+def matches_dispatch() -> list[int]:
+    """Hand waiting matches to the broker, fairly, up to the dispatch depth."""
+    fields = ("id", "kind", "ladder_id", "tournament_id", "version_a_id", "version_b_id",
+              "created")
+    in_flight = list(
+        Match.objects.filter(status__in=OPEN, dispatched__isnull=False).values(*fields)
+    )
+    free = dispatch_depth() - len(in_flight)
+    if free <= 0:
+        return []
+    waiting = list(
+        Match.objects.filter(status=Match.Status.QUEUED, dispatched__isnull=True)
+        .order_by("created", "id").values(*fields)[:500]
+    )
+    sent = []
+    for match_id in _pick_fairly(waiting, in_flight, free):
+        # Guarded: two dispatchers at once never send the same match twice.
+        if Match.objects.filter(pk=match_id, dispatched__isnull=True).update(
+            dispatched=timezone.now()
+        ):
+            sent.append(match_id)
+    for match_id in sent:  # (at once in autocommit; never for a transaction rolled back)
+        transaction.on_commit(lambda m=match_id: _enqueue(m))
+    return sent
+
+
+def _enqueue(match_id: int) -> None:
+    task_send(RUN_MATCH, match_id, queue=getattr(settings, "KAISER_MATCH_QUEUE", None))
+
+
+def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:
+    """Claim the match for this worker: (match, lease token), or None if it is not ours to
+    play (finished, voided, or running under another worker's live lease)."""
+    now = timezone.now()
+    token = secrets.token_hex(16)
+    # A running match whose lease ran out may be taken over directly (a redelivered task),
+    # within the attempt budget; past it, the stale sweep voids it.
+    claimable = Q(status=Match.Status.QUEUED) | Q(
+        status=Match.Status.RUNNING, lease_expires__lt=now, attempts__lt=max_attempts())
+    with transaction.atomic():
+        claimed = Match.objects.filter(claimable, pk=match_id).update(
+            status=Match.Status.RUNNING, lease_token=token,
+            lease_expires=now + timedelta(seconds=lease_seconds()),
+            started=now, attempts=F("attempts") + 1,
+        )
+        if not claimed:
+            return None
+        # A match taken over after its lease ran out had a worker that died.
+        MatchAttempt.objects.filter(match_id=match_id, outcome=MatchAttempt.Outcome.RUNNING
+                                    ).update(outcome=MatchAttempt.Outcome.LOST, ended=now)
+        MatchAttempt.objects.create(match_id=match_id, token=token, worker=worker[:200],
+                                    started=now)
+    match = Match.objects.select_related("version_a__bot", "version_a__program",
+                                         "version_b__bot", "version_b__program").get(pk=match_id)
+    return match, token
+
+
+@contextmanager
+def lease_kept(*, match_id: int, token: str) -> Iterator[None]:
+    """Renew the lease while the engine plays, from a thread with its own connection.
+    If the worker dies, the renewals stop and the lease runs out."""
+    stop = threading.Event()
+    period = max(0.5, lease_seconds() / 3)
+
+    def renew() -> None:
+        try:
+            while not stop.wait(period):
+                expires = timezone.now() + timedelta(seconds=lease_seconds())
+                Match.objects.filter(pk=match_id, status=Match.Status.RUNNING,
+                                     lease_token=token).update(lease_expires=expires)
+        except DatabaseError as error:  # the next renewal or the sweep sorts it out
+            logger.warning("lease renewal of match %s failed: %s", match_id, error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=renew, name=f"lease-{match_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
+    result = replay["result"]
+    forfeit = result.get("forfeit")
+    return {
+        "score": float(result["score"]),
+        "games_a": int(result["games"]["A"]),
+        "games_b": int(result["games"]["B"]),
+        "forfeit": forfeit,
+        "forfeit_player": (forfeit or {}).get("player", "") or "",
+        "forfeit_reason": (forfeit or {}).get("reason", "") or "",
+    }
+
+
+def match_finish(
+    *, match_id: int, token: str, replay: dict[str, Any], stderr_a: str = "",
+    stderr_b: str = "", play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
+) -> bool:
+    """Store the result, the replay and the rating changes at once, if this attempt still holds
+    the match. False (and nothing written but the attempt's outcome) otherwise."""
+    from engine.match import replay_json
+
+    text = replay_json(replay).encode()
+    now = timezone.now()
+    with transaction.atomic():
+        won = Match.objects.filter(
+            pk=match_id, status=Match.Status.RUNNING, lease_token=token
+        ).update(
+            status=Match.Status.FINISHED, finished=now, lease_expires=None,
+            replay_gz=gzip.compress(text, compresslevel=6), replay_size=len(text),
+            stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
+            # counted into the totals by play_stats_fold
+            stats=replay_stats(replay, decisions=decisions),
+            **_result_fields(replay),
+        )
+        outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
+        MatchAttempt.objects.filter(token=token).update(outcome=outcome, ended=now)
+        if not won:
+            return False
+        match = Match.objects.get(pk=match_id)
+        # In this transaction: the ladder's rating changes count exactly once with the result.
+        signals.match_finished.send(sender=Match, match=match)
+        signals.match_ended.send(sender=Match, match_id=match.pk,
+                                 tournament_id=match.tournament_id)
+    transaction.on_commit(lambda: _after_match(match))
+    return True
+
+
+def _after_match(match: Match) -> None:
+    """Keep the pipeline fed: the match's maker refills (a ladder schedules its next matches,
+    which sends them); failing that, send the next waiting matches."""
+    refilled = signals.match_settled.send(sender=Match, match=match)
+    if not any(done for _, done in refilled):
+        matches_dispatch()
+
+
+def match_release(*, match_id: int, token: str, error: str) -> str:
+    """An attempt failed for the server's reasons (InfrastructureError, a time limit): the
+    match goes back to the queue, or is void once the retry budget is spent. Returns the
+    match's new status ('' if this attempt no longer held it)."""
+    now = timezone.now()
+    with transaction.atomic():
+        MatchAttempt.objects.filter(token=token).update(
+            outcome=MatchAttempt.Outcome.INFRASTRUCTURE, ended=now, error=error[:2000]
+        )
+        held = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=token)
+        if held.filter(attempts__gte=max_attempts()).exists():
+            return _void(held, error=f"gave up after {max_attempts()} attempts: {error}")
+        if held.update(status=Match.Status.QUEUED, lease_token="", lease_expires=None):
+            return Match.Status.QUEUED
+    return ""
+
+
+def match_fail(*, match_id: int, token: str, error: str) -> bool:
+    """Our own code failed while playing the match: it is failed, kept for staff, not scored."""
+    now = timezone.now()
+    with transaction.atomic():
+        MatchAttempt.objects.filter(token=token).update(
+            outcome=MatchAttempt.Outcome.ERROR, ended=now, error=error[:2000]
+        )
+        failed = Match.objects.filter(
+            pk=match_id, status=Match.Status.RUNNING, lease_token=token
+        ).update(status=Match.Status.FAILED, finished=now, lease_expires=None, error=error[:2000])
+        if failed:
+            _match_ended(match_id)
+    return bool(failed)
+
+
+def match_void(*, match: Match, reason: str) -> bool:
+    """Cancel a match that has not finished (staff): it is never played or scored."""
+    with transaction.atomic():
+        return bool(_void(Match.objects.filter(pk=match.pk, status__in=OPEN), error=reason))
+
+
+def _void(matches: Any, *, error: str) -> str:
+    ids = list(matches.values_list("pk", flat=True))
+    if not matches.update(status=Match.Status.VOID, finished=timezone.now(), lease_token="",
+                          lease_expires=None, error=error[:2000]):
+        return ""
+    for match_id in ids:
+        _match_ended(match_id)
+    return Match.Status.VOID
+
+
+def _match_ended(match_id: int) -> None:
+    tournament_id = Match.objects.filter(pk=match_id).values_list("tournament_id", flat=True)
+    if tournament_id and tournament_id[0]:
+        signals.match_ended.send(sender=Match, match_id=match_id, tournament_id=tournament_id[0])
+
+
+def match_play(
+    *, match_id: int, worker: str, release_on: tuple[type[BaseException], ...] = ()
+) -> str:
+    """Claim, play and store one match. Returns what happened, for the task's log:
+    'skipped' (not ours), 'finished', 'superseded', 'failed', 'released'.
+    InfrastructureError propagates after the match is released, for the task to retry;
+    `release_on` errors (the task's time limit) release it without a retry (the stale sweep
+    sends it again later, and the attempt budget ends it)."""
+    from engine.faults import InfrastructureError
+    from matches.runner import match_play_engine
+
+    claim = match_start(match_id=match_id, worker=worker)
+    if claim is None:
+        return "skipped"
+    match, token = claim
+    try:
+        with lease_kept(match_id=match_id, token=token):
+            played = match_play_engine(match=match)
+    except InfrastructureError as error:
+        match_release(match_id=match_id, token=token, error=f"infrastructure: {error}")
+        raise
+    except release_on as error:
+        match_release(match_id=match_id, token=token, error=f"{type(error).__name__}")
+        return "released"
+    except Exception as error:
+        logger.exception("match %s failed", match_id)
+        match_fail(match_id=match_id, token=token, error=f"{type(error).__name__}: {error}")
+        return "failed"
+    stored = match_finish(match_id=match_id, token=token, replay=played.replay,
+                          stderr_a=played.stderr_a, stderr_b=played.stderr_b,
+                          play_ms=played.play_ms, decisions=played.decisions)
+    return "finished" if stored else "superseded"
+
+
+def matches_requeue_stale() -> dict[str, int]:
+    """Give matches whose worker died to another one (or void them once the retry budget is
+    spent), and send again matches whose broker message seems lost."""
+    now = timezone.now()
+    counts = {"requeued": 0, "voided": 0, "redispatched": 0}
+    stale = list(Match.objects.filter(status=Match.Status.RUNNING, lease_expires__lt=now)
+                 .values_list("pk", "attempts"))
+    for match_id, attempts in stale:
+        with transaction.atomic():
+            held = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING,
+                                        lease_expires__lt=now)
+            MatchAttempt.objects.filter(match_id=match_id, outcome=MatchAttempt.Outcome.RUNNING,
+                                        started__lt=now).update(
+                outcome=MatchAttempt.Outcome.LOST, ended=now, error="the worker stopped renewing")
+            if attempts >= max_attempts():
+                counts["voided"] += bool(_void(held, error=f"worker lost {attempts} times"))
+            elif held.update(status=Match.Status.QUEUED, lease_token="", lease_expires=None,
+                             dispatched=now):
+                counts["requeued"] += 1
+                transaction.on_commit(lambda m=match_id: _enqueue(m))
+    lost_before = now - timedelta(seconds=setting_int("KAISER_DISPATCH_LOST_SECONDS", 900))
+    counts["redispatched"] = Match.objects.filter(
+        status=Match.Status.QUEUED, dispatched__lt=lost_before
+    ).update(dispatched=None)
+    matches_dispatch()
+    return counts
+
+
+def replays_prune(*, now: datetime | None = None, batch: int = 500) -> int:
+    """Drop the replays of matches finished more than KAISER_REPLAY_RETENTION_DAYS ago (0, the
+    default: keep every replay), writing each first to KAISER_REPLAY_ARCHIVE_DIR/<id>.json.gz
+    when that is set. The Match row, its result and its rating changes stay: only replay_gz
+    goes, and a finished match without one reads as "replay pruned". Returns how many."""
+    days = setting_int("KAISER_REPLAY_RETENTION_DAYS", 0)
+    if days <= 0:
+        return 0
+    archive = getattr(settings, "KAISER_REPLAY_ARCHIVE_DIR", None)
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    old = Match.objects.filter(status=Match.Status.FINISHED, finished__lt=cutoff,
+                               replay_gz__isnull=False)
+    pruned = 0
+    while ids := list(old.order_by("pk").values_list("pk", flat=True)[:batch]):
+        if archive:
+            _replays_archive(Path(archive), ids)
+        pruned += Match.objects.filter(pk__in=ids, replay_gz__isnull=False).update(replay_gz=None)
+    return pruned
+
+
+def _replays_archive(folder: Path, ids: list[int]) -> None:
+    """Each replay as stored (gzip of its canonical JSON), written whole before it is dropped."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for match_id, blob in Match.objects.filter(pk__in=ids).values_list("pk", "replay_gz"):
+        if blob is None:
+            continue
+        partial = folder / f".{match_id}.json.gz.partial"
+        partial.write_bytes(bytes(blob))
+        partial.replace(folder / f"{match_id}.json.gz")

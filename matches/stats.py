@@ -1,0 +1,255 @@
+"""Why a bot wins or loses: statistics of each version's play, taken from a match's replay once,
+when the match finishes (match_finish stores them with its result, Match.stats), then added
+by play_stats_fold (the beat, every few seconds) to the stored totals of its two versions and
+of all bots (PlayStats). Pages read the totals; no page reads a replay for them.
+
+A side's statistics (a plain dict of counts, so that totals are sums):
+- matches; games won, lost, drawn;
+- deals (finished ones), the points its team took and gave up in them, and the score;
+- contracts it held, by bid ("7", "8N", ...): [held, made];
+- the fate of the 5♥ and the 3♠: [taken by its team, taken by the other];
+- hands it threw in (misdeals); faults by reason;
+- the wall time of its decisions (bot programs: built-in players take none), as counts in
+  DECISION_BUCKETS, so that totals are sums and the median and 95th percentile can be read
+  off them. The engine measures it (engine.botproc); it is not in the replay, so it is kept
+  from the match's stored statistics when they are rebuilt from the replays.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from bots.models import BotVersion
+from kaiser_site.fragments import fragment
+from matches.models import Match, PlayStats
+
+ALL = "all"
+# Upper bounds (ms) of the decision time histogram's buckets; the last one is everything more.
+DECISION_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+STATS_COLUMNS = 4  # versions side by side on the bot page
+
+
+def empty() -> dict[str, Any]:
+    return {"matches": 0, "games": {"won": 0, "lost": 0, "drawn": 0}, "deals": 0,
+            "points_for": 0, "points_against": 0, "score_for": 0, "score_against": 0,
+            "contracts": {}, "five_hearts": [0, 0], "three_spades": [0, 0], "misdeals": 0,
+            "faults": {}}
+
+
+def decision_histogram(times_ms: list[int]) -> list[int]:
+    """Counts of decisions by DECISION_BUCKETS (and one more bucket for longer ones)."""
+    counts = [0] * (len(DECISION_BUCKETS) + 1)
+    for ms in times_ms:
+        counts[bisect.bisect_left(DECISION_BUCKETS, ms)] += 1
+    return counts
+
+
+def decision_percentile(counts: list[int], fraction: float) -> str | None:
+    """The bucket the given share of decisions falls in, as text ("≤ 20 ms"), or None."""
+    total = sum(counts)
+    if not total:
+        return None
+    seen = 0
+    for index, count in enumerate(counts):
+        seen += count
+        if seen >= fraction * total:
+            if index == len(DECISION_BUCKETS):
+                return f"> {DECISION_BUCKETS[-1]} ms"
+            return f"≤ {DECISION_BUCKETS[index]} ms"
+    return None  # pragma: no cover - the loop always reaches the total
+
+
+def replay_stats(replay: dict[str, Any], *,
+                 decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
+    """The statistics of sides A and B in one replay (and the decision times the engine
+    measured for each side, where it gives them)."""
+    out = {"A": empty(), "B": empty()}
+    for side, times in (decisions or {}).items():
+        if times and side in out:
+            out[side]["decision_ms"] = decision_histogram(times)
+    for side in out.values():
+        side["matches"] = 1
+    for game in replay["games"]:
+        seats = game["seats"]
+        for deal in game["deals"]:
+            _deal(out, seats, deal)
+        _game_result(out, seats, game["result"]["winner"])
+    forfeit = replay["result"].get("forfeit")
+    if forfeit:
+        faults = out[forfeit["player"]]["faults"]
+        faults[forfeit["reason"]] = faults.get(forfeit["reason"], 0) + 1
+    return out
+
+
+def _deal(out: dict[str, dict[str, Any]], seats: list[str], deal: dict[str, Any]) -> None:
+    if deal.get("misdeal"):
+        out[seats[deal["misdeal"]["seat"]]]["misdeals"] += 1
+        return
+    points = deal.get("points")
+    if points is None:  # cut short by a forfeit: not a finished deal
+        return
+    for team in (0, 1):
+        side = out[seats[team]]
+        side["deals"] += 1
+        side["points_for"] += points[team]
+        side["points_against"] += points[1 - team]
+        side["score_for"] += deal["delta"][team]
+        side["score_against"] += deal["delta"][1 - team]
+    contract = deal["contract"]
+    team = contract["seat"] % 2
+    held = out[seats[team]]["contracts"].setdefault(contract["bid"], [0, 0])
+    held[0] += 1
+    held[1] += points[team] >= int(contract["bid"].rstrip("NL"))
+    for card, key in (("5H", "five_hearts"), ("3S", "three_spades")):
+        for trick in deal["tricks"]:
+            if card in trick["cards"]:
+                winner = trick["winner"] % 2
+                out[seats[winner]][key][0] += 1
+                out[seats[1 - winner]][key][1] += 1
+
+
+def _game_result(out: dict[str, dict[str, Any]], seats: list[str], winner: int | None) -> None:
+    for team in (0, 1):
+        games = out[seats[team]]["games"]
+        if winner is None:
+            games["drawn"] += 1
+        else:
+            games["won" if winner == team else "lost"] += 1
+
+
+def add(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """total + more, key by key (numbers, lists of numbers, dicts of those)."""
+    result = dict(total)
+    for key, value in more.items():
+        mine = result.get(key)
+        if isinstance(value, dict):
+            result[key] = add(mine or {}, value)
+        elif isinstance(value, list):
+            mine = mine or [0] * len(value)
+            result[key] = [a + b for a, b in zip(mine, value, strict=True)]
+        else:
+            result[key] = (mine or 0) + value
+    return result
+
+
+def play_stats_fold(*, limit: int = 1000) -> int:
+    """Add the statistics of finished matches not yet counted to their versions' totals and to
+    all bots', and mark those matches counted; the number of matches. Run by the beat
+    (tournaments.tasks.play_stats_fold), so a worker's time per match grows only by
+    replay_stats: a few queries per batch of matches, instead of per match. Matches are
+    claimed with SKIP LOCKED and totals locked in key order: two folds never count a match
+    twice nor deadlock."""
+    with transaction.atomic():
+        claimed = list(Match.objects.select_for_update(skip_locked=True)
+                       .filter(stats_folded=False, stats__isnull=False).order_by("id")
+                       .values_list("pk", "version_a_id", "version_b_id", "stats")[:limit])
+        if not claimed:
+            return 0
+        adds: dict[str, tuple[int | None, dict[str, Any]]] = {}
+        for _, version_a, version_b, sides in claimed:
+            for key, version, counts in ((ALL, None, add(sides["A"], sides["B"])),
+                                         (_key(version_a), version_a, sides["A"]),
+                                         (_key(version_b), version_b, sides["B"])):
+                before = adds.get(key)
+                adds[key] = (version, add(before[1], counts) if before else counts)
+        _totals_add(adds)
+        Match.objects.filter(pk__in=[row[0] for row in claimed]).update(stats_folded=True)
+    return len(claimed)
+
+
+def _totals_add(adds: dict[str, tuple[int | None, dict[str, Any]]]) -> None:
+    rows = _locked(adds)
+    if len(rows) < len(adds):  # a version's first match (or the site's)
+        PlayStats.objects.bulk_create(
+            [PlayStats(key=k, version_id=v, data=empty())
+             for k, (v, _) in adds.items() if k not in rows], ignore_conflicts=True)
+        rows = _locked(adds)
+    now = timezone.now()
+    for key, (_, counts) in adds.items():
+        rows[key].data = add(rows[key].data, counts)
+        rows[key].updated = now
+    PlayStats.objects.bulk_update(list(rows.values()), ["data", "updated"])
+
+
+def _locked(adds: dict[str, Any]) -> dict[str, PlayStats]:
+    found = PlayStats.objects.select_for_update().filter(key__in=list(adds)).order_by("key")
+    return {row.key: row for row in found}
+
+
+def _key(version_id: int) -> str:
+    return f"version:{version_id}"
+
+
+def version_stats(*, version_id: int) -> dict[str, Any] | None:
+    row = PlayStats.objects.filter(key=_key(version_id)).values_list("data", flat=True).first()
+    return row
+
+
+def all_stats() -> dict[str, Any] | None:
+    return PlayStats.objects.filter(key=ALL).values_list("data", flat=True).first()
+
+
+def summary(data: dict[str, Any]) -> dict[str, Any]:
+    """The figures a page shows, from stored totals: rates and averages."""
+    deals = data["deals"] or 1
+    held = sum(h for h, _ in data["contracts"].values())
+    made = sum(m for _, m in data["contracts"].values())
+    five, three = data["five_hearts"], data["three_spades"]
+    return {
+        "points_for": data["points_for"] / deals, "points_against": data["points_against"] / deals,
+        "score_for": data["score_for"] / deals, "score_against": data["score_against"] / deals,
+        "held": held / deals, "made": made / held if held else None,
+        "five_hearts": five[0] / sum(five) if sum(five) else None,
+        "three_spades": three[0] / sum(three) if sum(three) else None,
+        "decision_median": decision_percentile(data.get("decision_ms") or [], 0.5),
+        "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95),
+    }
+
+
+def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per bid it held, in bid order: held, made and the share made."""
+    def order(bid: str) -> tuple[int, str]:
+        return int(bid.rstrip("NL")), bid[-1] if bid[-1] in "NL" else ""
+
+    return [{"bid": bid, "held": h, "made": m, "rate": m / h}
+            for bid, (h, m) in sorted(data["contracts"].items(), key=lambda kv: order(kv[0]))]
+
+
+def bot_stats_context(*, version_ids: list[int], playing_id: int | None) -> dict[str, Any]:
+    """The bot page's statistics: a column for each of the newest versions that played (and
+    the playing one), one for all bots, and the contracts chart of the playing version (else
+    the newest)."""
+    rows = dict(PlayStats.objects.filter(version_id__in=version_ids)
+                .values_list("version_id", "data"))
+    numbers = dict(BotVersion.objects.filter(pk__in=rows).values_list("pk", "number"))
+    newest = sorted(rows, key=lambda v: -numbers[v])
+    shown_ids = newest[:STATS_COLUMNS] + [v for v in newest[STATS_COLUMNS:] if v == playing_id]
+    columns = [{"label": f"v{numbers[v]}", "playing": v == playing_id, "data": rows[v],
+                "figures": summary(rows[v])} for v in shown_ids]
+    everyone = all_stats()
+    shown = next((c for c in columns if c["playing"]), columns[0] if columns else None)
+    return {
+        "columns": columns,
+        "everyone": {"data": everyone, "figures": summary(everyone)} if everyone else None,
+        "chart": contracts_chart(shown["data"]) if shown else "",
+        "chart_label": shown["label"] if shown else "",
+    }
+
+
+def contracts_chart(data: dict[str, Any]) -> str:
+    """Bars per bid: contracts held (light) and made (dark), with the counts; plain SVG drawn
+    by matches/jinja2/matches/contracts_chart.svg from the numbers here."""
+    rows = contracts_table(data)
+    if not rows:
+        return ""
+    width, height, top, bottom = 40 * len(rows) + 20, 160, 16, 24
+    scale = (height - top - bottom) / max(r["held"] for r in rows)
+    bars = [{"bid": r["bid"], "held": r["held"], "made": r["made"], "x": 20 + 40 * i,
+             "held_h": r["held"] * scale, "made_h": r["made"] * scale}
+            for i, r in enumerate(rows)]
+    return fragment("matches/contracts_chart.svg", {
+        "width": width, "height": height, "base": height - bottom, "bars": bars})

@@ -1,0 +1,140 @@
+"""The matches' pages: the match list with its filters, one match with its replay, the
+replay viewer, and the fragments other pages show (match rows, a bot's activity)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from bots.faults import forfeit_public, match_fault_whole_for
+from bots.models import Bot
+from kaiser_site import fragments
+from kaiser_site.fragments import Links, fragment
+from ladder import selectors as ladder_selectors
+from ladder.models import Ladder
+from matches import filters as match_filters
+from matches import selectors as match_selectors
+from matches.models import Match
+from tournaments.models import Tournament
+
+MATCHES_PER_PAGE = 50
+
+
+# No list has this many pages; a bigger number is a 404 (unbounded, it overflowed the
+# database's integers in OFFSET: a 500 on SQLite).
+MAX_PAGE = 10_000
+
+
+def match_rows_html(rows: list[dict[str, Any]]) -> SafeString:
+    """The <tr>s of matches/_match_rows.html for match_selectors.match_rows: a Jinja2
+    fragment (kaiser_site.fragments), since a Django template loop took about 0.1 ms a row."""
+    return fragment("matches/match_rows.html", {"rows": rows, "links": Links()})
+
+
+def head_to_head_html(rows: list[dict[str, Any]], *, bot: Bot) -> SafeString:
+    """The <tr>s of the bot page's head to head (match_selectors.head_to_head_records)."""
+    return fragment("matches/head_to_head_rows.html",
+                    {"rows": rows, "bot_name": bot.name, "links": Links()})
+
+
+def int_or_none(raw: str | None) -> int | None:
+    """A whole number that fits the database's integers, else None."""
+    raw = (raw or "").strip()
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
+
+
+def page_number(raw: str | None) -> int:
+    """The page asked for: 1 when not given, a 404 unless a whole number 1 to MAX_PAGE."""
+    if raw is None or raw == "":
+        return 1
+    number = int_or_none(raw)
+    if number is None or not 1 <= number <= MAX_PAGE:
+        raise Http404("no such page")
+    return number
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    """The filters of tournaments.match_filters, as at /api/v1/matches/: bad or unknown ones
+    are a 400 that says why, an unknown bot or ladder lists no matches."""
+    params = request.GET
+    errors: dict[str, str] = {}
+    try:
+        filters = match_filters.match_filters_parse(params=params, user=request.user)
+    except match_filters.FilterError as error:
+        errors, filters = error.errors, match_filters.MatchFilters(user=request.user)
+        matches = Match.objects.none()
+    else:
+        matches = match_filters.matches_filtered(filters=filters)
+    query = params.copy()
+    query.pop("page", None)
+    context = {
+        **_page_of(match_selectors.matches_light(matches).order_by("-id"), params.get("page")),
+        "bot": filters.bot, "opponent": filters.opponent, "unknown": filters.unknown,
+        "errors": errors, "ladders": Ladder.objects.only("slug", "name"),
+        "tournaments": Tournament.objects.only("name").order_by("-created")[:100],
+        "statuses": Match.Status.values, "results": match_filters.RESULTS,
+        "filters": params, "tournament_id": filters.tournament, "query": query.urlencode(),
+    }
+    return render(request, "matches/match_list.html", context, status=400 if errors else 200)
+
+
+def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
+    """One page of matches and whether there is a next one. No COUNT(*): over a hundred
+    thousand matches it costs more than the page itself."""
+    number = page_number(raw)
+    start = (number - 1) * MATCHES_PER_PAGE
+    rows = match_selectors.matches_slice(matches, start, start + MATCHES_PER_PAGE + 1)
+    return {"matches": match_rows_html(rows[:MATCHES_PER_PAGE]), "number": number,
+            "has_next": len(rows) > MATCHES_PER_PAGE}
+
+
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    match = get_object_or_404(
+        Match.objects.select_related("version_a__bot", "version_b__bot", "ladder", "tournament",
+                                     "requested_by").defer("replay_gz", "stderr_a", "stderr_b"),
+        pk=pk)
+    owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
+                for side, v in (("a", match.version_a), ("b", match.version_b))}
+    stderr = {}
+    if any(owner_of.values()):
+        texts = Match.objects.filter(pk=pk).values("stderr_a", "stderr_b")[0]
+        stderr = {side: texts[f"stderr_{side}"] for side, mine in owner_of.items() if mine}
+    forfeit = (match.forfeit if match_fault_whole_for(request.user, match)
+               else forfeit_public(match.forfeit))
+    pruned = match_selectors.match_replay_pruned(match=match)
+    context = {"match": match, "stderr": stderr, "forfeit": forfeit or {},
+               "has_replay": match.status == Match.Status.FINISHED and not pruned,
+               "replay_pruned": pruned,
+               "retention_days": settings.KAISER_REPLAY_RETENTION_DAYS}
+    return render(request, "matches/match_detail.html", context)
+
+
+def replay_viewer(request: HttpRequest) -> HttpResponse:
+    """The viewer alone, for a replay file from the command line (opened or dropped)."""
+    return render(request, "matches/replay_viewer.html", {})
+
+
+
+
+
+
+def bot_activity_html(*, bot: Bot) -> SafeString:
+    """The bot page's public part (ratings, head to head, recent matches), the same for every
+    visitor: rendered once per change of the bot's entries or matches (ladder_selectors.bot_facts),
+    then served from the cache."""
+    facts = ladder_selectors.bot_facts(bot=bot)
+
+    def build() -> SafeString:
+        context = ladder_selectors.bot_activity(facts=facts)
+        context["matches"] = match_rows_html(context["matches"])
+        context["head_to_head_html"] = head_to_head_html(context["head_to_head"], bot=bot)
+        return render_to_string("matches/_bot_activity.html", context)
+
+    # "N minutes ago" must not go stale for long
+    return fragments.cached(f"bot-activity-html:{facts.version}", 60, build)
