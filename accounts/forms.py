@@ -21,7 +21,10 @@ from accounts.login_limits import (
 
 
 class SignupForm(UserCreationForm):
-    email = forms.EmailField(required=False, help_text="Optional; only for password resets.")
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional; only for password resets: without it a forgotten password is lost.",
+    )
 
     class Meta(UserCreationForm.Meta):
         model = User

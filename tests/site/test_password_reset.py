@@ -124,3 +124,20 @@ def test_requests_from_one_client_address_are_limited(settings: Any, ada: User) 
     assert mail.outbox == []
     assert _request_reset(Client(), "ada@example.com", "10.0.0.10").status_code == 200
     assert [m.to for m in mail.outbox] == [["ada@example.com"]]
+
+
+def test_the_email_given_at_sign_up_receives_the_reset_link(client: Client) -> None:
+    signup = client.get("/accounts/signup/").content.decode()
+    assert "only for password resets" in signup
+    client.post("/accounts/signup/", {
+        "username": "newcomer", "email": "newcomer@example.com",
+        "password1": NEW_PASSWORD, "password2": NEW_PASSWORD,
+    })
+    client.post("/accounts/logout/")
+    _request_reset(client, "newcomer@example.com")
+    [message] = mail.outbox
+    assert message.to == ["newcomer@example.com"]
+    assert '"newcomer"' in message.body
+    done = _set_password(Client(), _link_in_mail(message), "newcomers-second-password-5")
+    assert "<h1>Password set</h1>" in done.content.decode()
+    assert Client().login(username="newcomer", password="newcomers-second-password-5")
