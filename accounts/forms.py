@@ -1,6 +1,11 @@
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
+from django.contrib.auth.forms import (
+    AuthenticationForm,
+    PasswordChangeForm,
+    PasswordResetForm,
+    UserCreationForm,
+)
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
@@ -11,11 +16,15 @@ from accounts.login_limits import (
     login_check,
     login_failed,
     login_succeeded,
+    reset_requested,
 )
 
 
 class SignupForm(UserCreationForm):
-    email = forms.EmailField(required=False, help_text="Optional; only for password resets.")
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional; only for password resets: without it a forgotten password is lost.",
+    )
 
     class Meta(UserCreationForm.Meta):
         model = User
@@ -75,3 +84,25 @@ class LimitedPasswordChangeForm(PasswordChangeForm):
         except ValidationError:
             login_failed(username=username, address=address)
             raise
+
+
+class LimitedPasswordResetForm(PasswordResetForm):
+    """Django's password reset form (a mail to each active account with that address, and the
+    same answer whether there is one or not), refusing once this email address or this client
+    address made its requests (accounts.login_limits.reset_requested)."""
+
+    refused: LoginLimited | None = None
+
+    def __init__(self, *args: object, request: HttpRequest | None = None,
+                 **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.request = request
+
+    def clean_email(self) -> str:
+        email = str(self.cleaned_data["email"])
+        try:
+            reset_requested(email=email, address=client_address(self.request))
+        except LoginLimited as limited:
+            self.refused = limited
+            raise ValidationError(str(limited), code="throttled") from None
+        return email

@@ -22,6 +22,13 @@ Every path that checks a password goes through here: the login form, the admin's
 - Windows are fixed (aligned on the clock), so the refusal says when its window ends. The
   check and the count are two steps: guesses sent in parallel within one password hash's
   time all pass the check, and are all counted after.
+
+Password reset requests (reset_requested) are counted in the same windows, every request and
+not only failures (a request checks no password): KAISER_RESET_REQUESTS_PER_EMAIL per email
+address typed, so no one is sent a flood of mail, and KAISER_RESET_REQUESTS_PER_ADDRESS per
+client address. Addresses with no account are counted like the others, so a refusal tells
+nothing about which exist. The limit per email address cannot lock its owner out: the
+requests it counts each sent her a working link.
 """
 
 from __future__ import annotations
@@ -43,10 +50,10 @@ clock: Callable[[], float] = time.time  # the tests move time here instead of sl
 class LoginLimited(Exception):
     """Too many failed password checks from this address (for this account, or for any)."""
 
-    def __init__(self, *, wait: int, scope: str) -> None:
+    def __init__(self, *, wait: int, scope: str, what: str = "failed logins") -> None:
         self.wait = wait
         self.scope = scope
-        super().__init__(f"Too many failed logins {scope}: try again in {_duration(wait)}.")
+        super().__init__(f"Too many {what} {scope}: try again in {_duration(wait)}.")
 
 
 def client_address(request: HttpRequest | None) -> str:
@@ -90,6 +97,24 @@ def login_succeeded(*, username: str, address: str | None = None) -> None:
     if address is None or not _name(username):
         return
     cache.delete_many([_pair_key(username, address, clock()), _delay_key(username, address)])
+
+
+def reset_requested(*, email: str, address: str) -> None:
+    """Count one password reset request for this email address from this client address;
+    raise LoginLimited, counting nothing, if either has made its requests in this window."""
+    now = clock()
+    window = int(now // _window())
+    limits = [(f"reset-requests:email:{_digest(_name(email))}:{window}",
+               int(settings.KAISER_RESET_REQUESTS_PER_EMAIL), "for this email address")]
+    if address:  # unknown without a request (a form used outside a view)
+        limits.append((f"reset-requests:address:{_digest(address)}:{window}",
+                       int(settings.KAISER_RESET_REQUESTS_PER_ADDRESS), "from your address"))
+    for key, limit, scope in limits:
+        if _count(key) >= limit:
+            raise LoginLimited(wait=_seconds(_window() - now % _window()), scope=scope,
+                               what="password reset requests")
+    for key, _, _ in limits:
+        _increment(key)
 
 
 def _window() -> int:

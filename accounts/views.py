@@ -1,11 +1,12 @@
-"""Account pages: sign up, the account page with the API token. Login, logout and password
-change are django.contrib.auth's own views (see urls.py), login and password change with the
-limits of accounts.login_limits."""
+"""Account pages: sign up, the account page with the API token. Login, logout, password
+change and password reset by mail are django.contrib.auth's own views (see urls.py), login,
+password change and the reset request with the limits of accounts.login_limits."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -14,7 +15,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts.forms import LimitedPasswordChangeForm, LoginForm, SignupForm
+from accounts.forms import (
+    LimitedPasswordChangeForm,
+    LimitedPasswordResetForm,
+    LoginForm,
+    SignupForm,
+)
 from accounts.services import user_create, user_token, user_token_regenerate
 from bots.selectors import bot_list
 
@@ -52,7 +58,10 @@ def token_regenerate(request: HttpRequest) -> HttpResponse:
     return redirect("account")
 
 
-def _refused(response: HttpResponse, form: LoginForm | LimitedPasswordChangeForm) -> HttpResponse:
+LimitedForm = LoginForm | LimitedPasswordChangeForm | LimitedPasswordResetForm
+
+
+def _refused(response: HttpResponse, form: LimitedForm) -> HttpResponse:
     """The form again, with its error; a 429 with Retry-After when the limits refused it."""
     if form.refused is not None:
         response.status_code = 429
@@ -74,4 +83,22 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         return {**super().get_form_kwargs(), "request": self.request}
 
     def form_invalid(self, form: LimitedPasswordChangeForm) -> HttpResponse:
+        return _refused(super().form_invalid(form), form)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """The mail goes through settings.EMAIL_BACKEND (var/mail/ under run.sh, SMTP in
+    production); an address with no account gets the same page and no mail."""
+
+    form_class = LimitedPasswordResetForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}
+
+    @property
+    def extra_email_context(self) -> dict[str, Any]:  # type: ignore[override]
+        # The mail names the site (without django.contrib.sites it would name the host).
+        return {"site_name": settings.SITE_NAME}
+
+    def form_invalid(self, form: LimitedPasswordResetForm) -> HttpResponse:
         return _refused(super().form_invalid(form), form)

@@ -346,6 +346,38 @@ KAISER_LOGIN_WINDOW_SECONDS = env_int("KAISER_LOGIN_WINDOW_SECONDS", 900)
 # address (logins, the API's anonymous throttle) count by this address.
 KAISER_PROXIES = env_int("KAISER_PROXIES", 0)
 
+# --- Email: the password reset mail (accounts) -----------------------------------------------
+
+# KAISER_EMAIL_BACKEND: "file" (the default: one file a message in KAISER_EMAIL_DIR, var/mail/,
+# where a run.sh user reads it), "console" (the web process's output) or "smtp" (EMAIL_HOST,
+# EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS or EMAIL_USE_SSL: production).
+EMAIL_BACKENDS = {
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+_email_backend = env_str("KAISER_EMAIL_BACKEND").strip().lower() or "file"
+if _email_backend not in EMAIL_BACKENDS:
+    raise ImproperlyConfigured(
+        f"KAISER_EMAIL_BACKEND={_email_backend!r} is not one of {', '.join(EMAIL_BACKENDS)}"
+    )
+EMAIL_BACKEND = EMAIL_BACKENDS[_email_backend]
+EMAIL_FILE_PATH = env_path("KAISER_EMAIL_DIR", VAR_DIR / "mail")
+EMAIL_HOST = env_str("EMAIL_HOST") or "localhost"
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)  # STARTTLS, usually port 587
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)  # TLS from the start, usually port 465
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them, not both")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)  # seconds; Django's default waits for ever
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or "webmaster@localhost"
+# Reset requests in a KAISER_LOGIN_WINDOW_SECONDS window, per email address typed (mail
+# bombing) and per client address (accounts.login_limits.reset_requested).
+KAISER_RESET_REQUESTS_PER_EMAIL = env_int("KAISER_RESET_REQUESTS_PER_EMAIL", 3)
+KAISER_RESET_REQUESTS_PER_ADDRESS = env_int("KAISER_RESET_REQUESTS_PER_ADDRESS", 10)
+
 # --- REST API -------------------------------------------------------------------------------
 
 REST_FRAMEWORK = {

@@ -236,8 +236,10 @@ PAGE_SETUP: dict[str, Callable[[World], Any]] = {
     "/bots/{bot}/unretire/": lambda w: Bot.objects.filter(pk=w.bot.pk).update(retired=True),
 }
 # Forms about the signed-in user's own account (django.contrib.auth's views and sign-up).
+# The password reset pages too: anyone may ask, and only the mailed link sets a password.
 SELF_SERVICE = {"/accounts/login/", "/accounts/logout/", "/accounts/signup/",
-                "/accounts/password/"}
+                "/accounts/password/", "/accounts/password/reset/",
+                "/accounts/password/reset/x/x/"}
 
 
 @pytest.mark.parametrize("role", ROLES)
