@@ -8,7 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from accounts import api as accounts_api
 from bots.api import BotVersionViewSet, BotViewSet
-from kaiser_site import docs_pages, errors, health, views
+from kaiser_site import docs_pages, errors, health, metrics, views
 
 router = DefaultRouter()
 router.register("bots", BotViewSet, basename="bot")
@@ -29,6 +29,7 @@ api_v1 = [
 
 urlpatterns = [
     path("health/", health.health, name="health"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
