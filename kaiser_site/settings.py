@@ -430,3 +430,7 @@ MIDDLEWARE = [
 ]
 KAISER_METRICS_TOKEN = env_str("KAISER_METRICS_TOKEN")
 SECURE_REDIRECT_EXEMPT += [r"^metrics$"]  # Prometheus scrapes plain HTTP, as health checks do
+
+# --- Operations: backup and restore (manage.py arena_backup / arena_restore) ------------------
+
+INSTALLED_APPS += ["operations"]
