@@ -179,8 +179,10 @@ def test_restore_refuses_a_database_with_data_and_a_damaged_archive(
     assert _restore(archive, fresh_database, replay_dir, "--force").returncode == 0
 
     damaged = tmp_path / "damaged.tar"
+    with tarfile.open(archive) as tar:
+        dump = next(m for m in tar.getmembers() if m.name.startswith("database."))
     data = bytearray(archive.read_bytes())
-    data[-20000] ^= 0xFF  # a byte inside the last member (the archived replay or the database)
+    data[dump.offset_data + dump.size // 2] ^= 0xFF  # one byte in the middle of the database
     damaged.write_bytes(bytes(data))
     refused = _restore(damaged, fresh_database, replay_dir, "--force")
     assert refused.returncode != 0
