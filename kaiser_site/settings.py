@@ -458,3 +458,21 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Operations: Prometheus metrics (docs/operations.md) ------------------------------------
+
+# django-prometheus counts requests (its middleware first and last); kaiser_site/metrics.py
+# serves them at /metrics with the arena's own figures, read from the database at scrape time.
+# Readable from this host, or by anyone sending "Authorization: Bearer <KAISER_METRICS_TOKEN>".
+INSTALLED_APPS += ["django_prometheus"]
+MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    *MIDDLEWARE,
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
+]
+KAISER_METRICS_TOKEN = env_str("KAISER_METRICS_TOKEN")
+SECURE_REDIRECT_EXEMPT += [r"^metrics$"]  # Prometheus scrapes plain HTTP, as health checks do
+
+# --- Operations: backup and restore (manage.py arena_backup / arena_restore) ------------------
+
+INSTALLED_APPS += ["operations"]

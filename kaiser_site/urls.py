@@ -8,7 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from accounts import api as accounts_api
 from bots.api import BotVersionViewSet, BotViewSet
-from kaiser_site import docs_pages, errors, health
+from kaiser_site import docs_pages, errors, health, metrics
 
 router = DefaultRouter()
 router.register("bots", BotViewSet, basename="bot")
@@ -31,6 +31,7 @@ api_v1 = [
 
 urlpatterns = [
     path("health/", health.health, name="health"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     # The admin's pages of the models that left the tournaments app keep their old addresses.
     re_path(r"^admin/tournaments/(?P<model>match|matchattempt|playstats|ladder|ladderentry|"
             r"ratingchange)/(?P<rest>.*)$", errors.admin_moved),
