@@ -173,14 +173,7 @@
   }
 
   /* Who is doing what while no card is on the table. */
-  function tableNote(v) {
-    if (v.over) { return "game over"; }
-    var who = v.seat === 0 ? "you" : tableWho(v)[v.seat];
-    if (v.waiting_for === "trump") { return v.seat === 0 ? "you name trump" : who + " is naming trump"; }
-    if (v.waiting_for === "discard") { return v.seat === 0 ? "you discard" : who + " is discarding"; }
-    if (v.waiting_for === "play") { return v.seat === 0 ? "your lead" : who + " leads"; }
-    return "bidding";
-  }
+  function tableNote(v) { return K.tableNoteText(v, tableWho(v)); }
 
   function tableWho(v) { return K.tableNames(v.names); }
 

@@ -20,6 +20,7 @@
     trumpText: trumpText, contractText: contractText, signed: signed, number: number,
     scoreText: scoreText, trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
     teamsText: teamsText, tableNames: tableNames, personResultText: personResultText,
+    tableNoteText: tableNoteText,
     SEAT_NAMES: SEAT_NAMES, SUIT: SUIT, SUIT_WORDS: SUIT_WORDS,
   };
 
@@ -131,6 +132,17 @@
       var twice = names.filter(function (n) { return n === name; }).length > 1;
       return twice ? name + " (" + SEAT_NAMES[seat] + ")" : name;
     });
+  }
+
+  /* What a person's table says while no card is on it, from the person's view (play.js) and
+     the table's names: who is naming trump, discarding, or to lead. */
+  function tableNoteText(v, who) {
+    if (v.over) { return "game over"; }
+    var you = v.seat === 0;
+    if (v.waiting_for === "trump") { return you ? "you name trump" : who[v.seat] + " is naming trump"; }
+    if (v.waiting_for === "discard") { return you ? "you discard" : who[v.seat] + " is discarding"; }
+    if (v.waiting_for === "play") { return you ? "your lead" : who[v.seat] + " leads"; }
+    return "bidding";
   }
 
   /* The end of a person's game, from its result and the table's names: "Your team (you and

@@ -97,6 +97,20 @@ def test_the_person_s_result_names_the_teams_even_when_the_partner_is_a_bot(
     assert one("personResultText", result, NAMES) == words
 
 
+@pytest.mark.parametrize(("view", "words"), [
+    ({"over": False, "seat": 2, "waiting_for": "trump"}, "north-bot is naming trump"),
+    ({"over": False, "seat": 0, "waiting_for": "trump"}, "you name trump"),
+    ({"over": False, "seat": 1, "waiting_for": "discard"}, "west-bot is discarding"),
+    ({"over": False, "seat": 3, "waiting_for": "play"}, "east-bot leads"),
+    ({"over": False, "seat": 1, "waiting_for": "bid"}, "bidding"),
+    ({"over": True, "seat": 1, "waiting_for": None}, "game over"),
+])
+def test_the_empty_table_says_who_is_naming_trump_not_lead_to_the_trick(
+    view: dict[str, Any], words: str
+) -> None:
+    assert one("tableNoteText", view, NAMES) == words
+
+
 def test_a_people_replay_names_each_seat_and_both_teams() -> None:
     replay = {"players": {"A": {"name": "newbie & north-bot", "version": ""},
                           "B": {"name": "west-bot & east-bot", "version": ""}},
