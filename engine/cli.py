@@ -223,7 +223,7 @@ class Progress:
 
 def summary(replay: dict[str, Any], seconds: float) -> str:
     result = replay["result"]
-    names = {side: f"{p['name']} v{p['version']}" for side, p in replay["players"].items()}
+    names = side_names(replay)
     total = len(replay["games"])
     points = {"A": 0, "B": 0}
     deals = 0
@@ -299,9 +299,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def render(replay: dict[str, Any], only_game: int | None = None) -> str:
     out: list[str] = []
-    players = replay["players"]
-    out.append(f"{players['A']['name']} v{players['A']['version']} (A) against "
-               f"{players['B']['name']} v{players['B']['version']} (B), rules "
+    names = side_names(replay)
+    out.append(f"{names['A']} (A) against {names['B']} (B), rules "
                f"{replay['rules']['preset']}, seed {replay['seed']}")
     for number, game in enumerate(replay["games"]):
         if only_game is not None and number != only_game:
@@ -324,6 +323,28 @@ def render(replay: dict[str, Any], only_game: int | None = None) -> str:
     out.append(f"\nMatch: A {result['games']['A']} games, B {result['games']['B']}; "
                f"A's score {result['score']}")
     return "\n".join(out)
+
+
+def side_names(replay: dict[str, Any]) -> dict[str, str]:
+    """"greedy v3" for a side one program played; for a game with a person, whose
+    `seat_players` name each seat, the side's seats in order: "ada (person) & greedy v1"."""
+    seat_players = replay.get("seat_players")
+    if not seat_players or not replay["games"]:
+        return {side: _versioned(p["name"], p["version"])
+                for side, p in replay["players"].items()}
+    seats = replay["games"][0]["seats"]
+    return {side: " & ".join(_seat_label(p) for s, p in enumerate(seat_players)
+                             if seats[s] == side) for side in ("A", "B")}
+
+
+def _seat_label(player: dict[str, Any]) -> str:
+    if player.get("human"):
+        return f"{player['name']} (person)"
+    return _versioned(player["name"], player["version"])
+
+
+def _versioned(name: str, version: str) -> str:
+    return f"{name} v{version}" if version else name
 
 
 def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:

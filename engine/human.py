@@ -181,8 +181,9 @@ class SingleGame:
         seats = [n for s, n in enumerate(self.names) if seat_sides(0)[s] == side]
         if seats[0] == seats[1]:
             return {"name": seats[0].name, "version": seats[0].version}
-        return {"name": " & ".join(n.name for n in seats),
-                "version": " & ".join(n.version for n in seats)}
+        # Two players (a person and a bot, or two bots): the side has no one version; each
+        # seat's own is in seat_players, which readers use to name the seats.
+        return {"name": " & ".join(n.name for n in seats), "version": ""}
 
 
 class _SeatFailed(Exception):

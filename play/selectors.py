@@ -42,7 +42,7 @@ def open_games(*, owner: Any) -> QuerySet[Game]:
 
 
 def games_of(*, owner: Any) -> QuerySet[Game]:
-    return (Game.objects.filter(owner=owner).defer("replay", "view")
+    return (Game.objects.filter(owner=owner).defer("replay", "view").select_related("owner")
             .prefetch_related("seats__version__bot"))
 
 

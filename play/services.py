@@ -367,12 +367,21 @@ def person_view(state: GameState, *, seq: int, move: dict[str, Any] | None,
         "hand_sizes": [h.bit_count() for h in state.hands],
         "bids": seen["bids"], "contract": seen["contract"], "trick": seen["trick"],
         "last_trick": last_trick, "taken": taken, "points": list(state.points),
+        # Tricks completed in the whole game: the page keeps a trick just completed on the
+        # table for a moment when this grows, though the bots may have led to the next.
+        "tricks_done": _tricks_done(state),
         "score": seen["score"], "target": state.target, "last_move": move,
         "deals": [_deal_summary(entry.to_dict()) for entry in state.log],
     }
     if yours and state.decision == "discard":
         view["kitty_cards"] = mask_names(state.kitty)
     return view
+
+
+def _tricks_done(state: GameState) -> int:
+    # The deal under way is in the log too once it is scored (the game over): count it once.
+    logged = sum(len(entry.tricks) for entry in state.log if entry.tricks is not state.tricks)
+    return logged + len(state.tricks)
 
 
 def _deal_summary(deal: dict[str, Any]) -> dict[str, Any]:

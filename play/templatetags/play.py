@@ -1,5 +1,5 @@
 """Template tags: a person's games (their account page) and a bot's games with people (its
-page), so those pages show them with one line each."""
+page), so those pages show them with one line each; and the words for a game's result."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from play import selectors
 
 register = template.Library()
 LISTED = 20
+MINUS = "\u2212"
 
 
 @register.inclusion_tag("play/_games.html", takes_context=True)
@@ -24,3 +25,35 @@ def people_games(context: dict[str, Any], bot: Any) -> dict[str, Any]:
     return {"records": selectors.people_records(version_ids=ids),
             "games": selectors.games_with_version(version_ids=ids)[:LISTED],
             "user": context.get("user"), "show_owner": True}
+
+
+@register.filter
+def signed_number(n: int) -> str:
+    """-24 as "−24" (a real minus sign), as the table writes it."""
+    return f"{MINUS}{-n}" if n < 0 else str(n)
+
+
+def score_text(score: list[int]) -> str:
+    """[7, -24] as "7 to −24"."""
+    return f"{signed_number(score[0])} to {signed_number(score[1])}"
+
+
+def result_text(*, winner: int | None, score: list[int], teams: tuple[str, str]) -> str:
+    """"ada's team won, 52 to 30": the winner's score first; "drawn, 40 to 40"."""
+    if winner is None:
+        return f"drawn, {score_text(score)}"
+    return f"{teams[winner]} won, {score_text([score[winner], score[1 - winner]])}"
+
+
+@register.simple_tag
+def game_result(game: Any, seats: Any = None) -> str:
+    """A finished game's result in words: the teams by their players' names when the seats
+    are given ("ada and north-bot v2 won, 52 to 30"), else by the person's name."""
+    person = game.owner.username
+    if seats is None:
+        teams = (f"{person}'s team", f"{person}'s opponents")
+    else:
+        label = {s.seat: s.label for s in seats}
+        teams = (f"{person} and {label.get(2, '?')}",
+                 f"{label.get(1, '?')} and {label.get(3, '?')}")
+    return result_text(winner=game.winner, score=game.score, teams=teams)

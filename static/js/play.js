@@ -1,19 +1,24 @@
 /* A person's game against the bots: polls the view the worker publishes (state/), draws it on
    the replay viewer's table (cards drawn by replay.js's window.kaiserCards), and posts the
    person's moves (move/). Legal cards are raised; click one, or choose with the arrow keys and
-   press Enter. No dependencies. */
+   press Enter. A trick just completed stays on the table for HOLD_MS (or until a click), though
+   the bots may have led to the next one meanwhile. No dependencies. */
 (function () {
   "use strict";
 
   var POLL_MS = 100;
+  var HOLD_MS = 1200;
   var root = document.getElementById("play");
   if (!root || !window.kaiserCards) { return; }
   var K = window.kaiserCards, SEAT_NAMES = K.SEAT_NAMES;
   var SUIT_NAMES = { C: "\u2663 clubs", D: "\u2666 diamonds", H: "\u2665 hearts", S: "\u2660 spades" };
+  var DOING = { bid: "to bid", trump: "naming trump", discard: "discarding", play: "to play",
+                misdeal: "deciding whether to throw the hand in" };
   var $ = function (id) { return document.getElementById(id); };
   var csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
   var game = { seq: -1, view: null, status: root.getAttribute("data-status"), pending: false,
-               chosen: [], focus: 0, showLast: false, timer: null, done: false };
+               chosen: [], focus: 0, showLast: false, timer: null, done: false,
+               held: null, holdTimer: null };
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -50,7 +55,11 @@
     root.setAttribute("data-status", data.status);
     if (data.unchanged && !changed) { return; }
     if (data.view) {
+      var before = game.view && game.view.tricks_done;
       game.view = data.view;
+      if (typeof before === "number" && data.view.tricks_done > before && data.view.last_trick) {
+        hold(data.view.last_trick);
+      }
       game.receivedAt = Date.now();
       game.serverNow = data.now;
       if (data.seq !== game.seq) { game.chosen = []; game.focus = 0; game.pending = false; }
@@ -76,7 +85,7 @@
       return;
     }
     var r = data.view && data.view.result;
-    message(resultText(r));
+    message(r ? K.personResultText(r, data.view.names) : "The game is over.");
     if (data.replay) {
       var link = el("a", "button", "Watch the replay");
       link.href = data.replay;
@@ -89,15 +98,18 @@
     after.appendChild(again);
   }
 
-  function resultText(r) {
-    if (!r) { return "The game is over."; }
-    var text = r.winner === null ? "A draw" : r.winner === 0 ? "Your team wins" : "The bots' team wins";
-    text += ", " + r.score[0] + " to " + r.score[1] + ".";
-    if (r.forfeit) {
-      text += " " + (r.forfeit.seat === 0 ? "You" : SEAT_NAMES[r.forfeit.seat]) + " forfeited (" +
-        (r.forfeit.reason === "resign" ? "resigned" : r.forfeit.reason) + ").";
-    }
-    return text;
+  /* The trick just completed stays on the table HOLD_MS, or until the person clicks. */
+  function hold(trick) {
+    clearTimeout(game.holdTimer);
+    game.held = trick;
+    game.holdTimer = setTimeout(release, HOLD_MS);
+  }
+
+  function release() {
+    clearTimeout(game.holdTimer);
+    if (!game.held) { return; }
+    game.held = null;
+    if (game.view) { draw(); }
   }
 
   /* --- Drawing ----------------------------------------------------------------------------- */
@@ -160,12 +172,18 @@
     });
   }
 
+  /* Who is doing what while no card is on the table. */
+  function tableNote(v) { return K.tableNoteText(v, tableWho(v)); }
+
+  function tableWho(v) { return K.tableNames(v.names); }
+
   function drawTrick(v) {
-    var box = $("p-trick"), trick = game.showLast ? v.last_trick : v.trick;
+    var box = $("p-trick"), shows = game.showLast ? "last" : game.held ? "held" : "current";
+    var trick = shows === "last" ? v.last_trick : shows === "held" ? game.held : v.trick;
     box.innerHTML = "";
+    box.setAttribute("data-shows", shows);
     if (!trick || !trick.cards.length) {
-      var note = v.over ? "game over" : v.contract ? (v.waiting_for === "discard" ? "discarding" : "lead to the trick") : "bidding";
-      box.appendChild(el("div", "trick-note muted", note));
+      box.appendChild(el("div", "trick-note muted", tableNote(v)));
       return;
     }
     trick.cards.forEach(function (c, i) {
@@ -175,7 +193,10 @@
       slot.appendChild(node);
       box.appendChild(slot);
     });
-    if (game.showLast) { box.appendChild(el("div", "trick-note", "last trick: " + SEAT_NAMES[trick.winner] + " won it")); }
+    if (shows !== "current") {
+      box.appendChild(el("div", "trick-note", (shows === "last" ? "last trick: " : "") +
+        tableWho(v)[trick.winner] + " won it"));
+    }
   }
 
   function button(text, data, action) {
@@ -192,7 +213,8 @@
     box.innerHTML = "";
     if (v.over) { return; }
     if (!v.your_turn) {
-      box.appendChild(el("p", "muted", SEAT_NAMES[v.seat] + " (" + (v.names[v.seat] || "a bot") + ") is to " + v.waiting_for + "…"));
+      box.appendChild(el("p", "muted", SEAT_NAMES[v.seat] + " (" + (v.names[v.seat] || "a bot") + ") is " +
+        (DOING[v.waiting_for] || v.waiting_for) + "\u2026"));
       return;
     }
     var prompt = { bid: "Your bid:", trump: "Name trump:", discard: "Choose " + v.kitty + " cards to discard:",
@@ -229,12 +251,15 @@
     var contract = $("p-contract");
     contract.innerHTML = "";
     if (v.contract) {
-      contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[v.contract.seat] + " bid " + K.bidText(v.contract.bid)));
-      contract.appendChild(el("div", "trump", "Trump: " + (v.contract.trump ? SUIT_NAMES[v.contract.trump] : v.contract.bid.slice(-1) === "N" ? "none (no trump)" : "not named yet")));
+      contract.appendChild(el("div", null, "Contract: " + K.contractText(v.contract, seatWho(v, v.contract.seat))));
+      var trump = el("div", "trump", "Trump: ");
+      trump.appendChild(el("span", v.contract.trump ? "suit-" + v.contract.trump : null, K.trumpText(v.contract)));
+      contract.appendChild(trump);
     } else {
       contract.appendChild(el("div", "muted", "No contract yet"));
     }
-    contract.appendChild(el("div", "taken", "Tricks: you and North " + v.taken[0] + " (" + v.points[0] + " pts) \u00b7 West and East " + v.taken[1] + " (" + v.points[1] + " pts)"));
+    contract.appendChild(el("div", "taken", "Tricks: you and North " + v.taken[0] + " (" + K.number(v.points[0]) +
+      " pts) \u00b7 West and East " + v.taken[1] + " (" + K.number(v.points[1]) + " pts)"));
     var bids = $("p-bids");
     bids.innerHTML = "";
     bids.appendChild(el("strong", null, "Bidding"));
@@ -250,10 +275,27 @@
     toggle.disabled = !v.last_trick;
     toggle.addEventListener("click", function () { game.showLast = !game.showLast; draw(); });
     last.appendChild(toggle);
-    if (v.last_trick) {
-      last.appendChild(el("div", "muted", "Last trick: " + v.last_trick.cards.join(" ") + ", won by " + SEAT_NAMES[v.last_trick.winner]));
-    }
+    if (v.last_trick) { last.appendChild(lastTrickLine(v)); }
     drawScores(v);
+  }
+
+  /* "Last trick: ada: 9♦, north-bot: A♥, …; won by north-bot", red suits red. */
+  function lastTrickLine(v) {
+    var line = el("div", "last-trick", "Last trick: "), who = tableWho(v);
+    line.id = "p-last-trick";
+    K.trickPlays(v.last_trick, who).forEach(function (p, i) {
+      line.appendChild(document.createTextNode((i ? ", " : "") + p.name + ": "));
+      var card = el("span", "suit-" + p.card.slice(-1), K.cardText(p.card));
+      card.setAttribute("data-card", p.card);
+      line.appendChild(card);
+    });
+    line.appendChild(document.createTextNode("; won by " + who[v.last_trick.winner]));
+    return line;
+  }
+
+  /* "North (north-bot)", or "you". */
+  function seatWho(v, seat) {
+    return seat === 0 ? "you" : SEAT_NAMES[seat] + " (" + (v.names[seat] || "a bot") + ")";
   }
 
   function drawScores(v) {
@@ -267,13 +309,13 @@
       if (!d.score) { return; }
       var row = el("tr");
       row.appendChild(el("td", null, String(i + 1)));
-      row.appendChild(el("td", null, d.contract ? K.bidText(d.contract.bid) + " " + SEAT_NAMES[d.contract.seat][0] : "misdeal"));
-      row.appendChild(el("td", null, d.score[0] + " (" + signed(d.delta[0]) + ")"));
-      row.appendChild(el("td", null, d.score[1] + " (" + signed(d.delta[1]) + ")"));
+      row.appendChild(el("td", null, d.contract ? K.contractText(d.contract, d.contract.seat === 0 ? "you" : SEAT_NAMES[d.contract.seat]) : "misdeal"));
+      row.appendChild(el("td", null, K.number(d.score[0]) + " (" + K.signed(d.delta[0]) + ")"));
+      row.appendChild(el("td", null, K.number(d.score[1]) + " (" + K.signed(d.delta[1]) + ")"));
       table.appendChild(row);
     });
     box.appendChild(table);
-    box.appendChild(el("div", "running", "Now: you and North " + v.score[0] + ", West and East " + v.score[1]));
+    box.appendChild(el("div", "running", "Now: you and North " + K.number(v.score[0]) + ", West and East " + K.number(v.score[1])));
   }
 
   function tick() {
@@ -284,8 +326,6 @@
     clock.textContent = "Your move: " + left + " s left";
     clock.classList.toggle("errors", left < 30);
   }
-
-  function signed(n) { return (n > 0 ? "+" : "") + n; }
 
   /* --- Moving ------------------------------------------------------------------------------ */
 
@@ -304,6 +344,7 @@
     if (game.pending || !game.view || !game.view.your_turn) { return; }
     game.pending = true;
     game.showLast = false;
+    game.held = null;
     draw();
     fetch(root.getAttribute("data-move-url"), {
       method: "POST", credentials: "same-origin",
@@ -344,6 +385,7 @@
     }).then(function () { message("Resigning…"); });
   });
   document.addEventListener("keydown", onKey);
+  $("p-table").addEventListener("click", release);
   setInterval(tick, 1000);
   window.kaiserPlay = { game: game, sent: [], seenAt: null };
   poll();

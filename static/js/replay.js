@@ -10,10 +10,21 @@
   var SEAT_NAMES = ["South", "West", "North", "East"];
   var PLAY_MS = 700;
 
-  // The card drawing, shared with the live table of a game against the bots (play.js).
-  window.kaiserCards = { cardNode: cardNode, cardOrder: cardOrder, bidText: bidText, SEAT_NAMES: SEAT_NAMES };
+  var SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  var MINUS = "\u2212";
 
-  var root = document.getElementById("viewer");
+  // The card drawing and the words for bids, scores and players, shared with the live table of
+  // a game against the bots (play.js); tests/play/test_play_text.py runs them under Node.
+  window.kaiserCards = {
+    cardNode: cardNode, cardOrder: cardOrder, cardText: cardText, bidText: bidText,
+    trumpText: trumpText, contractText: contractText, signed: signed, number: number,
+    scoreText: scoreText, trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
+    teamsText: teamsText, tableNames: tableNames, personResultText: personResultText,
+    tableNoteText: tableNoteText,
+    SEAT_NAMES: SEAT_NAMES, SUIT: SUIT, SUIT_WORDS: SUIT_WORDS,
+  };
+
+  var root = typeof document !== "undefined" && document.getElementById("viewer");
   if (!root) { return; }
   var $ = function (id) { return document.getElementById(id); };
   var view = { replay: null, deals: [], dealIndex: 0, steps: [], step: 0, timer: null };
@@ -25,9 +36,16 @@
     return node;
   }
 
-  function cardNode(code) {
+  /* --- Words ------------------------------------------------------------------------------ */
+
+  function cardText(code) {
     var rank = code.slice(0, -1), suit = code.slice(-1);
-    var node = el("span", "card suit-" + suit, (rank === "T" ? "10" : rank) + (SUIT[suit] || suit));
+    return (rank === "T" ? "10" : rank) + (SUIT[suit] || suit);
+  }
+
+  function cardNode(code) {
+    var suit = code.slice(-1);
+    var node = el("span", "card suit-" + suit, cardText(code));
     node.setAttribute("data-card", code);
     if (code === "5H") { node.title = "5\u2665: +5 points"; node.classList.add("special"); }
     if (code === "3S") { node.title = "3\u2660: \u22123 points"; node.classList.add("special"); }
@@ -40,10 +58,113 @@
     return RANKS.indexOf(b.slice(0, -1)) - RANKS.indexOf(a.slice(0, -1));
   }
 
+  /* A bid in words: "pass", "7" (trump named by the contractor), "7 no trump",
+     "7 no trump, low" (the protocol's "7L"). */
   function bidText(bid) {
     if (bid === "pass") { return "pass"; }
-    return /N$/.test(bid) ? bid.slice(0, -1) + " no trump" : bid;
+    if (/N$/.test(bid)) { return bid.slice(0, -1) + " no trump"; }
+    if (/L$/.test(bid)) { return bid.slice(0, -1) + " no trump, low"; }
+    return bid;
   }
+
+  /* The trump of a contract: the suit, or that there is none (no trump, low or not), or that
+     the contractor has still to name it. */
+  function trumpText(contract) {
+    if (contract.trump) { return SUIT[contract.trump] + " " + SUIT_WORDS[contract.trump]; }
+    if (/N$/.test(contract.bid)) { return "none (no trump)"; }
+    if (/L$/.test(contract.bid)) { return "none (no trump, low: low cards win)"; }
+    return "not named yet";
+  }
+
+  /* "7 no trump by North": `who` names the contractor's seat (a seat name, or a player). */
+  function contractText(contract, who) {
+    return bidText(contract.bid) + " by " + who;
+  }
+
+  /* Numbers with a real minus sign: number(-24) "−24", signed(7) "+7", signed(0) "0". */
+  function number(n) { return n < 0 ? MINUS + Math.abs(n) : String(n); }
+  function signed(n) { return (n > 0 ? "+" : "") + number(n); }
+  function scoreText(pair) { return number(pair[0]) + " to " + number(pair[1]); }
+
+  /* Who played what in a trick: [{seat, name, card}] in play order; `names` by seat. */
+  function trickPlays(trick, names) {
+    return trick.cards.map(function (card, i) {
+      var seat = (trick.leader + i) % 4;
+      return { seat: seat, name: names[seat] || SEAT_NAMES[seat], card: card };
+    });
+  }
+
+  /* "Ada: 9♦, north-bot: A♥, east-bot: K♥, west-bot: 7♣; won by north-bot" */
+  function trickText(trick, names) {
+    var text = trickPlays(trick, names).map(function (p) { return p.name + ": " + cardText(p.card); }).join(", ");
+    return trick.winner === undefined || trick.winner === null ? text :
+      text + "; won by " + (names[trick.winner] || SEAT_NAMES[trick.winner]);
+  }
+
+  /* Each seat's player, by seat: from `seat_players` in a game with a person ("ada (person)",
+     "greedy v3"), else the side's player of the first game. */
+  function seatLabels(replay) {
+    var seatPlayers = replay.seat_players, seats = ((replay.games || [])[0] || {}).seats || ["A", "B", "A", "B"];
+    return [0, 1, 2, 3].map(function (seat) {
+      var p = seatPlayers ? seatPlayers[seat] : (replay.players || {})[seats[seat]];
+      if (!p) { return "?"; }
+      if (p.human) { return p.name + " (person)"; }
+      return p.name + (p.version ? " v" + p.version : "");
+    });
+  }
+
+  /* The two sides: "ada & greedy v. random & random" in a game with a person (its team first);
+     "A = greedy v3, B = random v1" in a match, whose players change seats from game to game. */
+  function teamsText(replay) {
+    var p = replay.players || {};
+    if (replay.seat_players) {
+      var names = replay.seat_players.map(function (s) { return s.name; });
+      return names[0] + " & " + names[2] + " v. " + names[1] + " & " + names[3];
+    }
+    var side = function (k) { return p[k] ? p[k].name + (p[k].version ? " v" + p[k].version : "") : k; };
+    return "A = " + side("A") + ", B = " + side("B");
+  }
+
+  /* At a person's table (play.js): each seat's player by name, with the seat where two seats
+     have the same name ("random (West)"); `names` by seat, the person's username first. */
+  function tableNames(names) {
+    return names.map(function (name, seat) {
+      var twice = names.filter(function (n) { return n === name; }).length > 1;
+      return twice ? name + " (" + SEAT_NAMES[seat] + ")" : name;
+    });
+  }
+
+  /* What a person's table says while no card is on it, from the person's view (play.js) and
+     the table's names: who is naming trump, discarding, or to lead. */
+  function tableNoteText(v, who) {
+    if (v.over) { return "game over"; }
+    var you = v.seat === 0;
+    if (v.waiting_for === "trump") { return you ? "you name trump" : who[v.seat] + " is naming trump"; }
+    if (v.waiting_for === "discard") { return you ? "you discard" : who[v.seat] + " is discarding"; }
+    if (v.waiting_for === "play") { return you ? "your lead" : who[v.seat] + " leads"; }
+    return "bidding";
+  }
+
+  /* The end of a person's game, from its result and the table's names: "Your team (you and
+     north-bot) wins, 52 to 30." The winner's score first. */
+  function personResultText(r, names) {
+    var who = tableNames(names), text;
+    if (r.winner === null) { text = "A draw, " + scoreText(r.score) + "."; }
+    else {
+      var team = r.winner === 0 ? "Your team (you and " + who[2] + ")" :
+        "The other team (" + who[1] + " and " + who[3] + ")";
+      text = team + " wins, " + scoreText([r.score[r.winner], r.score[1 - r.winner]]) + ".";
+    }
+    if (r.forfeit) {
+      var f = r.forfeit;
+      text += f.seat === 0 ? (f.reason === "resign" ? " You resigned." : " You forfeited (" + f.reason + ").") :
+        " " + who[f.seat] + " forfeited (" + f.reason + ").";
+    }
+    return text;
+  }
+
+  /* --- Cards ------------------------------------------------------------------------------ */
+
 
   /* --- The steps of one deal ------------------------------------------------------------ */
 
@@ -115,8 +236,7 @@
   /* --- Drawing ------------------------------------------------------------------------------ */
 
   function playerName(entry, seat) {
-    var who = entry.game.seats[seat], player = (view.replay.players || {})[who] || {};
-    return who + " \u00b7 " + (player.name || "?") + (player.version ? " v" + player.version : "");
+    return entry.game.seats[seat] + " \u00b7 " + seatLabels(view.replay)[seat];
   }
 
   function drawSeat(entry, seat, s) {
@@ -190,8 +310,8 @@
       contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[c.seat] + " (" + entry.game.seats[c.seat] +
         ") bid " + bidText(c.bid)));
       var trump = el("div", "trump", "Trump: ");
-      if (c.trump) { trump.appendChild(el("span", "suit-" + c.trump, SUIT[c.trump] + " " + c.trump)); }
-      else { trump.appendChild(document.createTextNode("none (no trump)")); }
+      if (c.trump) { trump.appendChild(el("span", "suit-" + c.trump, trumpText(c))); }
+      else { trump.appendChild(document.createTextNode(trumpText(c))); }
       contract.appendChild(trump);
     } else {
       contract.appendChild(el("div", "muted", deal.misdeal ? "Misdeal: thrown in, redealt" : "No contract yet"));
@@ -222,10 +342,10 @@
       if (d > entry.d || (d === entry.d && !s.ended) || !deal.score) { return; }
       var row = el("tr");
       row.appendChild(el("td", null, String(d + 1)));
-      row.appendChild(el("td", null, deal.contract ? bidText(deal.contract.bid) + " " + SEAT_NAMES[deal.contract.seat][0] : "misdeal"));
-      row.appendChild(el("td", null, deal.points[0] + "\u2013" + deal.points[1]));
-      row.appendChild(el("td", null, deal.score[0] + " (" + signed(deal.delta[0]) + ")"));
-      row.appendChild(el("td", null, deal.score[1] + " (" + signed(deal.delta[1]) + ")"));
+      row.appendChild(el("td", null, deal.contract ? contractText(deal.contract, SEAT_NAMES[deal.contract.seat]) : "misdeal"));
+      row.appendChild(el("td", null, scoreText(deal.points)));
+      row.appendChild(el("td", null, number(deal.score[0]) + " (" + signed(deal.delta[0]) + ")"));
+      row.appendChild(el("td", null, number(deal.score[1]) + " (" + signed(deal.delta[1]) + ")"));
       if (d === entry.d) { row.className = "current"; }
       table.appendChild(row);
     });
@@ -239,7 +359,7 @@
     if (entry.last && (s.ended || s.fault) && game.result) {
       var r = game.result, text = r.winner === null ? "Game drawn" : "Team " + r.winner + " (" +
         game.seats[r.winner] + ") wins the game";
-      box.appendChild(el("p", "game-result", text + ", " + r.score[0] + " to " + r.score[1] + "."));
+      box.appendChild(el("p", "game-result", text + ", " + scoreText(r.score) + "."));
     }
     if (s.fault && game.result && game.result.forfeit) {
       var f = game.result.forfeit;
@@ -247,8 +367,6 @@
         (f.message_id !== undefined ? " at message " + f.message_id : "") + (f.detail ? ": " + f.detail : "")));
     }
   }
-
-  function signed(n) { return (n > 0 ? "+" : "") + n; }
 
   function stepLabel(step) {
     return { deal: "the deal", misdeal: "misdeal", bid: "bidding", contract: "contract",
@@ -356,9 +474,8 @@
   }
 
   function summary(replay) {
-    var p = replay.players || {}, r = replay.result || {}, games = r.games || {};
-    var name = function (k) { return (p[k] && p[k].name) || k; };
-    return "A = " + name("A") + ", B = " + name("B") + " \u00b7 games won " + (games.A || 0) + "\u2013" +
+    var r = replay.result || {}, games = r.games || {};
+    return teamsText(replay) + " \u00b7 games won " + (games.A || 0) + "\u2013" +
       (games.B || 0) + " \u00b7 rules " + ((replay.rules || {}).preset || "?") + " \u00b7 seed " + replay.seed +
       (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
   }

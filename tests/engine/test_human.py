@@ -73,7 +73,8 @@ def test_a_single_game_with_a_person_is_a_valid_replay_of_the_persons_moves(
     assert [same(m["action"]) for m in game.moves if m["seat"] == 0] == \
         [same(m) for m in script.answered]
     assert replay["seat_players"][0] == {"name": "ada", "version": "person", "human": True}
-    assert replay["players"]["A"] == {"name": "ada & greedy", "version": "person & 1"}
+    assert replay["players"]["A"] == {"name": "ada & greedy", "version": ""}
+    assert replay["players"]["B"] == {"name": "random", "version": "1"}
     if practice:
         scored = [d for d in replay["games"][0]["deals"] if "points" in d]
         assert len(scored) == 1

@@ -40,3 +40,22 @@ def test_the_play_docs_page_renders_and_the_replay_format_links_to_it(client: Cl
     page = client.get("/docs/play/").content.decode()
     assert ">Playing against the bots" in page and "<table>" in page
     assert 'href="/docs/play/"' in client.get("/docs/replay-format/").content.decode()
+
+
+def test_a_finished_game_names_the_winning_team_and_writes_negative_scores_with_a_minus(
+    person_client: Client, make_program: Any, owner: Any
+) -> None:
+    from play.models import Game, Seat
+
+    partner = make_program("north-bot", b"print('hi')\n", owner=owner)
+    game = Game.objects.create(owner=owner, seed="1", move_seconds=60,
+                               status=Game.Status.FINISHED, winner=0, score=[53, -24])
+    Seat.objects.bulk_create([Seat(game=game, seat=1, builtin="builtin:random"),
+                              Seat(game=game, seat=2, version=partner),
+                              Seat(game=game, seat=3, builtin="builtin:greedy")])
+    page = person_client.get(f"/play/{game.pk}/replay/").content.decode()
+    assert (f'<span id="game-result">{owner.username} and north-bot v1 won, '
+            "53 to \u221224</span>") in page
+    assert "bots&#x27; team" not in page and "bots' team" not in page
+    listed = person_client.get("/accounts/").content.decode()
+    assert f"{owner.username}&#x27;s team won, 53 to \u221224" in listed

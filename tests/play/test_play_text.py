@@ -1,0 +1,142 @@
+"""The words the play table and the replays use for people: bids ("7 no trump, low", not
+"7L"), trump, contracts ("7 by North", not "7 N"), scores with a real minus ("7 to −24"),
+results that name the teams, and who played what in a trick. The page's words are those of
+static/js/replay.js (window.kaiserCards), run here under Node as the browser runs them; the
+pages' words are play's template tags."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from play.templatetags.play import result_text, score_text, signed_number
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAY_JS = ROOT / "static" / "js" / "replay.js"
+NAMES = ["ada", "west-bot", "north-bot", "east-bot"]
+
+
+def kaiser_cards(calls: list[tuple[str, list[Any]]]) -> list[Any]:
+    """window.kaiserCards.<name>(*args) for each call, in Node (replay.js needs no page for
+    its words: without a document it only defines them)."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    assert node, "Node runs the page's scripts here (the site's Node bots need it too)"
+    script = ("globalThis.window = {}; require(process.argv[1]);"
+              "const calls = JSON.parse(process.argv[2]);"
+              "console.log(JSON.stringify(calls.map(([f, a]) => window.kaiserCards[f](...a))));")
+    done = subprocess.run([node, "-e", script, str(REPLAY_JS), json.dumps(calls)],
+                          capture_output=True, text=True, timeout=30, check=True)
+    return json.loads(done.stdout)
+
+
+def one(name: str, *args: Any) -> Any:
+    return kaiser_cards([(name, list(args))])[0]
+
+
+def test_bids_in_words_low_no_trump_is_no_trump_low() -> None:
+    assert kaiser_cards([("bidText", ["7L"]), ("bidText", ["12N"]), ("bidText", ["8"]),
+                         ("bidText", ["pass"])]) == \
+        ["7 no trump, low", "12 no trump", "8", "pass"]
+
+
+@pytest.mark.parametrize(("contract", "words"), [
+    ({"seat": 2, "bid": "7L", "trump": None}, "none (no trump, low: low cards win)"),
+    ({"seat": 2, "bid": "9N", "trump": None}, "none (no trump)"),
+    ({"seat": 2, "bid": "8", "trump": None}, "not named yet"),
+    ({"seat": 2, "bid": "8", "trump": "H"}, "\u2665 hearts"),
+])
+def test_trump_says_no_trump_for_every_no_trump_bid_and_not_named_only_for_suit_bids(
+    contract: dict[str, Any], words: str
+) -> None:
+    assert one("trumpText", contract) == words
+
+
+def test_a_contract_names_its_bidder_in_full_not_by_an_initial_that_reads_as_no_trump() -> None:
+    assert one("contractText", {"seat": 2, "bid": "7", "trump": "S"}, "North") == "7 by North"
+    assert one("contractText", {"seat": 1, "bid": "7L", "trump": None}, "West") == \
+        "7 no trump, low by West"
+
+
+def test_scores_use_a_real_minus_and_the_word_to() -> None:
+    assert kaiser_cards([("scoreText", [[7, -24]]), ("signed", [-6]), ("signed", [14]),
+                         ("signed", [0]), ("number", [-3])]) == \
+        ["7 to \u221224", "\u22126", "+14", "0", "\u22123"]
+
+
+def test_the_last_trick_says_who_played_which_card_face() -> None:
+    trick = {"leader": 1, "cards": ["9D", "AH", "TC", "7S"], "winner": 2}
+    assert one("trickText", trick, NAMES) == \
+        "west-bot: 9\u2666, north-bot: A\u2665, east-bot: 10\u2663, ada: 7\u2660; won by north-bot"
+    assert one("trickPlays", trick, NAMES)[3] == {"seat": 0, "name": "ada", "card": "7S"}
+
+
+def test_two_seats_with_one_name_are_told_apart_by_their_seat() -> None:
+    assert one("tableNames", ["ada", "random", "random", "greedy"]) == \
+        ["ada", "random (West)", "random (North)", "greedy"]
+
+
+@pytest.mark.parametrize(("result", "words"), [
+    ({"winner": 0, "score": [52, 30], "forfeit": None},
+     "Your team (you and north-bot) wins, 52 to 30."),
+    ({"winner": 1, "score": [7, 53], "forfeit": None},
+     "The other team (west-bot and east-bot) wins, 53 to 7."),
+    ({"winner": None, "score": [40, -2], "forfeit": None}, "A draw, 40 to \u22122."),
+    ({"winner": 1, "score": [0, 0], "forfeit": {"seat": 0, "reason": "resign"}},
+     "The other team (west-bot and east-bot) wins, 0 to 0. You resigned."),
+    ({"winner": 0, "score": [3, 4], "forfeit": {"seat": 3, "reason": "timeout"}},
+     "Your team (you and north-bot) wins, 3 to 4. east-bot forfeited (timeout)."),
+])
+def test_the_person_s_result_names_the_teams_even_when_the_partner_is_a_bot(
+    result: dict[str, Any], words: str
+) -> None:
+    assert one("personResultText", result, NAMES) == words
+
+
+@pytest.mark.parametrize(("view", "words"), [
+    ({"over": False, "seat": 2, "waiting_for": "trump"}, "north-bot is naming trump"),
+    ({"over": False, "seat": 0, "waiting_for": "trump"}, "you name trump"),
+    ({"over": False, "seat": 1, "waiting_for": "discard"}, "west-bot is discarding"),
+    ({"over": False, "seat": 3, "waiting_for": "play"}, "east-bot leads"),
+    ({"over": False, "seat": 1, "waiting_for": "bid"}, "bidding"),
+    ({"over": True, "seat": 1, "waiting_for": None}, "game over"),
+])
+def test_the_empty_table_says_who_is_naming_trump_not_lead_to_the_trick(
+    view: dict[str, Any], words: str
+) -> None:
+    assert one("tableNoteText", view, NAMES) == words
+
+
+def test_a_people_replay_names_each_seat_and_both_teams() -> None:
+    replay = {"players": {"A": {"name": "newbie & north-bot", "version": ""},
+                          "B": {"name": "west-bot & east-bot", "version": ""}},
+              "games": [{"seats": ["A", "B", "A", "B"]}],
+              "seat_players": [{"name": "newbie", "version": "person", "human": True},
+                               {"name": "west-bot", "version": "1", "human": False},
+                               {"name": "north-bot", "version": "2", "human": False},
+                               {"name": "east-bot", "version": "3", "human": False}]}
+    assert kaiser_cards([("seatLabels", [replay]), ("teamsText", [replay])]) == [
+        ["newbie (person)", "west-bot v1", "north-bot v2", "east-bot v3"],
+        "newbie & north-bot v. west-bot & east-bot"]
+
+
+def test_a_match_replay_keeps_its_sides_a_and_b() -> None:
+    replay = {"players": {"A": {"name": "greedy", "version": "3"},
+                          "B": {"name": "random", "version": "1"}},
+              "games": [{"seats": ["B", "A", "B", "A"]}]}
+    assert kaiser_cards([("seatLabels", [replay]), ("teamsText", [replay])]) == [
+        ["random v1", "greedy v3", "random v1", "greedy v3"], "A = greedy v3, B = random v1"]
+
+
+def test_the_pages_write_results_with_the_winner_first_and_a_real_minus() -> None:
+    teams = ("ada and north-bot v2", "west-bot v1 and east-bot v1")
+    assert signed_number(-24) == "\u221224" and score_text([7, -24]) == "7 to \u221224"
+    assert result_text(winner=0, score=[52, -24], teams=teams) == \
+        "ada and north-bot v2 won, 52 to \u221224"
+    assert result_text(winner=1, score=[7, 53], teams=teams) == \
+        "west-bot v1 and east-bot v1 won, 53 to 7"
+    assert result_text(winner=None, score=[40, 40], teams=teams) == "drawn, 40 to 40"
