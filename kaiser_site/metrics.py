@@ -42,7 +42,7 @@ MATCH_STATUSES = ("queued", "running", "finished", "failed", "void")
 def _match_families() -> Iterator[Metric]:
     from django.db.models import Count, Min, Q, Sum
 
-    from tournaments.models import Match
+    from matches.models import Match
 
     by_status = dict(Match.objects.order_by().values_list("status").annotate(n=Count("pk")))
     matches = GaugeMetricFamily("kaiser_matches", "Matches in the database, by status "

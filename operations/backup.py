@@ -255,7 +255,7 @@ def database_holds_data() -> bool:
     from django.contrib.auth.models import User
 
     from bots.models import Bot
-    from tournaments.models import Match
+    from matches.models import Match
 
     existing = set(connection.introspection.table_names())
     return any(model._meta.db_table in existing and model.objects.exists()

@@ -162,7 +162,7 @@ class Processes:
         code = (
             "import time, django; django.setup()\n"
             "from django.db import close_old_connections\n"
-            "from tournaments import services\n"
+            "from matches import services\n"
             "while True:\n"
             "    close_old_connections()  # as a worker does around each task\n"
             "    try:\n"

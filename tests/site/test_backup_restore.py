@@ -106,8 +106,9 @@ def site(make_builtin: Callable[..., Any], make_program: Callable[..., Any], tmp
     """Rated ladder matches played with replays (one of them pruned to the replay archive),
     their rating changes and ladder entries, and bots with uploaded programs. Each finished
     match refills the ladder after commit: more matches wait, queued (on a private broker)."""
-    from tournaments import services
-    from tournaments.models import Ladder, Match
+    from ladder.models import Ladder
+    from matches import services
+    from matches.models import Match
 
     settings.KAISER_REPLAY_ARCHIVE_DIR = str(tmp_path / "replay-archive")
     settings.KAISER_REPLAY_RETENTION_DAYS = 1
@@ -132,7 +133,8 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_prog
     site: dict[str, Any], fresh_database: Restored, tmp_path: Path,
 ) -> None:
     from bots.models import Bot, BotProgram
-    from tournaments.models import LadderEntry, Match, RatingChange
+    from ladder.models import LadderEntry, RatingChange
+    from matches.models import Match
 
     call_command("arena_backup", str(tmp_path / "backups") + "/")
     (archive,) = (tmp_path / "backups").glob("kaiser-backup-*.tar")

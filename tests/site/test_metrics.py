@@ -44,8 +44,9 @@ REQUESTS = "django_http_requests_total_by_view_transport_method_total"
 def test_the_queue_the_finished_matches_their_faults_and_the_requests_are_scraped(
     private_broker: Path, make_builtin: Callable[..., Any], make_program: Callable[..., Any],
 ) -> None:
-    from tournaments import services
-    from tournaments.models import Ladder, Match
+    from ladder.models import Ladder
+    from matches import services
+    from matches.models import Match
 
     ladder = Ladder.objects.create(name="Metrics", slug="metrics", games_per_match=2)
     greedy, rand = make_builtin("m-greedy"), make_builtin("m-random", "builtin:random")
