@@ -107,27 +107,47 @@ def phone(browser: Browser) -> Iterator[Page]:
     assert errors == [], f"JavaScript errors in the pages: {errors}"
 
 
-# --- The pages: (path, status, what shows once the page is drawn, signed in) ------------------
+# --- The pages ---------------------------------------------------------------------------------
 
-PageSpec = tuple[Callable[[Arena], str], int, str, bool]
 
-PAGES: dict[str, PageSpec] = {
-    "leaderboard": (lambda a: "/", 200, "table", False),
-    "matches": (lambda a: "/matches/", 200, "table", False),
-    "match": (lambda a: f"/matches/{a.match_id}/", 200, "#viewer.loaded .seat .card", False),
-    "replay-viewer": (lambda a: "/replay/", 200, "#viewer", False),
-    "bots": (lambda a: "/bots/", 200, "table", False),
-    "bot": (lambda a: f"/bots/{a.bot.pk}/", 200, "#versions", False),
-    "tournaments": (lambda a: "/tournaments/", 200, "table", False),
-    "tournament": (lambda a: f"/tournaments/{a.tournament_id}/", 200, "#standings tbody tr", False),
-    "play": (lambda a: "/play/", 200, "h1", False),
-    "docs": (lambda a: "/docs/", 200, "h1", False),
-    **{f"docs-{slug}": ((lambda a, s=slug: f"/docs/{s}/"), 200, ".doc h1", False)  # type: ignore[misc]
-       for slug in DOCS},
-    "login": (lambda a: "/accounts/login/", 200, "#id_username", False),
-    "signup": (lambda a: "/accounts/signup/", 200, "#id_username", False),
-    "404": (lambda a: "/no-such-page/", 404, "#error-404", False),
-    "403": (lambda a: f"/bots/{a.others_bot.pk}/upload/", 403, "#error-403", True),
+@dataclass(frozen=True)
+class Spec:
+    path: Callable[[Arena], str]
+    drawn: str = "h1"  # what shows once the page is drawn (scripts included)
+    status: int = 200
+    signed_in: bool = False
+    then: Callable[[Page], None] | None = None  # brings the page to its widest state
+
+
+def _mid_deal(page: Page) -> None:
+    """The replay a few tricks in: hands, the trick on the table, bids, the score table."""
+    for _ in range(14):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#v-trick .card").first).to_be_visible()
+
+
+def _doc(slug: str) -> Spec:
+    return Spec(lambda a: f"/docs/{slug}/", ".doc h1")
+
+
+PAGES: dict[str, Spec] = {
+    "leaderboard": Spec(lambda a: "/", "table.leaderboard"),
+    "matches": Spec(lambda a: "/matches/", "table.matches"),
+    "match": Spec(lambda a: f"/matches/{a.match_id}/", "#viewer.loaded .seat .card",
+                  then=_mid_deal),
+    "replay-viewer": Spec(lambda a: "/replay/", "#viewer"),
+    "bots": Spec(lambda a: "/bots/", "table"),
+    "bot": Spec(lambda a: f"/bots/{a.bot.pk}/", "#versions"),
+    "tournaments": Spec(lambda a: "/tournaments/", "table"),
+    "tournament": Spec(lambda a: f"/tournaments/{a.tournament_id}/", "#standings tbody tr"),
+    "play": Spec(lambda a: "/play/"),
+    "docs": Spec(lambda a: "/docs/"),
+    **{f"docs-{slug}": _doc(slug) for slug in DOCS},
+    "login": Spec(lambda a: "/accounts/login/", "#id_username"),
+    "signup": Spec(lambda a: "/accounts/signup/", "#id_username"),
+    "404": Spec(lambda a: "/no-such-page/", "#error-404", status=404),
+    "403": Spec(lambda a: f"/bots/{a.others_bot.pk}/upload/", "#error-403", status=403,
+                signed_in=True),
 }
 
 
@@ -170,12 +190,14 @@ def assert_fits(page: Page, name: str) -> None:
 def test_no_page_is_wider_than_a_phone_and_each_shows_the_menu(
     live_server: Any, phone: Page, arena: Arena, name: str
 ) -> None:
-    path, status, drawn, signed_in = PAGES[name]
-    if signed_in:
+    spec = PAGES[name]
+    if spec.signed_in:
         sign_in(phone, live_server.url)
-    response = phone.goto(live_server.url + path(arena))
-    assert response is not None and response.status == status
-    expect(phone.locator(drawn).first).to_be_attached()
+    response = phone.goto(live_server.url + spec.path(arena))
+    assert response is not None and response.status == spec.status
+    expect(phone.locator(spec.drawn).first).to_be_attached()
+    if spec.then:
+        spec.then(phone)
     for viewport in (PHONE, NARROWEST):
         phone.set_viewport_size(viewport)
         phone.wait_for_function("w => window.innerWidth === w", arg=viewport["width"])
@@ -183,7 +205,7 @@ def test_no_page_is_wider_than_a_phone_and_each_shows_the_menu(
     phone.set_viewport_size(PHONE)
     open_menu(phone)
     assert_fits(phone, f"{name} with the menu open")
-    for link in MENU:
+    for link in {**MENU, **(SIGNED_IN if spec.signed_in else SIGNED_OUT)}:
         assert_on_screen(phone, menu(phone).get_by_role("link", name=link, exact=True))
 
 
