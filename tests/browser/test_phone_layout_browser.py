@@ -71,24 +71,29 @@ def _builtin(owner: User, name: str, spec: str) -> BotVersion:
 def arena(settings: Any) -> Arena:
     """Two authors' bots, one finished ladder match with its replay, a round robin of three
     with its first match played; nothing goes to a broker."""
+    from ladder import services as ladder_services
+    from ladder.models import Ladder
+    from matches import services as match_services
+    from matches.models import Match
     from tournaments import services
-    from tournaments.models import Ladder, Match, Tournament
+    from tournaments.models import Tournament
 
     settings.KAISER_DISPATCH_DEPTH = 0
-    random, greedy = services.house_bots_ensure()
+    random, greedy = ladder_services.house_bots_ensure()
     author = User.objects.create_user(AUTHOR, password=PASSWORD)
     oscar = User.objects.create_user("oscar", password=PASSWORD)
     mine = _builtin(author, "olivias-bot-with-a-rather-long-name", "builtin:greedy")
     theirs = _builtin(oscar, "oscars-bot", "builtin:random")
     ladder = Ladder.objects.get(slug="main")
-    match = services.match_create(version_a=mine, version_b=theirs, kind=Match.Kind.LADDER,
-                                  conditions=ladder, ladder=ladder, rated=True)
-    assert services.match_play(match_id=match.pk, worker="phone-tests") == "finished"
+    match = match_services.match_create(version_a=mine, version_b=theirs,
+                                        kind=Match.Kind.LADDER, conditions=ladder,
+                                        ladder=ladder, rated=True)
+    assert match_services.match_play(match_id=match.pk, worker="phone-tests") == "finished"
     tournament = services.tournament_create(name="Autumn cup", format=Tournament.Format.ROUND_ROBIN,
                                             versions=[mine, theirs, greedy])
     first = tournament.matches.order_by("id").first()
     assert first is not None
-    assert services.match_play(match_id=first.pk, worker="phone-tests") == "finished"
+    assert match_services.match_play(match_id=first.pk, worker="phone-tests") == "finished"
     return Arena(author, mine.bot, theirs.bot, match.pk, tournament.pk)
 
 
