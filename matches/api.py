@@ -111,9 +111,10 @@ def int_param(request: Request, name: str, *, required: bool = False) -> int | N
 MATCH_FILTERS = [
     OpenApiParameter("bot", str, description="Matches of this bot (either side): name or id"),
     OpenApiParameter("opponent", str, description="Only against this bot: name or id"),
-    OpenApiParameter("version", int, description="Matches of this bot version (id)"),
+    OpenApiParameter("version", str, description="With bot: that bot's version number (2 or "
+                     "v2); alone: a version id"),
     OpenApiParameter("ladder", str, description="Ladder slug"),
-    OpenApiParameter("tournament", int, description="Tournament id"),
+    OpenApiParameter("tournament", str, description="Tournament id or name"),
     OpenApiParameter("status", str, enum=Match.Status.values),
     OpenApiParameter("result", str, enum=list(match_filters.RESULTS),
                      description="won or lost (from bot's side), draw, decisive"),
@@ -132,12 +133,15 @@ class ReplayPruned(APIException):
 
 
 def _filtered_matches(request: Request) -> Any:
-    """An unknown bot or ladder selects no matches, as on the page."""
+    """A bot, version, ladder or tournament that does not exist is a 400 naming it."""
     try:
         filters = match_filters.match_filters_parse(params=request.query_params,
                                                     user=request.user)
     except match_filters.FilterError as error:
         raise ValidationError(error.errors) from None
+    if filters.unknown:
+        raise ValidationError({name: f"there is no {match_filters.NAMED[name]} {value!r}"
+                               for name, value in filters.unknown.items()})
     return match_filters.matches_filtered(filters=filters).select_related(
         "version_a__bot", "version_b__bot", "ladder").defer(
         "replay_gz", "stderr_a", "stderr_b").order_by("-created", "-id")

@@ -2,14 +2,16 @@
 /api/v1/matches/: parsed here from the query string, applied here to the matches.
 
 - `bot`, `opponent`: a bot's name (any case) or its id;
-- `version`: a version id; `ladder`: a ladder's slug; `tournament`: a tournament id;
+- `version`: with `bot`, that bot's version number (`2` or `v2`); alone, a version id;
+- `ladder`: a ladder's slug; `tournament`: a tournament's id or its name (any case);
 - `status`: queued, running, finished, ...; `result`: won, lost (from `bot`'s side), draw,
   decisive; `faults=1`: only matches a fault ended;
 - `since`, `until`: finished at or after / before a date (YYYY-MM-DD) or ISO date-time;
 - `mine=1`: only matches of the signed-in user's bots (none for an anonymous visitor).
 
 An unknown parameter, or a value of the wrong form, is an error (a 400), never silently
-ignored. A bot, ladder or tournament that does not exist matches nothing."""
+ignored. A bot, version, ladder or tournament that does not exist is in `unknown`: the page
+says so and lists nothing, the API answers a 400 naming it."""
 
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ FILTERS = ("bot", "opponent", "version", "ladder", "tournament", "status", "resu
            "since", "until", "mine")
 # Not filters, but understood: the page of a list, the API's page size and DRF's format.
 OTHER_PARAMETERS = ("page", "page_size", "format")
+# What each named filter names, for the messages about one that does not exist.
+NAMED = {"bot": "bot called", "opponent": "bot called", "version": "version",
+         "ladder": "ladder called", "tournament": "tournament"}
 RESULTS = {"won": "won", "lost": "lost", "draw": "drawn", "decisive": "decisive"}
 FLAGS = {"1": True, "true": True, "0": False, "false": False, "": False}
 MAX_ID = 2**63 - 1
@@ -58,7 +63,8 @@ class MatchFilters:
     until: datetime | None = None
     mine: bool = False
     user: Any = None
-    # Named things that do not exist (bot, opponent, ladder): the list is then empty.
+    # Named things that do not exist (bot, opponent, version, ladder, tournament): the page
+    # says so and lists nothing; the API answers a 400.
     unknown: dict[str, str] = field(default_factory=dict)
 
 
@@ -67,8 +73,8 @@ def match_filters_parse(*, params: QueryDict, user: Any) -> MatchFilters:
     errors = {name: f"unknown filter; the filters are {', '.join(FILTERS)}"
               for name in params if name not in FILTERS and name not in OTHER_PARAMETERS}
     filters = MatchFilters(user=user)
-    readers = {"bot": _bot, "opponent": _bot, "version": _id, "ladder": _ladder,
-               "tournament": _id, "status": _status, "result": _result, "faults": _flag,
+    readers = {"bot": _bot, "opponent": _bot, "ladder": _ladder,
+               "tournament": _tournament, "status": _status, "result": _result, "faults": _flag,
                "since": _time, "until": _time, "mine": _flag}
     for name, read in readers.items():
         raw = params.get(name, "").strip()
@@ -80,6 +86,14 @@ def match_filters_parse(*, params: QueryDict, user: Any) -> MatchFilters:
             filters.unknown[name] = raw
         except ValueError as error:
             errors[name] = str(error)
+    raw = params.get("version", "").strip()
+    if raw and "bot" not in filters.unknown:
+        try:
+            filters.version = _version(raw, filters.bot)
+        except LookupError:
+            filters.unknown["version"] = raw
+        except ValueError as error:
+            errors["version"] = str(error)
     if filters.result in ("won", "lost") and filters.bot is None and "bot" not in filters.unknown:
         errors["result"] = f"{filters.result} is from a bot's side: give bot too"
     if errors:
@@ -103,6 +117,32 @@ def _bot(raw: str) -> Bot:
     if found is None:
         raise LookupError(raw)
     return found
+
+
+def _version(raw: str, bot: Bot | None) -> int:
+    """A version id: `bot`'s version number `raw` (2 or v2), or without a bot a version id."""
+    number = raw[1:] if raw[:1] in ("v", "V") else raw
+    if bot is None:
+        if number != raw:
+            raise ValueError(f"{raw!r} is a version number: give bot too (whose version?)")
+        return _id(raw)
+    found = BotVersion.objects.filter(bot=bot, number=_id(number)).values_list("pk", flat=True)
+    if not found:
+        raise LookupError(raw)
+    return found[0]
+
+
+def _tournament(raw: str) -> int:
+    """A tournament by id or by name, in any case."""
+    if raw.isascii() and raw.isdecimal() and int(raw) <= MAX_ID:
+        return int(raw)
+    # Through the matches (this app does not import the tournaments above it): a tournament
+    # without matches has none to list anyway.
+    found = (Match.objects.filter(tournament__name__iexact=raw)
+             .values_list("tournament_id", flat=True)[:1])
+    if not found:
+        raise LookupError(raw)
+    return found[0]
 
 
 def _ladder(raw: str) -> Ladder:

@@ -77,8 +77,6 @@ QUERIES = {
     "status=queued": (4, 5),
     "status=finished&faults=1": (2,),
     "ladder=filters&bot=mybot": (3, 5),
-    "bot=nosuchbot": (),
-    "ladder=nosuchladder": (),
 }
 
 
@@ -155,3 +153,36 @@ def test_bot_ids_show_on_the_bot_page(world: World, client: Client) -> None:
     bot = Bot.objects.get(name="alpha")
     assert f'bot #<span id="bot-id">{bot.pk}</span>' in client.get(
         f"/bots/{bot.pk}/").content.decode()
+
+
+@pytest.mark.parametrize("query, name", [("bot=nosuchbot", "bot"),
+                                         ("ladder=nosuchladder", "ladder"),
+                                         ("opponent=nosuchbot", "opponent"),
+                                         ("tournament=no-such-cup", "tournament"),
+                                         ("bot=alpha&version=v99", "version")])
+def test_a_named_thing_that_does_not_exist_is_an_error_in_the_api_and_said_on_the_page(
+        world: World, client: Client, anon_client: APIClient, query: str, name: str) -> None:
+    api = anon_client.get(f"/api/v1/matches/?{query}")
+    assert api.status_code == 400
+    assert name in api.json()["fields"]
+    page = client.get(f"/matches/?{query}").content.decode()
+    assert 'id="filter-unknown"' in page and 'class="match-row' not in page
+
+
+def test_a_version_number_is_of_the_bot_named_beside_it(world: World, client: Client,
+                                                        anon_client: APIClient) -> None:
+    """version=2&bot=x is x's version 2, never the version whose id is 2 (another bot's)."""
+    alpha = world.versions["alpha"]
+    for version in (str(alpha.number), f"v{alpha.number}"):
+        query = f"bot=alpha&version={version}"
+        assert sorted(_api_ids(anon_client, query)[1]) == _ids(world, 0, 1, 2, 4)
+        assert sorted(_page_ids(client, query)[1]) == _ids(world, 0, 1, 2, 4)
+    other = world.versions["gamma"]
+    assert sorted(_api_ids(anon_client, f"version={other.pk}")[1]) == _ids(world, 2, 4, 5)
+    response = anon_client.get("/api/v1/matches/?version=v2")
+    assert response.status_code == 400 and "give bot too" in response.json()["fields"]["version"]
+
+
+def test_a_tournament_is_named_or_numbered(world: World, anon_client: APIClient) -> None:
+    response = anon_client.get("/api/v1/matches/?tournament=12345")
+    assert response.status_code == 200 and response.json()["results"] == []
