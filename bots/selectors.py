@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
@@ -31,6 +33,19 @@ def with_playing_version(bots: QuerySet[Bot]) -> QuerySet[Bot]:
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
     return bot.versions.select_related("bot").defer("check_replay").order_by("-number")
+
+
+# bots.runner.RecordingFactory.stderr_text heads each seat's part with this line.
+SEAT_HEADER = re.compile(r"^--- seat slot \d+ ---$", re.MULTILINE)
+
+
+def bot_version_stderr_tail(*, version: BotVersion, lines: int = 6) -> str:
+    """The last lines of the first seat's stderr in the version's check: where a traceback
+    ends, with its error (a SyntaxError's line and caret). Both seats run the same program and
+    usually fail alike, so one seat's is enough; the whole stderr stays on the page, folded."""
+    seats = [part.strip("\n") for part in SEAT_HEADER.split(version.check_stderr or "")]
+    first = next((part for part in seats if part.strip()), "")
+    return "\n".join(first.splitlines()[-lines:])
 
 
 def bot_version_list() -> QuerySet[BotVersion]:

@@ -34,11 +34,12 @@ def bot_list(request: HttpRequest) -> HttpResponse:
 
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    is_owner = request.user.is_staff or bot.is_owned_by(request.user)
     context = {
         "bot": bot,
-        "versions": selectors.bot_versions(bot=bot),
+        "versions": _versions_with_stderr_tails(bot, shown=is_owner),
         "active": selectors.bot_active_version(bot=bot),
-        "is_owner": request.user.is_staff or bot.is_owned_by(request.user),
+        "is_owner": is_owner,
     }
     # The tournaments app's part: ratings, head to head, matches, and the challenge form.
     context["activity"] = bot_activity_html(bot=bot)
@@ -47,6 +48,17 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         playing_id=context["active"].pk if context["active"] else None)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
     return render(request, "bots/bot_detail.html", context)
+
+
+def _versions_with_stderr_tails(bot: Bot, *, shown: bool) -> list[BotVersion]:
+    """The bot's versions; a rejected one's stderr_tail (why it failed, next to the verdict) is
+    set only when `shown`: a bot's stderr is its owner's and staff's (bots.faults)."""
+    versions = list(selectors.bot_versions(bot=bot))
+    for version in versions:
+        rejected = shown and version.status == BotVersion.Status.REJECTED
+        version.stderr_tail = (  # type: ignore[attr-defined]
+            selectors.bot_version_stderr_tail(version=version) if rejected else "")
+    return versions
 
 
 @login_required
