@@ -1,5 +1,5 @@
 """REST API of tournaments (under /api/v1/): list, detail with standings, creation (staff),
-entry, cancellation and results."""
+entry and its withdrawal, cancellation and results."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.models import Bot
 from ladder.api import active_version
 from ladder.models import Ladder
 from tournaments import selectors, services
@@ -26,7 +27,10 @@ from tournaments.models import Tournament
 
 
 class StandingSerializer(serializers.Serializer):
-    version = serializers.IntegerField(source="version_id")
+    version = serializers.IntegerField(source="version_id",
+                                       help_text="The version's id (also version_id)")
+    version_id = serializers.IntegerField()
+    version_number = serializers.IntegerField(help_text="The bot's version number (3 for v3)")
     name = serializers.CharField()
     seed = serializers.IntegerField(allow_null=True, help_text="Set when the tournament starts")
     played = serializers.IntegerField()
@@ -139,7 +143,7 @@ class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     permission_classes = [StaffWritesOnly]
 
     def get_permissions(self) -> list[permissions.BasePermission]:
-        if self.action == "enter":
+        if self.action in ("enter", "withdraw"):
             return [permissions.IsAuthenticated()]
         return super().get_permissions()
 
@@ -155,6 +159,24 @@ class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         row = next(r for r in selectors.tournament_table(tournament=tournament)
                    if r.version_id == version.pk)
         return Response(StandingSerializer(row).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Withdraw your bot's entry before the tournament starts",
+                   request=EntrySerializer,
+                   responses={204: None, 403: OpenApiResponse(description="Not your bot"),
+                              409: OpenApiResponse(description="It has started: retiring "
+                                                               "the bot withdraws it")})
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request: Request, pk: str | None = None) -> Response:
+        tournament = self.get_object()
+        form = EntrySerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        bot = get_object_or_404(Bot, pk=form.validated_data["bot"])
+        try:
+            services.tournament_withdraw(tournament=tournament, bot=bot, user=request.user)
+        except services.EntryClosed as closed:
+            return Response({"detail": str(closed), "code": "entry_closed"},
+                            status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(summary="Cancel a tournament before it starts (staff)", request=None,
                    responses={200: TournamentSerializer,

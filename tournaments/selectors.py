@@ -39,6 +39,7 @@ class TableRow:
     final_rank: int | None = None
     bot_id: int | None = None
     withdrawn: bool = False
+    version_number: int | None = None
 
 
 def _outcome(score: float | None) -> float:
@@ -66,10 +67,11 @@ def tournament_table(*, tournament: Tournament,
     rows = {e["version_id"]: TableRow(e["version_id"], e["version__bot__name"], e["seed"],
                                       eliminated_round=e["eliminated_round"],
                                       final_rank=e["final_rank"], bot_id=e["version__bot_id"],
-                                      withdrawn=e["withdrawn"] is not None)
+                                      withdrawn=e["withdrawn"] is not None,
+                                      version_number=e["version__number"])
             for e in tournament.entrants.values(
-                "version_id", "version__bot__name", "version__bot_id", "seed",
-                "eliminated_round", "final_rank", "withdrawn")}
+                "version_id", "version__bot__name", "version__bot_id", "version__number",
+                "seed", "eliminated_round", "final_rank", "withdrawn")}
     ended = [Match.Status.FINISHED, Match.Status.VOID, Match.Status.FAILED]
     if matches is None:
         done = list(tournament.matches.filter(status__in=ended).values_list(
@@ -383,18 +385,28 @@ def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> di
     return {"done": done, "total": max(total, done)}
 
 
+# The CSV's columns: the bot's name and its version as a person reads it ("v3"); the JSON's
+# standings have the same keys and also the version's id and bare number (version_id,
+# version_number).
 RESULT_COLUMNS = ["rank", "bot", "bot_id", "version", "seed", "played", "wins", "draws",
                   "losses", "byes", "points", "buchholz", "games_won", "eliminated_round",
                   "withdrawn"]
 
 
+def _version_label(number: int | None) -> str:
+    return f"v{number}" if number is not None else ""
+
+
 def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
-    """The tournament, its standings (final ranking once finished) and every match."""
+    """The tournament, its standings (final ranking once finished), its byes and every
+    match."""
     view = tournament_view(tournament=tournament)
     standings = [{
-        "rank": r.final_rank or i, "bot": r.name, "bot_id": r.bot_id, "version": r.version_id,
-        "seed": r.seed, "played": r.played, "wins": r.wins, "draws": r.draws,
-        "losses": r.losses, "byes": r.byes, "points": r.points, "buchholz": r.buchholz,
+        "rank": r.final_rank or i, "bot": r.name, "bot_id": r.bot_id,
+        "version": _version_label(r.version_number), "version_id": r.version_id,
+        "version_number": r.version_number, "seed": r.seed, "played": r.played,
+        "wins": r.wins, "draws": r.draws, "losses": r.losses, "byes": r.byes,
+        "points": r.points, "buchholz": r.buchholz,
         "games_won": r.games_won, "eliminated_round": r.eliminated_round,
         "withdrawn": r.withdrawn,
     } for i, r in enumerate(view.table, start=1)]
@@ -406,6 +418,10 @@ def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
         "forfeit_player": m["forfeit_player"] or None,
         "forfeit_reason": m["forfeit_reason"] or None,
     } for m in view.matches]
+    byes = [{"round": number, "position": position, "bot": names.get(version_id),
+             "version_id": version_id}
+            for number, position, version_id in tournament.byes.order_by(
+                "round", "position", "pk").values_list("round", "position", "version_id")]
     t = tournament
     return {
         "tournament": {"id": t.pk, "name": t.name, "format": t.format, "status": t.status,
@@ -414,6 +430,7 @@ def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
                        "bank_ms": t.bank_ms, "started": t.started, "finished": t.finished,
                        "champion": view.champion.name if view.champion else None},
         "standings": standings,
+        "byes": byes,
         "matches": matches,
     }
 
@@ -432,6 +449,14 @@ def entered_bot_ids(*, tournaments: list[Tournament]) -> dict[int, set[int]]:
             tournament__in=tournaments).values_list("tournament_id", "version__bot_id"):
         out[tournament_id].add(bot_id)
     return out
+
+
+def entries_owned(*, tournament: Tournament, user: Any) -> list[TournamentEntrant]:
+    """The user's bots' entries in `tournament` (the page offers to withdraw them)."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(tournament.entrants.filter(version__bot__owner=user)
+                .select_related("version__bot").order_by("version__bot__name"))
 
 
 def enterable_versions(*, user: Any) -> list[BotVersion]:

@@ -1,6 +1,6 @@
-"""Writes of tournaments: creating, entering, starting, cancelling, advancing round by
-round (through matches.signals.match_ended, in the transaction that ends a match) and
-finishing them, and withdrawing a retired bot's entries."""
+"""Writes of tournaments: creating, entering (and taking an entry back before the start),
+starting, cancelling, advancing round by round (through matches.signals.match_ended, in the
+transaction that ends a match) and finishing them, and withdrawing a retired bot's entries."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
@@ -80,6 +80,30 @@ def tournament_enter(
         if locked.entrants.filter(version__bot_id=version.bot_id).exists():
             raise ValidationError({"bot": f"{version.bot.name} has already entered"})
         return TournamentEntrant.objects.create(tournament=locked, version=version)
+
+
+class EntryClosed(Exception):
+    """The tournament is no longer open for entry, so an entry cannot be withdrawn."""
+
+
+def tournament_withdraw(*, tournament: Tournament, bot: Bot, user: AbstractBaseUser) -> None:
+    """The bot's owner (or staff) takes its entry back while the tournament is open for entry:
+    the entrant row goes. Once it has started, only retiring the bot withdraws it
+    (tournament_entries_withdraw), so its opponents get walkovers rather than holes."""
+    if not (bot.is_owned_by(user) or getattr(user, "is_staff", False)):
+        raise PermissionDenied("Only the bot's owner may withdraw it.")
+    with transaction.atomic():
+        # The tournament's row lock: a withdrawal never races the start.
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status == Tournament.Status.RUNNING:
+            raise EntryClosed(f"{locked.name} has started: an entry can no longer be "
+                              f"withdrawn (retiring the bot withdraws it, its remaining "
+                              f"matches lost by walkover).")
+        if locked.status != Tournament.Status.OPEN:
+            raise EntryClosed(f"{locked.name} is {locked.status}: its entries stay as they are.")
+        deleted, _ = locked.entrants.filter(version__bot=bot).delete()
+        if not deleted:
+            raise ValidationError({"bot": f"{bot.name} is not entered in {locked.name}"})
 
 
 def tournament_cancel(*, tournament: Tournament, reason: str = "cancelled by staff") -> bool:

@@ -10,6 +10,8 @@ urlpatterns = [
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament-detail"),
     path("tournaments/<int:pk>/cancel/", views.tournament_cancel, name="tournament-cancel"),
     path("tournaments/<int:pk>/enter/", views.tournament_enter, name="tournament-enter"),
+    path("tournaments/<int:pk>/withdraw/", views.tournament_withdraw,
+         name="tournament-withdraw"),
     path("tournaments/<int:pk>/results.json", views.tournament_results_json,
          name="tournament-results-json"),
     path("tournaments/<int:pk>/results.csv", views.tournament_results_csv,

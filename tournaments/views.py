@@ -1,5 +1,6 @@
 """The tournaments' pages: the list, one tournament (its body a cached Jinja2 fragment),
-the form for a new one (staff), entering, cancelling, and the results as JSON and CSV."""
+the form for a new one (staff), entering and withdrawing, cancelling, and the results as JSON
+and CSV."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         entered = tournament_selectors.entered_bot_ids(tournaments=[tournament]) if mine else {}
         context["mine"] = [v for v in mine if v.bot_id not in entered.get(tournament.pk, ())]
         context["has_bots"] = bool(mine)
+        context["entered"] = tournament_selectors.entries_owned(tournament=tournament,
+                                                                user=request.user)
     return render(request, "tournaments/tournament_detail.html", context)
 
 
@@ -138,6 +141,23 @@ def tournament_enter(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("tournament-detail", pk=pk)
 
 
+@login_required
+@require_POST
+def tournament_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    """The bot's owner (or staff) takes its entry back before the tournament starts."""
+    tournament = get_object_or_404(Tournament, pk=pk)
+    raw = request.POST.get("bot", "")
+    bot = get_object_or_404(Bot, pk=int(raw) if raw.isdigit() else 0)
+    try:  # someone else's bot: PermissionDenied, the 403 page
+        services.tournament_withdraw(tournament=tournament, bot=bot, user=request.user)
+    except (services.EntryClosed, ValidationError) as error:
+        text = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+        messages.error(request, text)
+    else:
+        messages.success(request, f"{bot.name} withdrew from {tournament.name}.")
+    return redirect("tournament-detail", pk=pk)
+
+
 def tournament_results_json(request: HttpRequest, pk: int) -> JsonResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
     body = tournament_selectors.tournament_results(tournament=tournament)
@@ -151,7 +171,8 @@ def tournament_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
     rows = tournament_selectors.tournament_results(tournament=tournament)["standings"]
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=tournament_selectors.RESULT_COLUMNS)
+    writer = csv.DictWriter(out, fieldnames=tournament_selectors.RESULT_COLUMNS,
+                            extrasaction="ignore")  # the JSON's ids stay out of the sheet
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _csv_safe(v) for k, v in row.items()})
