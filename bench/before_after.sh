@@ -21,7 +21,7 @@ trap 'git -C "$ROOT" worktree remove --force "$before" >/dev/null 2>&1 || true' 
 git -C "$ROOT" worktree add --detach -q "$before" "$base"
 for side in before after; do
   dir="$ROOT"; [ "$side" = before ] && dir="$before"
-  label="$side ($(git -C "$dir" rev-parse --short HEAD)$([ "$side" = after ] && ! git -C "$dir" diff --quiet && echo ' + uncommitted'))"
+  label="$side ($(git -C "$dir" rev-parse --short HEAD))"
   echo "=== $label: bench/page_speed.py $*"
   (cd "$dir" && "$ROOT/.venv/bin/python" bench/page_speed.py "$@")
   echo "=== $label: bench/tournament_page_speed.py ${tournament_args[*]}"

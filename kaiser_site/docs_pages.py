@@ -28,6 +28,7 @@ PAGES = {
     "bot-authors": ("bot-authors.md", "Writing a bot, step by step"),
     "sandbox": ("sandbox.md", "The sandbox and fair play"),
     "play": ("play.md", "Playing against the bots"),
+    "ratings": ("ratings.md", "Ratings: Elo and the fitted rating"),
 }
 STARTERS = "../bots/examples/"
 LINK = re.compile(r'href="([^"#:]*)(#[^"]*)?"')

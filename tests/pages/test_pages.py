@@ -262,15 +262,16 @@ def test_names_are_escaped_in_the_match_rows_and_the_head_to_head(arena: Arena) 
 
     Bot.objects.filter(pk=arena.theirs.bot_id).update(name='<i>o&"\'</i>')
     Match.objects.filter(pk=arena.matches[-1].pk).update(forfeit_reason="<b>late</b>")
-    escaped = "&lt;i&gt;o&amp;&quot;&#x27;&lt;/i&gt;"
+    # Django writes the quotes as &quot; &#x27;, Jinja2 (the rows) as &#34; &#39;: both escape.
+    escaped = "&lt;i&gt;o&amp;(&quot;|&#34;)(&#x27;|&#39;)&lt;/i&gt;"
     for url in (reverse("match-list"), reverse("bot-detail", args=[arena.mine.bot_id])):
         body = Client().get(url).content.decode()
         assert "<i>" not in body and "<b>late" not in body
-        assert f">{escaped}</a>" in body
+        assert re.search(f">{escaped}</a>", body)
         assert "fault B: &lt;b&gt;late&lt;/b&gt;" in body
     h2h = Client().get(reverse("bot-detail", args=[arena.mine.bot_id])).content.decode().split(
         "<h2>Head to head</h2>")[1].split("<h2>")[0]
-    assert f">{escaped}</a></td>" in h2h
+    assert re.search(f">{escaped}</a></td>", h2h)
     assert "opponent=%3Ci%3Eo%26%22%27%3C/i%3E&amp;status=finished" in h2h
 
 
@@ -591,3 +592,15 @@ def test_home_board_is_served_from_the_cache_until_the_next_result(arena: Arena)
     assert f'<td class="num">{entry.games}</td>' in greedy_row  # one more rated match
     assert f'href="/matches/{match.pk}/"' in after  # on top of the latest matches
     assert len(cached) < len(fresh)
+
+
+def test_the_leaderboard_says_which_rating_orders_it_and_links_the_explanation(
+        arena: Arena) -> None:
+    body = Client().get(reverse("home")).content.decode()
+    explained = body.split('id="ratings-explained"')[1].split("</p>")[0]
+    assert "Ordered by <strong>Elo</strong>" in explained
+    link = re.search(r'href="([^"]+)">How the two ratings work', explained)
+    assert link is not None
+    page = Client().get(link.group(1))
+    assert page.status_code == 200
+    assert "Why the fitted rating differs" in page.content.decode()
