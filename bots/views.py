@@ -108,7 +108,7 @@ def bot_upload(request: HttpRequest, pk: int) -> HttpResponse:
         except services.DuplicateUpload as duplicate:
             same = duplicate.version
             form.add_error("file", render_to_string(
-                "bots/_duplicate_upload.html", {"bot": bot, "same": same}).strip())
+                "bots/_duplicate_upload.html", {"bot": bot, "same": same}))
         except ValidationError as error:
             _form_errors(form, error)
         else:

@@ -69,9 +69,6 @@ def _rendered(slug: str, mtime_ns: int) -> Page:
                                   extension_configs={"toc": {"toc_depth": "2-3"}})
     html = converter.convert(text)
     html = LINK.sub(_site_link, html)
-    # A wide table scrolls in its own box on a phone instead of widening the page.
-    html = html.replace("<table>", '<div class="table-wrap"><table>').replace(
-        "</table>", "</table></div>")
     # Our own files, from the repository: trusted markup.
     return Page(slug=slug, title=title, html=mark_safe(html),
                 toc=mark_safe(converter.toc))  # type: ignore[attr-defined]
