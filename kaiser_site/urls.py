@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from accounts import admin as accounts_admin
 from accounts import api as accounts_api
 from bots.api import BotVersionViewSet, BotViewSet
 from kaiser_site import docs_pages, errors, health, metrics
@@ -35,6 +36,7 @@ urlpatterns = [
     # The admin's pages of the models that left the tournaments app keep their old addresses.
     re_path(r"^admin/tournaments/(?P<model>match|matchattempt|playstats|ladder|ladderentry|"
             r"ratingchange)/(?P<rest>.*)$", errors.admin_moved),
+    path("admin/login/", accounts_admin.admin_login),  # limited like the site's login
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -195,6 +195,7 @@ def test_the_admin_login_is_limited_too(staff, password):
     refused = Client().post("/admin/login/", {"username": "stella", "password": password},
                             REMOTE_ADDR=EVE)
     assert "Too many failed logins for this account from your address" in _text(refused)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
     assert "_auth_user_id" not in refused.wsgi_request.session
     owner = Client().post("/admin/login/", {"username": "stella", "password": password},
                           REMOTE_ADDR=ALICE)
