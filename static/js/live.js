@@ -62,10 +62,14 @@
 
   /* --- An upload and its check ------------------------------------------------------------- */
 
+  // The API's status values, in the bot page's words (a person reads these).
+  var STATUS_WORDS = { pending: "being checked", checking: "being checked", active: "checked",
+                       rejected: "rejected" };
+
   function showVerdict(panel, v) {
     panel.hidden = false;
     panel.setAttribute("data-status", v.status);
-    text("u-status", v.status);
+    text("u-status", STATUS_WORDS[v.status] || v.status);
     document.getElementById("u-status").className = "status status-" + v.status;
     text("u-version", "version " + v.number + " (" + v.filename + ")");
     var steps = { pending: 1, checking: 2, active: 3, rejected: 3 };
