@@ -25,14 +25,20 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
 def page(browser: Browser) -> Iterator[Page]:
     """test_browser's page, except that the error status of the page itself is expected:
     Chromium logs it as a console error ("Failed to load resource: ... 404")."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
+    yield from page_without_script_errors(browser, viewport={"width": 1280, "height": 900})
+
+
+def page_without_script_errors(browser: Browser, **context: Any) -> Iterator[Page]:
+    """A page in a new context that fails the test on JavaScript errors. An error status of
+    the page itself is expected (Chromium logs it as "Failed to load resource")."""
+    context_ = browser.new_context(**context)
+    page = context_.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error"
             and "Failed to load resource" not in m.text else None)
     yield page
-    context.close()
+    context_.close()
     assert errors == [], f"JavaScript errors in the pages: {errors}"
 
 

@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from bots.models import Bot, BotVersion
 from bots.services import bot_version_add_builtin
 from tests.browser import test_browser
+from tests.browser.test_error_pages_browser import page_without_script_errors
 from tests.browser.test_tournaments_browser import PASSWORD, log_in
 
 browser = test_browser.browser  # Chromium, launched as the other browser tests launch it
@@ -101,15 +102,7 @@ def arena(settings: Any) -> Arena:
 def phone(browser: Browser) -> Iterator[Page]:
     """A page at 390 x 844 that fails the test on JavaScript errors (the error pages' own
     status is expected: Chromium logs it as "Failed to load resource")."""
-    context = browser.new_context(viewport=PHONE, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error"
-            and "Failed to load resource" not in m.text else None)
-    yield page
-    context.close()
-    assert errors == [], f"JavaScript errors in the pages: {errors}"
+    yield from page_without_script_errors(browser, viewport=PHONE, has_touch=True)
 
 
 # --- The pages ---------------------------------------------------------------------------------
