@@ -81,14 +81,14 @@ def _gz(data: dict[str, Any]) -> bytes:
 def _as_before_the_split(apps: Apps) -> dict[str, int]:
     """The content types of the moved models as a database from before the split has them:
     under app_label "tournaments". The test database was built at the latest migration, so
-    they exist under their new labels, and migrating back leaves them there (the reverse of
-    matches 0001's RunPython is a no-op): they are relabelled, keeping their ids and their
-    permissions, or made when missing. Returns their ids by model."""
+    they existed under their new labels, and migrating back (the reverse of matches 0001's
+    RunPython) gave them back the old one, keeping their ids and permissions; any missing is
+    made. Returns their ids by model."""
     ContentType = apps.get_model("contenttypes", "ContentType")
     Permission = apps.get_model("auth", "Permission")
+    assert not ContentType.objects.filter(app_label__in=NEW_APPS).exists()
     ids = {}
-    for model, label in MOVED.items():
-        ContentType.objects.filter(app_label=label, model=model).update(app_label="tournaments")
+    for model in MOVED:
         content_type, _ = ContentType.objects.get_or_create(app_label="tournaments", model=model)
         Permission.objects.get_or_create(
             content_type=content_type, codename=f"change_{model}",
