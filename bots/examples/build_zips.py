@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 ENGINE = HERE.parent.parent / "engine"
 # The engine modules builtin:mc imports, packed into mc.zip as the package mc_engine/.
 ENGINE_MODULES = {"mc": ("__init__.py", "cards.py", "rules.py", "game.py", "players.py",
-                         "builtin.py", "greedy.py", "protocol.py", "sampling.py", "mc.py")}
+                         "seeded.py", "greedy.py", "protocol.py", "sampling.py", "mc.py")}
 BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}  # -> needs kaiser_bot.py
 PACKAGE = "mc_engine"
 IMPORTS = re.compile(rb"^([ \t]*)from engine\.", re.MULTILINE)
