@@ -134,8 +134,8 @@ def _version(raw: str, bot: Bot | None) -> int:
 
 def _tournament(raw: str) -> int:
     """A tournament by id or by name, in any case."""
-    if raw.isascii() and raw.isdecimal() and int(raw) <= MAX_ID:
-        return int(raw)
+    if raw.isascii() and raw.isdecimal():
+        return _id(raw)
     # Through the matches (this app does not import the tournaments above it): a tournament
     # without matches has none to list anyway.
     found = (Match.objects.filter(tournament__name__iexact=raw)

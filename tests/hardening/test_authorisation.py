@@ -145,6 +145,10 @@ API_WRITES = [
     # (and staff) are let in and anyone else's attempt is refused.
     Write("POST", "/api/v1/tournaments/{id}/enter/", lambda w, r: {"bot": w.bot.pk},
           {"anon": 401, "other": 400, "owner": 201, "staff": 400}),
+    # Withdrawing takes one's own bot too; the world's bot is not entered, so the owner and
+    # staff get past the permission check to "not entered" (400); anyone else is refused.
+    Write("POST", "/api/v1/tournaments/{id}/withdraw/", lambda w, r: {"bot": w.bot.pk},
+          {"anon": 401, "other": 403, "owner": 400, "staff": 400}),
     Write("POST", "/api/v1/tournaments/{id}/cancel/", lambda w, r: {},
           {"anon": 401, "other": 403, "owner": 403, "staff": 200}),
 ]
@@ -226,6 +230,9 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
      {"anon": "login", "other": "denied", "owner": "denied", "staff": "done"}),
     ("/tournaments/{tournament}/enter/", lambda w: {"bot": w.bot.pk},
      {"anon": "login", "other": "denied", "owner": "done", "staff": "denied"}),
+    # Withdrawing too (PAGE_SETUP enters the bot); staff may withdraw anyone's entry.
+    ("/tournaments/{tournament}/withdraw/", lambda w: {"bot": w.bot.pk},
+     {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
     # Anyone signed in may sit down with the bots (the game is their own).
     ("/play/", lambda w: {"rules": "official", "length": "deal", "seat1": "builtin:random",
                           "seat2": str(w.match.version_a_id), "seat3": "builtin:greedy"},
@@ -234,6 +241,9 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
 # What a form needs to find before it can change anything.
 PAGE_SETUP: dict[str, Callable[[World], Any]] = {
     "/bots/{bot}/unretire/": lambda w: Bot.objects.filter(pk=w.bot.pk).update(retired=True),
+    # The owner's bot is entered first, so that there is something to withdraw.
+    "/tournaments/{tournament}/withdraw/": lambda w: TournamentEntrant.objects.create(
+        tournament=w.tournament, version=w.bot.versions.order_by("-number").first()),
 }
 # Forms about the signed-in user's own account (django.contrib.auth's views and sign-up).
 # The password reset pages too: anyone may ask, and only the mailed link sets a password.
