@@ -77,6 +77,33 @@ def _program_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     settings.KAISER_PROGRAM_DIR = folder
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _replay_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The replay store in a folder of the run's own, never the checkout's var/replays; the
+    workers and commands the tests start find it through the environment."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    folder = tmp_path_factory.mktemp("replays")
+    os.environ["KAISER_REPLAY_STORE"], os.environ["KAISER_REPLAY_DIR"] = "file", str(folder)
+    storages = {**settings.STORAGES, "replays": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(folder)}}}
+    with override_settings(STORAGES=storages):
+        yield folder
+
+
+@pytest.fixture
+def replay_archive(settings: Any, tmp_path: Path) -> Path:
+    """An archive of pruned replays (KAISER_REPLAY_ARCHIVE_DIR) in the test's folder."""
+    folder = tmp_path / "replay-archive"
+    settings.KAISER_REPLAY_ARCHIVE_DIR = str(folder)
+    settings.STORAGES = {**settings.STORAGES, "replay_archive": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(folder)}}}
+    return folder
+
+
 @pytest.fixture
 def password() -> str:
     """The password of the owner, other and staff users."""
