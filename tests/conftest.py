@@ -77,20 +77,18 @@ def _program_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     settings.KAISER_PROGRAM_DIR = folder
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _replay_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The replay store in a folder of the run's own, never the checkout's var/replays; the
-    workers and commands the tests start find it through the environment."""
-    from django.conf import settings
-    from django.test import override_settings
-
+@pytest.fixture(autouse=True)
+def _replay_store(settings: Any, tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The replay store in a folder of the test's own, never the checkout's var/replays; the
+    workers and commands the test starts find it through the environment."""
     folder = tmp_path_factory.mktemp("replays")
-    os.environ["KAISER_REPLAY_STORE"], os.environ["KAISER_REPLAY_DIR"] = "file", str(folder)
-    storages = {**settings.STORAGES, "replays": {
+    monkeypatch.setenv("KAISER_REPLAY_STORE", "file")
+    monkeypatch.setenv("KAISER_REPLAY_DIR", str(folder))
+    settings.STORAGES = {**settings.STORAGES, "replays": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(folder)}}}
-    with override_settings(STORAGES=storages):
-        yield folder
+    return folder
 
 
 @pytest.fixture
