@@ -175,3 +175,21 @@ def test_pruning_archives_to_s3_and_deletes_the_object(
     assert archived["Body"].read() == stored
     answer = Client().get(f"/api/v1/matches/{match.pk}/replay/")
     assert answer.status_code == 410 and answer.json()["code"] == "replay_pruned"
+
+
+@pytest.mark.parametrize(("env", "said"), [
+    ({"KAISER_REPLAY_STORE": "s3"}, "KAISER_REPLAY_STORE=s3 needs KAISER_REPLAY_S3_BUCKET"),
+    ({"KAISER_REPLAY_STORE": "ftp"}, "KAISER_REPLAY_STORE='ftp': use file or s3"),
+])
+def test_a_replay_store_set_wrong_stops_the_site_with_the_reason(
+    env: dict[str, str], said: str,
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.processes import ROOT
+
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and said in done.stderr
