@@ -14,6 +14,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DEBUG=0 \
     KAISER_VAR_DIR=/data/var \
     MEDIA_ROOT=/data/media \
+    KAISER_REPLAY_DIR=/data/replays \
     STATIC_ROOT=/app/staticfiles
 
 # runsc: gVisor, every seat its own kernel (KAISER_SANDBOX_KERNEL=gvisor, the default where it
@@ -27,7 +28,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && python3 -m venv --system-site-packages /opt/venv \
  && useradd --system --uid 1000 --home-dir /app kaiser \
- && mkdir -p /data/var /data/media && chown -R kaiser:kaiser /data
+ && mkdir -p /data/var /data/media /data/replays && chown -R kaiser:kaiser /data
 
 WORKDIR /app
 COPY requirements.txt .

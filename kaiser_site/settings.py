@@ -279,7 +279,8 @@ KAISER_LADDER_PAIR_SETTLED = env_int("KAISER_LADDER_PAIR_SETTLED", 20)
 KAISER_SANDBOX_PROBE_SECONDS = env_int("KAISER_SANDBOX_PROBE_SECONDS", 60)
 KAISER_HEALTH_CACHE_SECONDS = env_int("KAISER_HEALTH_CACHE_SECONDS", 5)
 # Replays of matches finished more than this many days ago are dropped by the beat (0: kept for
-# ever); with KAISER_REPLAY_ARCHIVE_DIR each is first written there as <match id>.json.gz.
+# ever); with an archive (KAISER_REPLAY_ARCHIVE_DIR, or KAISER_REPLAY_ARCHIVE_S3_PREFIX with the
+# S3 store) each is first written there as <match id>.json.gz (STORAGES["replay_archive"]).
 KAISER_REPLAY_RETENTION_DAYS = env_int("KAISER_REPLAY_RETENTION_DAYS", 0)
 KAISER_REPLAY_ARCHIVE_DIR = env_str("KAISER_REPLAY_ARCHIVE_DIR") or None
 
@@ -442,6 +443,51 @@ STORAGES = {
         )
     },
 }
+
+# Replays live outside the database (matches.replay_store), one object per finished match, the
+# database keeping its key and SHA-256: files under KAISER_REPLAY_DIR (the embedded default),
+# or any S3-compatible store (django-storages) with KAISER_REPLAY_STORE=s3.
+KAISER_REPLAY_STORE = env_str("KAISER_REPLAY_STORE", "file").strip().lower()
+KAISER_REPLAY_DIR = env_path("KAISER_REPLAY_DIR", VAR_DIR / "replays")
+
+
+def replay_s3_options(prefix: str) -> dict[str, object]:
+    """django-storages' S3Storage options from KAISER_REPLAY_S3_*; unset keys and region fall
+    to boto3's own lookup (AWS_ACCESS_KEY_ID ..., an instance role)."""
+    bucket = env_str("KAISER_REPLAY_S3_BUCKET")
+    if not bucket:
+        raise ImproperlyConfigured("KAISER_REPLAY_STORE=s3 needs KAISER_REPLAY_S3_BUCKET (the "
+                                   "bucket's name; it must exist)")
+    endpoint = env_str("KAISER_REPLAY_S3_ENDPOINT_URL") or None
+    options: dict[str, object] = {
+        "bucket_name": bucket, "location": prefix.strip("/"), "endpoint_url": endpoint,
+        "region_name": env_str("KAISER_REPLAY_S3_REGION") or None,
+        "access_key": env_str("KAISER_REPLAY_S3_ACCESS_KEY_ID") or None,
+        "secret_key": env_str("KAISER_REPLAY_S3_SECRET_ACCESS_KEY") or None,
+        # MinIO, Ceph, Garage and most stores other than AWS want the bucket in the path.
+        "addressing_style": env_str("KAISER_REPLAY_S3_ADDRESSING") or (
+            "path" if endpoint else None),
+        "default_acl": None, "querystring_auth": False, "file_overwrite": True,
+    }
+    return options
+
+
+S3_STORAGE = "storages.backends.s3.S3Storage"
+if KAISER_REPLAY_STORE == "file":
+    STORAGES["replays"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                           "OPTIONS": {"location": str(KAISER_REPLAY_DIR)}}
+elif KAISER_REPLAY_STORE == "s3":
+    STORAGES["replays"] = {"BACKEND": S3_STORAGE, "OPTIONS": replay_s3_options(
+        env_str("KAISER_REPLAY_S3_PREFIX", "replays"))}
+else:
+    raise ImproperlyConfigured(f"KAISER_REPLAY_STORE={KAISER_REPLAY_STORE!r}: use file or s3")
+# Where replays_prune writes a replay before it drops it (unset: dropped).
+if KAISER_REPLAY_ARCHIVE_DIR:
+    STORAGES["replay_archive"] = {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                                  "OPTIONS": {"location": KAISER_REPLAY_ARCHIVE_DIR}}
+elif KAISER_REPLAY_STORE == "s3" and env_str("KAISER_REPLAY_ARCHIVE_S3_PREFIX"):
+    STORAGES["replay_archive"] = {"BACKEND": S3_STORAGE, "OPTIONS": replay_s3_options(
+        env_str("KAISER_REPLAY_ARCHIVE_S3_PREFIX"))}
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if not DEBUG else None
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)  # usually the TLS proxy's job

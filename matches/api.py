@@ -4,6 +4,7 @@ replay, and the replay export as JSON lines."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -29,7 +30,10 @@ from bots.faults import forfeit_public, match_fault_whole_for, replay_public
 from bots.models import BotVersion
 from matches import filters as match_filters
 from matches import selectors
-from matches.models import Match
+from matches.models import REPLAY_FIELDS, Match
+from matches.replay_store import ReplayUnavailable
+
+logger = logging.getLogger(__name__)
 
 
 class SideSerializer(serializers.Serializer):
@@ -132,6 +136,12 @@ class ReplayPruned(APIException):
     default_code = "replay_pruned"
 
 
+class ReplayStoreDown(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "the replay store did not return this replay; try again later"
+    default_code = "replay_unavailable"
+
+
 def _filtered_matches(request: Request) -> Any:
     """A bot, version, ladder or tournament that does not exist is a 400 naming it."""
     try:
@@ -164,12 +174,17 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
                    "detail is clipped to 200 characters unless you own the bot at fault",
                    responses={200: OpenApiTypes.OBJECT,
                               404: OpenApiResponse(description="Not finished, no replay"),
-                              410: OpenApiResponse(description="Replay pruned (retention)")})
+                              410: OpenApiResponse(description="Replay pruned (retention)"),
+                              503: OpenApiResponse(description="The replay store failed")})
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
         match = self.get_object()
-        stored = get_object_or_404(Match.objects.only("pk", "replay_gz"), pk=match.pk)
-        replay = stored.replay()
+        stored = get_object_or_404(Match.objects.only("pk", *REPLAY_FIELDS), pk=match.pk)
+        try:
+            replay = stored.replay()
+        except ReplayUnavailable as error:
+            logger.error("match %s: %s", match.pk, error)
+            raise ReplayStoreDown() from None
         if replay is None and match.status == Match.Status.FINISHED:
             raise ReplayPruned()
         if replay is None:

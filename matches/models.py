@@ -17,6 +17,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from matches.replay_store import replay_get
+
 # One author's two bots could feed each other rating points (a deliberate loser): a challenge,
 # whose pairing its author picks, is rated only between bots of different owners.
 RATED_SAME_OWNER = ("a rated challenge needs an opponent of another owner; "
@@ -46,6 +48,12 @@ class PlayConditions(models.Model):
 
     class Meta:
         abstract = True
+
+
+# What Match.replay() reads, for querysets that load only some fields.
+REPLAY_FIELDS = ("replay_key", "replay_sha256", "replay_gz")
+# A match that holds a replay, in the store or (not moved yet) in the database.
+HAS_REPLAY = models.Q(replay_gz__isnull=False) | ~models.Q(replay_key="")
 
 
 class Match(PlayConditions):
@@ -90,6 +98,11 @@ class Match(PlayConditions):
     forfeit_player = models.CharField(max_length=1, blank=True)  # "A" or "B"
     forfeit_reason = models.CharField(max_length=20, blank=True)
     forfeit = models.JSONField(null=True, blank=True)
+    # The replay: an object in the replay store (matches.replay_store) named by replay_key,
+    # whose bytes hash to replay_sha256; replay_gz holds it instead for a match finished
+    # before replays left the database and not moved yet (manage.py replays_to_store).
+    replay_key = models.CharField(max_length=200, blank=True, editable=False)
+    replay_sha256 = models.CharField(max_length=64, blank=True, editable=False)
     replay_gz = models.BinaryField(null=True, blank=True, editable=False)
     replay_size = models.PositiveIntegerField(default=0)  # uncompressed bytes
     stderr_a = models.TextField(blank=True)
@@ -143,15 +156,25 @@ class Match(PlayConditions):
                 and self.version_a.bot.owner_id == self.version_b.bot.owner_id):
             raise ValidationError({"rated": RATED_SAME_OWNER})
 
+    def replay_stored(self) -> bytes | None:
+        """The replay's stored bytes (the gzip of its JSON), from the replay store (checked
+        against replay_sha256; ReplayUnavailable if it cannot be had) or from replay_gz for a
+        match not moved yet; None for a match without one (not finished, or pruned)."""
+        if self.replay_key:
+            return replay_get(key=self.replay_key, sha256=self.replay_sha256)
+        return bytes(self.replay_gz) if self.replay_gz else None
+
     def replay(self) -> dict[str, Any] | None:
-        if not self.replay_gz:
+        text = self.replay_text()
+        if text is None:
             return None
-        data: dict[str, Any] = json.loads(gzip.decompress(bytes(self.replay_gz)))
+        data: dict[str, Any] = json.loads(text)
         return data
 
     def replay_text(self) -> str | None:
         """The replay as stored (canonical JSON, one line)."""
-        return gzip.decompress(bytes(self.replay_gz)).decode() if self.replay_gz else None
+        blob = self.replay_stored()
+        return gzip.decompress(blob).decode() if blob is not None else None
 
 
 class MatchAttempt(models.Model):

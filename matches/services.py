@@ -10,28 +10,39 @@ together, guarded by that token, so a match counts once."""
 
 from __future__ import annotations
 
-import gzip
 import logging
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import Storage
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
+from engine.faults import InfrastructureError
 from kaiser_site.task_send import task_send
 from matches import signals
-from matches.models import Match, MatchAttempt, PlayConditions
+from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match, MatchAttempt, PlayConditions
+from matches.replay_store import (
+    ReplayUnavailable,
+    archive_storage,
+    key_match_id,
+    replay_delete,
+    replay_gzip,
+    replay_put,
+    replay_storage,
+    storage_walk,
+)
 from matches.stats import replay_stats
 
 logger = logging.getLogger(__name__)
@@ -237,22 +248,35 @@ def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _holds(*, match_id: int, token: str) -> bool:
+    return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING,
+                                lease_token=token).exists()
+
+
 def match_finish(
     *, match_id: int, token: str, replay: dict[str, Any], stderr_a: str = "",
     stderr_b: str = "", play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
 ) -> bool:
-    """Store the result, the replay and the rating changes at once, if this attempt still holds
-    the match. False (and nothing written but the attempt's outcome) otherwise."""
+    """Store the replay, then the result and the rating changes at once, if this attempt still
+    holds the match. False (and nothing written but the attempt's outcome) otherwise.
+    ReplayUnavailable if the replay store refused the replay (nothing written)."""
     from engine.match import replay_json
 
     text = replay_json(replay).encode()
+    # The replay is in the store before the transaction that records the result, so no result
+    # ever stands without its replay. An attempt that lost the match writes nothing; one that
+    # loses it between the write and the update leaves an orphan object, under a key of its
+    # own (replay_store.replay_key), that replays_orphans removes.
+    stored = (replay_put(match_id=match_id, blob=replay_gzip(text))
+              if _holds(match_id=match_id, token=token) else None)
     now = timezone.now()
     with transaction.atomic():
-        won = Match.objects.filter(
+        won = stored is not None and Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, lease_token=token
         ).update(
             status=Match.Status.FINISHED, finished=now, lease_expires=None,
-            replay_gz=gzip.compress(text, compresslevel=6), replay_size=len(text),
+            replay_key=stored.key, replay_sha256=stored.sha256, replay_gz=None,
+            replay_size=len(text),
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions),
@@ -341,7 +365,6 @@ def match_play(
     InfrastructureError propagates after the match is released, for the task to retry;
     `release_on` errors (the task's time limit) release it without a retry (the stale sweep
     sends it again later, and the attempt budget ends it)."""
-    from engine.faults import InfrastructureError
     from matches.runner import match_play_engine
 
     claim = match_start(match_id=match_id, worker=worker)
@@ -361,9 +384,13 @@ def match_play(
         logger.exception("match %s failed", match_id)
         match_fail(match_id=match_id, token=token, error=f"{type(error).__name__}: {error}")
         return "failed"
-    stored = match_finish(match_id=match_id, token=token, replay=played.replay,
-                          stderr_a=played.stderr_a, stderr_b=played.stderr_b,
-                          play_ms=played.play_ms, decisions=played.decisions)
+    try:
+        stored = match_finish(match_id=match_id, token=token, replay=played.replay,
+                              stderr_a=played.stderr_a, stderr_b=played.stderr_b,
+                              play_ms=played.play_ms, decisions=played.decisions)
+    except ReplayUnavailable as error:  # the store is down: the server's failure, retried
+        match_release(match_id=match_id, token=token, error=f"replay store: {error}")
+        raise InfrastructureError(f"replay store: {error}") from error
     return "finished" if stored else "superseded"
 
 
@@ -397,30 +424,103 @@ def matches_requeue_stale() -> dict[str, int]:
 
 def replays_prune(*, now: datetime | None = None, batch: int = 500) -> int:
     """Drop the replays of matches finished more than KAISER_REPLAY_RETENTION_DAYS ago (0, the
-    default: keep every replay), writing each first to KAISER_REPLAY_ARCHIVE_DIR/<id>.json.gz
-    when that is set. The Match row, its result and its rating changes stay: only replay_gz
-    goes, and a finished match without one reads as "replay pruned". Returns how many."""
+    default: keep every replay), writing each first to the archive (STORAGES["replay_archive"]:
+    KAISER_REPLAY_ARCHIVE_DIR ..., as <match id>.json.gz) when there is one. The Match row, its
+    result, its rating changes and the replay's hash stay: the key (or replay_gz) goes, then
+    the object, and a finished match without a replay reads as "replay pruned". Returns how
+    many."""
     days = setting_int("KAISER_REPLAY_RETENTION_DAYS", 0)
     if days <= 0:
         return 0
-    archive = getattr(settings, "KAISER_REPLAY_ARCHIVE_DIR", None)
+    archive = archive_storage()
     cutoff = (now or timezone.now()) - timedelta(days=days)
-    old = Match.objects.filter(status=Match.Status.FINISHED, finished__lt=cutoff,
-                               replay_gz__isnull=False)
-    pruned = 0
-    while ids := list(old.order_by("pk").values_list("pk", flat=True)[:batch]):
-        if archive:
-            _replays_archive(Path(archive), ids)
-        pruned += Match.objects.filter(pk__in=ids, replay_gz__isnull=False).update(replay_gz=None)
+    old = Match.objects.filter(HAS_REPLAY, status=Match.Status.FINISHED, finished__lt=cutoff)
+    pruned, after = 0, 0
+    while rows := list(old.filter(pk__gt=after).order_by("pk").only("pk", *REPLAY_FIELDS)[:batch]):
+        after = rows[-1].pk
+        for match in rows:
+            pruned += _replay_prune(match, archive)
     return pruned
 
 
-def _replays_archive(folder: Path, ids: list[int]) -> None:
-    """Each replay as stored (gzip of its canonical JSON), written whole before it is dropped."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for match_id, blob in Match.objects.filter(pk__in=ids).values_list("pk", "replay_gz"):
-        if blob is None:
+def _replay_prune(match: Match, archive: Storage | None) -> int:
+    """One match's replay: archived (written anew whole by the next run if this one is cut
+    short: the row still has it), dropped from the row by an update guarded by the key it had,
+    then its object deleted (a prune stopped before that leaves an orphan for replays_orphans,
+    never a key without its object)."""
+    if archive is not None:
+        try:
+            blob = match.replay_stored()
+        except ReplayUnavailable as error:  # kept, and said, rather than dropped unarchived
+            logger.error("match %s: replay not archived, so not pruned: %s", match.pk, error)
+            return 0
+        name = f"{match.pk}.json.gz"
+        if archive.exists(name):
+            archive.delete(name)
+        archive.save(name, ContentFile(blob or b""))
+    held = Match.objects.filter(pk=match.pk, replay_key=match.replay_key)
+    if not match.replay_key:
+        held = held.filter(replay_gz__isnull=False)
+    if not held.update(replay_key="", replay_gz=None):
+        return 0
+    if match.replay_key:
+        replay_delete(match.replay_key)
+    return 1
+
+
+def replays_to_store(*, batch: int = 200, limit: int | None = None,
+                     progress: Callable[[str], None] | None = None) -> int:
+    """Move the replays still in the database (replay_gz) to the replay store, oldest match
+    first; returns how many were moved. Safe to stop anywhere and run again: each match's
+    object is written and read back against its hash, then one update guarded by the row's old
+    state (a replay still in replay_gz, no key) records the key and hash and clears replay_gz.
+    Stopped before the update, the row is as it was and the next run finds the object already
+    there (same bytes, same key); a replay is never lost, and never moved twice."""
+    waiting = Match.objects.filter(replay_gz__isnull=False)
+    total = waiting.count() if limit is None else min(limit, waiting.count())
+    moved, after = 0, 0
+    while limit is None or moved < limit:
+        size = batch if limit is None else min(batch, limit - moved)
+        rows = list(waiting.filter(pk__gt=after).order_by("pk")
+                    .values_list("pk", "replay_gz")[:size])
+        if not rows:
+            break
+        for match_id, blob in rows:
+            stored = replay_put(match_id=match_id, blob=bytes(blob))
+            moved += Match.objects.filter(pk=match_id, replay_gz__isnull=False,
+                                          replay_key="").update(
+                replay_key=stored.key, replay_sha256=stored.sha256, replay_gz=None)
+        after = rows[-1][0]
+        if progress is not None:
+            progress(f"{moved} of {total} replays moved to the store (up to match {after})")
+    return moved
+
+
+def replays_orphans(*, delete: bool = False, min_age: timedelta = timedelta(hours=1)
+                    ) -> list[str]:
+    """Objects of the replay store that no match's key names: written by an attempt that then
+    lost its lease, or left by a prune stopped halfway. Only objects older than `min_age`, of
+    matches not running and not waiting to be moved (replays_to_store), so an object whose key
+    is about to be recorded is never taken. Deleted with `delete`; returns their keys."""
+    storage = replay_storage()
+    cutoff = timezone.now() - min_age
+    orphans = []
+    for key in storage_walk(storage):
+        match_id = key_match_id(key)
+        if match_id is None or _key_in_use(match_id, key):
             continue
-        partial = folder / f".{match_id}.json.gz.partial"
-        partial.write_bytes(bytes(blob))
-        partial.replace(folder / f"{match_id}.json.gz")
+        if storage.get_modified_time(key) > cutoff:
+            continue
+        orphans.append(key)
+        if delete:
+            storage.delete(key)
+    return orphans
+
+
+def _key_in_use(match_id: int, key: str) -> bool:
+    """Whether the key is (or may soon be) a match's replay."""
+    row = Match.objects.filter(pk=match_id).values("status", "replay_key").first()
+    if row is None:
+        return False
+    moving = Match.objects.filter(pk=match_id, replay_gz__isnull=False).exists()
+    return row["replay_key"] == key or row["status"] in OPEN or moving

@@ -1,17 +1,22 @@
 """Backup and restore of the whole site's state: one tar archive (docs/operations.md).
 
 What the site keeps:
-- the database: every account, bot, bot program (their bytes are rows, BotProgram), match,
-  replay (Match.replay_gz), rating and tournament. PostgreSQL: `pg_dump --format=custom`;
-  SQLite: a copy made with SQLite's online backup API;
-- outside it: pruned replays written to KAISER_REPLAY_ARCHIVE_DIR, and MEDIA_ROOT (empty
-  today: uploads are stored in the database). KAISER_PROGRAM_DIR is only the workers' cache of
+- the database: every account, bot, bot program (their bytes are rows, BotProgram), match
+  (with its replay's key and hash, or replay_gz not moved to the store yet), rating and
+  tournament. PostgreSQL: `pg_dump --format=custom`; SQLite: a copy made with SQLite's online
+  backup API;
+- the replay store (matches.replay_store: files under KAISER_REPLAY_DIR, or S3): the objects
+  the dumped rows name, read through the storage API and checked against their hashes
+  (left out with include_store=False, for a store backed up by its own means);
+- the archive of pruned replays (STORAGES["replay_archive"]), and MEDIA_ROOT (empty today:
+  uploads are stored in the database). KAISER_PROGRAM_DIR is only the workers' cache of
   unpacked programs, made again from the database, and is left out.
 
 The archive holds manifest.json first (row counts of every table, and the size and SHA-256 of
-every other member), then database.dump or database.sqlite3, replays/<id>.json.gz and media/...
-The counts are taken in the same snapshot the dump is made from (PostgreSQL: pg_dump
---snapshot; SQLite: counted in the copy), so a backup of a running site is consistent.
+every other member), then database.dump or database.sqlite3, store/<key>, replays/<id>.json.gz
+and media/... The counts and the replay keys are read in the same snapshot the dump is made
+from (PostgreSQL: pg_dump --snapshot; SQLite: read in the copy), so a backup of a running site
+is consistent; objects are never rewritten under a key, so reading them afterwards is too.
 A restore checks every member's SHA-256 before touching anything, refuses a database that
 already holds accounts, bots or matches (unless forced), and checks the counts afterwards.
 """
@@ -33,9 +38,21 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.conf import settings
+from django.core.files.base import File
+from django.core.files.storage import Storage
 from django.db import connection, transaction
 
-FORMAT = 1
+from matches.replay_store import (
+    ReplayUnavailable,
+    archive_storage,
+    replay_get,
+    replay_storage,
+    sha256_hex,
+    storage_walk,
+)
+
+FORMAT = 2  # 2: the replay store's objects (store/...); a format 1 archive restores as well
+FORMATS = (1, 2)
 MANIFEST = "manifest.json"
 PG_DUMP = "database.dump"
 SQLITE_COPY = "database.sqlite3"
@@ -121,7 +138,52 @@ def _files_outside(root: Path | None, prefix: str) -> dict[str, Path]:
     return found
 
 
-def _dump_postgresql(folder: Path) -> tuple[str, dict[str, int], dict[str, str]]:
+def _replay_keys(cursor: Any) -> list[tuple[str, str]]:
+    """(key, SHA-256) of every replay in the replay store, as the dumped rows name them."""
+    from matches.models import Match
+
+    table = connection.ops.quote_name(Match._meta.db_table)
+    cursor.execute(f"SELECT replay_key, replay_sha256 FROM {table} "  # noqa: S608 - ours
+                   "WHERE replay_key <> '' ORDER BY id")
+    return [(str(key), str(digest)) for key, digest in cursor.fetchall()]
+
+
+def _store_copy(keys: list[tuple[str, str]], folder: Path) -> tuple[dict[str, Path], list[str]]:
+    """The named objects, each checked against its hash, copied under folder/store/; and the
+    keys the store did not give back (a prune that dropped one after the snapshot)."""
+    copied, missing = {}, []
+    for key, digest in keys:
+        try:
+            blob = replay_get(key=key, sha256=digest)
+        except ReplayUnavailable:
+            missing.append(key)
+            continue
+        target = folder / "store" / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob)
+        copied[f"store/{key}"] = target
+    return copied, missing
+
+
+def _archive_copy(folder: Path) -> dict[str, Path]:
+    """The archive of pruned replays, copied under folder/replays/ through its storage."""
+    archive = archive_storage()
+    if archive is None:
+        return {}
+    copied = {}
+    for name in storage_walk(archive):
+        target = folder / "replays" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(name, "rb") as source, target.open("wb") as sink:
+            shutil.copyfileobj(source, sink, CHUNK)
+        copied[f"replays/{name}"] = target
+    return copied
+
+
+Dumped = tuple[str, dict[str, int], dict[str, str], list[tuple[str, str]]]
+
+
+def _dump_postgresql(folder: Path) -> Dumped:
     versions = pg_versions()
     if _major(versions["pg_dump"]) < _major(versions["server"]):
         raise BackupError(f"pg_dump {versions['pg_dump']} is older than the server "
@@ -135,22 +197,24 @@ def _dump_postgresql(folder: Path) -> tuple[str, dict[str, int], dict[str, str]]
         cursor.execute("SELECT pg_export_snapshot()")
         snapshot = cursor.fetchone()[0]
         counts = _counts(cursor, _tables())
+        keys = _replay_keys(cursor)
         _run([*args, "--format=custom", f"--snapshot={snapshot}", f"--file={dump}",
               "--dbname", connection.settings_dict["NAME"]], env)
-    return PG_DUMP, counts, versions
+    return PG_DUMP, counts, versions, keys
 
 
-def _copy_sqlite(folder: Path) -> tuple[str, dict[str, int], dict[str, str]]:
+def _copy_sqlite(folder: Path) -> Dumped:
     copy = folder / SQLITE_COPY
     source = sqlite3.connect(connection.settings_dict["NAME"])
     target = sqlite3.connect(copy)
     try:
         source.backup(target)  # a consistent copy, even while the site writes
         counts = _counts(target.cursor(), _tables())
+        keys = _replay_keys(target.cursor())
     finally:
         target.close()
         source.close()
-    return SQLITE_COPY, counts, {"sqlite": sqlite3.sqlite_version}
+    return SQLITE_COPY, counts, {"sqlite": sqlite3.sqlite_version}, keys
 
 
 def _archive_path(target: Path) -> Path:
@@ -161,28 +225,36 @@ def _archive_path(target: Path) -> Path:
     return target
 
 
-def backup_create(*, target: Path) -> tuple[Path, dict[str, Any]]:
+def backup_create(*, target: Path, include_store: bool = True) -> tuple[Path, dict[str, Any]]:
     """Write the archive to `target` (a file, or a folder to put a dated file in); returns its
-    path and its manifest. Written to a .partial file first: a failed backup leaves none."""
+    path and its manifest. Written to a .partial file first: a failed backup leaves none.
+    `include_store`: the replay store's objects too (False: a store backed up by its own means,
+    such as a versioned S3 bucket; the manifest says so)."""
     vendor = connection.vendor
     if vendor not in ("postgresql", "sqlite"):
         raise BackupError(f"cannot back up a {vendor} database")
     path = _archive_path(target)
     with tempfile.TemporaryDirectory(prefix="kaiser-backup-") as scratch:
         dump = _dump_postgresql if vendor == "postgresql" else _copy_sqlite
-        name, counts, versions = dump(Path(scratch))
+        name, counts, versions, keys = dump(Path(scratch))
         members = {name: Path(scratch) / name}
-        archive_dir = getattr(settings, "KAISER_REPLAY_ARCHIVE_DIR", None)
-        members |= _files_outside(Path(archive_dir) if archive_dir else None, "replays")
+        stored, missing = _store_copy(keys, Path(scratch)) if include_store else ({}, [])
+        members |= stored | _archive_copy(Path(scratch))
         members |= _files_outside(Path(settings.MEDIA_ROOT), "media")
         manifest = {
             "format": FORMAT, "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "vendor": vendor, "database": name, "versions": versions, "counts": counts,
+            "store": {"backend": _backend(replay_storage()), "included": include_store,
+                      "objects": len(keys), "missing": missing},
             "files": {n: {"size": p.stat().st_size, "sha256": _sha256(p)}
                       for n, p in members.items()},
         }
         _write_tar(path, manifest, members)
     return path, manifest
+
+
+def _backend(storage: Storage) -> str:
+    return f"{type(storage).__module__}.{type(storage).__qualname__}"
 
 
 def _write_tar(path: Path, manifest: dict[str, Any], members: dict[str, Path]) -> None:
@@ -228,8 +300,9 @@ def _unpacked(archive: Path) -> Iterator[tuple[dict[str, Any], Path]]:
         if first is None or first.name != MANIFEST or not first.isfile():
             raise BackupError(f"{archive} is not a Kaiser Arena backup (no {MANIFEST} first)")
         manifest = json.loads(tar.extractfile(first).read())  # type: ignore[union-attr]
-        if manifest.get("format") != FORMAT:
-            raise BackupError(f"backup format {manifest.get('format')!r}, expected {FORMAT}")
+        if manifest.get("format") not in FORMATS:
+            raise BackupError(f"backup format {manifest.get('format')!r}, expected one of "
+                              f"{FORMATS}")
         expected: dict[str, dict[str, Any]] = manifest["files"]
         seen = set()
         for member in tar:  # from the first member again
@@ -283,13 +356,37 @@ def _restore_sqlite(copy: Path) -> None:
         source.close()
 
 
-def _restore_files(folder: Path, prefix: str, destination: Path | None, *, force: bool) -> int:
+def _restore_to_storage(folder: Path, prefix: str, storage: Storage | None, *,
+                        force: bool) -> int:
+    """Every file under folder/prefix into `storage` under its own name: one already there
+    with the same bytes is kept, one with other bytes replaced only with `force`."""
     source = folder / prefix
     if not source.is_dir():
         return 0
-    if destination is None:
-        raise BackupError(f"the backup holds {prefix}/ but its folder is not configured "
-                          "(KAISER_REPLAY_ARCHIVE_DIR): set it and restore again")
+    if storage is None:
+        raise BackupError(f"the backup holds {prefix}/ but the site has no archive of pruned "
+                          "replays (KAISER_REPLAY_ARCHIVE_DIR): set it and restore again")
+    restored = 0
+    for path in sorted(p for p in source.rglob("*") if p.is_file()):
+        name = path.relative_to(source).as_posix()
+        if storage.exists(name):
+            with storage.open(name, "rb") as existing:
+                same = sha256_hex(existing.read()) == _sha256(path)
+            if not same and not force:
+                raise BackupError(f"{prefix} {name} exists with other content (--force "
+                                  "replaces it)")
+            storage.delete(name)
+        with path.open("rb") as data:
+            if storage.save(name, File(data)) != name:
+                raise BackupError(f"{prefix} {name}: the storage wrote it under another name")
+        restored += 1
+    return restored
+
+
+def _restore_files(folder: Path, prefix: str, destination: Path, *, force: bool) -> int:
+    source = folder / prefix
+    if not source.is_dir():
+        return 0
     restored = 0
     for path in sorted(p for p in source.rglob("*") if p.is_file()):
         target = destination / path.relative_to(source)
@@ -303,7 +400,8 @@ def _restore_files(folder: Path, prefix: str, destination: Path | None, *, force
 
 def backup_restore(*, archive: Path, force: bool = False) -> dict[str, Any]:
     """Restore `archive` into the configured database and folders, then check the counts.
-    Returns {"counts": ..., "replays": files restored, "media": files restored}."""
+    Returns {"counts": ..., "store": replay objects restored, "replays": archived replays
+    restored, "media": files restored, "store_included": whether the backup held the store}."""
     with _unpacked(archive) as (manifest, folder):
         if manifest["vendor"] != connection.vendor:
             raise BackupError(f"a {manifest['vendor']} backup cannot be restored into "
@@ -315,9 +413,8 @@ def backup_restore(*, archive: Path, force: bool = False) -> dict[str, Any]:
             _restore_postgresql(folder / manifest["database"])
         else:
             _restore_sqlite(folder / manifest["database"])
-        archive_dir = getattr(settings, "KAISER_REPLAY_ARCHIVE_DIR", None)
-        replays = _restore_files(folder, "replays", Path(archive_dir) if archive_dir else None,
-                                 force=force)
+        store = _restore_to_storage(folder, "store", replay_storage(), force=force)
+        replays = _restore_to_storage(folder, "replays", archive_storage(), force=force)
         media = _restore_files(folder, "media", Path(settings.MEDIA_ROOT), force=force)
     with connection.cursor() as cursor:
         counts = _counts(cursor, sorted(manifest["counts"]))
@@ -325,4 +422,5 @@ def backup_restore(*, archive: Path, force: bool = False) -> dict[str, Any]:
         wrong = {t: (n, manifest["counts"][t]) for t, n in counts.items()
                  if n != manifest["counts"][t]}
         raise BackupError(f"restored, but the counts differ from the manifest: {wrong}")
-    return {"counts": counts, "replays": replays, "media": media}
+    return {"counts": counts, "store": store, "replays": replays, "media": media,
+            "store_included": manifest.get("store", {}).get("included", False)}

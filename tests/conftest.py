@@ -77,6 +77,31 @@ def _program_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     settings.KAISER_PROGRAM_DIR = folder
 
 
+@pytest.fixture(autouse=True)
+def _replay_store(settings: Any, tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The replay store in a folder of the test's own, never the checkout's var/replays; the
+    workers and commands the test starts find it through the environment."""
+    folder = tmp_path_factory.mktemp("replays")
+    monkeypatch.setenv("KAISER_REPLAY_STORE", "file")
+    monkeypatch.setenv("KAISER_REPLAY_DIR", str(folder))
+    settings.STORAGES = {**settings.STORAGES, "replays": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(folder)}}}
+    return folder
+
+
+@pytest.fixture
+def replay_archive(settings: Any, tmp_path: Path) -> Path:
+    """An archive of pruned replays (KAISER_REPLAY_ARCHIVE_DIR) in the test's folder."""
+    folder = tmp_path / "replay-archive"
+    settings.KAISER_REPLAY_ARCHIVE_DIR = str(folder)
+    settings.STORAGES = {**settings.STORAGES, "replay_archive": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(folder)}}}
+    return folder
+
+
 @pytest.fixture
 def password() -> str:
     """The password of the owner, other and staff users."""

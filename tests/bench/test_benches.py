@@ -162,6 +162,16 @@ def test_stats_overhead_prints_both_pairings_and_the_statistics_alone(bench_env:
                   "minimal vs greedy:", "to fold them into the totals", "the statistics alone")
 
 
+def test_replay_store_prints_the_database_with_and_without_the_replays(bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_replays"
+    out = run_bench("replay_store", "--matches", "30", "--played", "2", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 30 finished matches", "with the replays in it:",
+                  "without them (moved out):", "the replay store:          30 objects",
+                  "a million matches:", "replays_to_store: 28 moved", "one replay read:")
+
+
 # --- the site: workers, web servers, pages ------------------------------------------------------
 
 

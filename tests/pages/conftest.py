@@ -136,6 +136,7 @@ def bulk_rows(arena: Arena) -> Callable[[int, int], None]:
             kind=Match.Kind.LADDER, ladder=arena.ladder, rated=True, version_a=a, version_b=b,
             seed="1", status=Match.Status.FINISHED, score=model.score, games_a=model.games_a,
             games_b=model.games_b, replay_gz=model.replay_gz, replay_size=model.replay_size,
+            replay_key=model.replay_key, replay_sha256=model.replay_sha256,
             finished=now) for a, b in pairs)
         entries = {e.version_id: e for e in LadderEntry.objects.filter(ladder=arena.ladder)}
         RatingChange.objects.bulk_create(

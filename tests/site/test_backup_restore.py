@@ -9,6 +9,7 @@ With KAISER_REQUIRE_SERVICES=1 the run stops before any test if PostgreSQL is un
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import subprocess
@@ -83,8 +84,12 @@ def fresh_database(tmp_path: Path) -> Iterator[Restored]:
 
 def _restore(archive: Path, restored: Restored, replay_dir: Path,
              *extra: str) -> subprocess.CompletedProcess[str]:
+    """arena_restore in a process of its own: the archived replays into replay_dir, the
+    replay store into a fresh folder beside it (restore-store)."""
     env = {**os.environ, "DATABASE_URL": restored.url, "KAISER_REPLAY_ARCHIVE_DIR": str(replay_dir),
-           "KAISER_VAR_DIR": str(replay_dir.parent / "restore-var")}
+           "KAISER_VAR_DIR": str(replay_dir.parent / "restore-var"),
+           "KAISER_REPLAY_STORE": "file",
+           "KAISER_REPLAY_DIR": str(replay_dir.parent / "restore-store")}
     return subprocess.run([sys.executable, "manage.py", "arena_restore", str(archive), *extra],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
@@ -102,15 +107,15 @@ def _here(sql: str) -> list[tuple[Any, ...]]:
 
 @pytest.fixture
 def site(make_builtin: Callable[..., Any], make_program: Callable[..., Any], tmp_path: Path,
-         settings: Any, private_broker: Path) -> dict[str, Any]:
-    """Rated ladder matches played with replays (one of them pruned to the replay archive),
+         settings: Any, private_broker: Path, replay_archive: Path) -> dict[str, Any]:
+    """Rated ladder matches played with replays in the replay store (one of them pruned to
+    the replay archive, one moved back into the database as if finished before the store),
     their rating changes and ladder entries, and bots with uploaded programs. Each finished
     match refills the ladder after commit: more matches wait, queued (on a private broker)."""
     from ladder.models import Ladder
     from matches import services
     from matches.models import Match
 
-    settings.KAISER_REPLAY_ARCHIVE_DIR = str(tmp_path / "replay-archive")
     settings.KAISER_REPLAY_RETENTION_DAYS = 1
     ladder = Ladder.objects.create(name="Backed up", slug="backed-up", games_per_match=2)
     greedy, rand = make_builtin("b-greedy", own=True), make_builtin("b-random", "builtin:random",
@@ -121,12 +126,15 @@ def site(make_builtin: Callable[..., Any], make_program: Callable[..., Any], tmp
         match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
         assert services.match_play(match_id=match.pk, worker="test") == "finished"
-    first = Match.objects.order_by("pk").first()
-    assert first is not None
-    archived = bytes(first.replay_gz)
+    first, second, third = Match.objects.filter(status=Match.Status.FINISHED).order_by("pk")
+    archived = first.replay_stored()
     Match.objects.filter(pk=first.pk).update(finished=timezone.now() - timedelta(days=2))
     assert services.replays_prune() == 1  # the beat's task: written to the archive, dropped
-    return {"archived_id": first.pk, "archived": archived}
+    # A replay of the days before the store, still in its row (not moved by replays_to_store).
+    Match.objects.filter(pk=third.pk).update(replay_gz=third.replay_stored(), replay_key="",
+                                             replay_sha256="")
+    return {"archived_id": first.pk, "archived": archived, "stored": second,
+            "in_database": third}
 
 
 def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_program(
@@ -141,15 +149,19 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_prog
     with tarfile.open(archive) as tar:
         names = tar.getnames()
     database = "database.dump" if connection.vendor == "postgresql" else "database.sqlite3"
-    assert names == ["manifest.json", database, f"replays/{site['archived_id']}.json.gz"]
+    stored = site["stored"]
+    assert names == ["manifest.json", database, f"store/{stored.replay_key}",
+                     f"replays/{site['archived_id']}.json.gz"]
 
     replay_dir = tmp_path / "restored-replays"
     done = _restore(archive, fresh_database, replay_dir)
     assert done.returncode == 0, done.stderr
     assert "as the manifest counts" in done.stdout and "1 archived replays" in done.stdout
+    assert "1 replays in the store" in done.stdout
 
     checks = [
-        _rows(Match, "id", "status", "score", "games_a", "games_b", "replay_gz", "replay_size"),
+        _rows(Match, "id", "status", "score", "games_a", "games_b", "replay_gz", "replay_size",
+              "replay_key", "replay_sha256"),
         _rows(RatingChange, "id", "match_id", "entry_id", "before", "after"),
         _rows(LadderEntry, "id", "ladder_id", "version_id", "elo", "games"),
         _rows(BotProgram, "sha256", "content", "size"),
@@ -161,8 +173,19 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_prog
     assert statuses.count("finished") == 3 and len(_here(checks[1])) == 6
     programs = {bytes(content) for _, content, _ in fresh_database.query(checks[3])}
     assert set(PROGRAMS.values()) <= programs
-    restored_replays = [row[5] for row in fresh_database.query(checks[0])]
-    assert sum(blob is not None for blob in restored_replays) == 2  # one pruned, none queued
+    # Every replay the restored rows name is found again: in the restored store (its hash as
+    # the row says), or in the row itself; the pruned one in the restored archive.
+    restored_store = tmp_path / "restore-store"
+    replays = {}
+    for row in fresh_database.query(checks[0]):
+        match_id, blob, key, digest = row[0], row[5], row[7], row[8]
+        if key:
+            replays[match_id] = (restored_store / key).read_bytes()
+            assert hashlib.sha256(replays[match_id]).hexdigest() == digest
+        elif blob is not None:
+            replays[match_id] = blob
+    assert replays == {stored.pk: stored.replay_stored(),
+                       site["in_database"].pk: site["in_database"].replay_stored()}
     archived = replay_dir / f"{site['archived_id']}.json.gz"
     assert archived.read_bytes() == site["archived"]
 

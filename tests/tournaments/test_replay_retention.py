@@ -18,7 +18,8 @@ from ladder import services as ladder_services
 from ladder.models import LadderEntry, RatingChange
 from matches import services as match_services
 from matches import tasks
-from matches.models import Match
+from matches.models import HAS_REPLAY, Match
+from matches.replay_store import replay_storage
 
 pytestmark = pytest.mark.django_db
 
@@ -47,15 +48,16 @@ def _ratings() -> tuple:
 def test_retention_is_off_by_default_and_keeps_every_replay(played) -> None:
     old, recent = played
     assert tasks.replays_prune() == 0
-    assert not Match.objects.filter(status=Match.Status.FINISHED, replay_gz__isnull=True).exists()
+    finished = Match.objects.filter(status=Match.Status.FINISHED)
+    assert finished.filter(HAS_REPLAY).count() == finished.count()
 
 
 def test_pruning_drops_old_replays_and_keeps_matches_results_and_ratings(
-    played, ladder, settings, tmp_path
+    played, ladder, settings, replay_archive
 ) -> None:
     old, recent = played
     settings.KAISER_REPLAY_RETENTION_DAYS = 30
-    settings.KAISER_REPLAY_ARCHIVE_DIR = str(tmp_path / "archive")
+    keys = {m.pk: m.replay_key for m in old}
     texts = {m.pk: m.replay_text() for m in old}
     results = {m.pk: (m.score, m.games_a, m.games_b) for m in old}
     ratings_before = _ratings()
@@ -66,8 +68,9 @@ def test_pruning_drops_old_replays_and_keeps_matches_results_and_ratings(
     for match in Match.objects.filter(pk__in=texts):
         assert match.status == Match.Status.FINISHED and match.replay() is None
         assert (match.score, match.games_a, match.games_b) == results[match.pk]
-        archived = tmp_path / "archive" / f"{match.pk}.json.gz"
+        archived = replay_archive / f"{match.pk}.json.gz"
         assert gzip.decompress(archived.read_bytes()).decode() == texts[match.pk]
+        assert match.replay_key == "" and not replay_storage().exists(keys[match.pk])
     assert all(Match.objects.get(pk=m.pk).replay() is not None for m in recent)
     assert _ratings() == ratings_before
     recomputed = selectors.ratings_recomputed(ladder=ladder)
@@ -80,8 +83,9 @@ def test_pruning_without_an_archive_folder_just_drops(played, settings, tmp_path
     old, _ = played
     settings.KAISER_REPLAY_RETENTION_DAYS = 30
     assert match_services.replays_prune() == len(old)
-    assert Match.objects.filter(replay_gz__isnull=True).count() == len(old)
+    assert Match.objects.exclude(HAS_REPLAY).count() == len(old)
     assert not any(tmp_path.iterdir())
+    assert all(not replay_storage().exists(m.replay_key) for m in old)
 
 
 def test_the_pages_and_the_api_of_a_pruned_match_say_so(played, settings) -> None:

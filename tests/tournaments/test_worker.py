@@ -103,7 +103,7 @@ def _queue(ladder: Ladder, a, b) -> Match:
 def _state(match: Match) -> tuple:
     match.refresh_from_db()
     entries = tuple(LadderEntry.objects.order_by("pk").values_list("elo", "games"))
-    return (match.status, match.attempts, bytes(match.replay_gz), entries,
+    return (match.status, match.attempts, (match.replay_key, match.replay_sha256), entries,
             RatingChange.objects.count(), MatchAttempt.objects.count())
 
 

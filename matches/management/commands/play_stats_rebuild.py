@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from matches.models import Match, PlayStats
+from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match, PlayStats
 from matches.stats import play_stats_fold, replay_stats
 
 
@@ -20,12 +20,12 @@ class Command(BaseCommand):
     help = "Recompute the play statistics of every version from the stored replays."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        finished = (Match.objects.filter(status=Match.Status.FINISHED, replay_gz__isnull=False)
+        finished = (Match.objects.filter(HAS_REPLAY, status=Match.Status.FINISHED)
                     .order_by("id").values_list("pk", flat=True))
         with transaction.atomic():
             PlayStats.objects.all().delete()
             for pk in finished.iterator(chunk_size=200):
-                match = Match.objects.only("replay_gz", "stats").get(pk=pk)
+                match = Match.objects.only("stats", *REPLAY_FIELDS).get(pk=pk)
                 replay = match.replay()
                 stats = replay_stats(replay) if replay is not None else None
                 for side, old in (match.stats or {}).items():  # not in the replay: kept

@@ -31,4 +31,8 @@ class Command(BaseCommand):
         counts = done["counts"]
         self.stdout.write(
             f"restored {archive}: {sum(counts.values())} rows in {len(counts)} tables, as the "
-            f"manifest counts; {done['replays']} archived replays, {done['media']} media files")
+            f"manifest counts; {done['store']} replays in the store, {done['replays']} archived "
+            f"replays, {done['media']} media files")
+        if not done["store_included"]:
+            self.stdout.write("the backup did not hold the replay store: restore it by the "
+                              "means it was backed up with")
