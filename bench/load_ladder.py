@@ -190,13 +190,15 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--warmup", type=float, default=15.0, help="ladder running first")
+    parser.add_argument("--database", default="kaiser_load",
+                        help="the PostgreSQL database made fresh for the run (or var/<name>)")
     args = parser.parse_args()
     from fault_recovery import _database
 
     # Celery's default queue, as in production: beat's tasks and the matches share it (the
     # redis-server is private to this run).
     queue = "celery"
-    env = {"DATABASE_URL": _database("kaiser_load"), "KAISER_MATCH_QUEUE": "",
+    env = {"DATABASE_URL": _database(args.database), "KAISER_MATCH_QUEUE": "",
            "KAISER_THROTTLE_ANON": "1000000/min", "DJANGO_SETTINGS_MODULE":
            "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
     os.environ.update(env)

@@ -29,6 +29,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
+from kaiser_site.page_cache import pages_changed
 from kaiser_site.task_send import task_send
 from matches import signals
 from matches.models import Match, MatchAttempt, PlayConditions
@@ -97,6 +98,7 @@ def match_create(
         startup_ms=conditions.startup_ms,
     )
     _dispatch_on_commit()
+    pages_changed()
     return match
 
 
@@ -192,6 +194,7 @@ def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:
                                     ).update(outcome=MatchAttempt.Outcome.LOST, ended=now)
         MatchAttempt.objects.create(match_id=match_id, token=token, worker=worker[:200],
                                     started=now)
+        pages_changed()
     match = Match.objects.select_related("version_a__bot", "version_a__program",
                                          "version_b__bot", "version_b__program").get(pk=match_id)
     return match, token
@@ -292,6 +295,7 @@ def match_release(*, match_id: int, token: str, error: str) -> str:
         if held.filter(attempts__gte=max_attempts()).exists():
             return _void(held, error=f"gave up after {max_attempts()} attempts: {error}")
         if held.update(status=Match.Status.QUEUED, lease_token="", lease_expires=None):
+            pages_changed()
             return Match.Status.QUEUED
     return ""
 
@@ -308,6 +312,7 @@ def match_fail(*, match_id: int, token: str, error: str) -> bool:
         ).update(status=Match.Status.FAILED, finished=now, lease_expires=None, error=error[:2000])
         if failed:
             _match_ended(match_id)
+            pages_changed()
     return bool(failed)
 
 
@@ -324,6 +329,7 @@ def _void(matches: Any, *, error: str) -> str:
         return ""
     for match_id in ids:
         _match_ended(match_id)
+    pages_changed()
     return Match.Status.VOID
 
 
@@ -386,6 +392,7 @@ def matches_requeue_stale() -> dict[str, int]:
             elif held.update(status=Match.Status.QUEUED, lease_token="", lease_expires=None,
                              dispatched=now):
                 counts["requeued"] += 1
+                pages_changed()
                 transaction.on_commit(lambda m=match_id: _enqueue(m))
     lost_before = now - timedelta(seconds=setting_int("KAISER_DISPATCH_LOST_SECONDS", 900))
     counts["redispatched"] = Match.objects.filter(
