@@ -136,6 +136,8 @@ class BotViewSet(
     viewsets.GenericViewSet,
 ):
     serializer_class = BotSerializer
+    shared_list_topics = ("bots",)
+    shared_item_topics = ("bot:{pk}",)
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_queryset(self) -> QuerySet[Bot]:

@@ -1,11 +1,14 @@
 """The public pages and their API twins, shared by every anonymous visitor through the cache.
 
-The home page, the leaderboards, the bot and match lists and pages, and the API's reads of
-them are the same for every visitor who is not signed in. Each is built once and kept in the
-cache (Redis in production, so every web process shares it) with the site's *generation*: a
-counter that every write the pages show bumps (`pages_changed`: a match made, started, put
-back or ended, a bot or version changed, a ladder's entries or ratings). A copy of an older
-generation is built again on the next request, so a result is on the pages at once.
+The home page, the leaderboards, the bot, match and tournament lists, the bot and match pages,
+and the API's reads of them are the same for every visitor who is not signed in. Each is
+built once and kept in the cache (Redis in production, so every web process shares it) with
+the *generations* of the topics it shows: counters that every write the pages show bumps
+(`pages_changed`): "board" (the leaderboards), "matches" (the match lists), "bots" (the bot
+list), "tournaments", "bot:<id>" and "match:<id>" (one bot's or match's page), and "all",
+which every page shows (a refit, the play statistics). A copy whose generations moved is
+built again on the next request, so a result is on the pages at once, and a match leaves
+the pages of the bots that did not play it alone.
 
 Under load the counter moves many times a second (every finished match). So that anonymous
 traffic never builds one page twice in a second, a copy less than
@@ -34,15 +37,15 @@ from django.http import HttpRequest, HttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-GENERATION_KEY = "pages:generation"
+ALL = "all"
 LOCK_SECONDS = 30  # a build that takes longer (or whose process died) lets another one start
 WAIT_STEP = 0.01  # how often a request with no copy to serve looks for the one being built
 HEADER = "X-Page-Cache"  # hit, recent (a moved generation, served within the rebuild interval),
 # stale (another request is building it), miss (built by this request), off
 
 T = TypeVar("T")
-# (generation, built at (epoch seconds), value)
-Copy = tuple[int, float, Any]
+# (the topics' generations, built at (epoch seconds), value)
+Copy = tuple[tuple[int, ...], float, Any]
 
 
 def enabled() -> bool:
@@ -52,29 +55,39 @@ def enabled() -> bool:
 # --- the generation --------------------------------------------------------------------------
 
 
-def generation() -> int:
-    return int(cache.get(GENERATION_KEY) or 0)
+def _generation_key(topic: str) -> str:
+    return f"pages:generation:{topic}"
 
 
-def _bump() -> None:
-    try:
-        cache.incr(GENERATION_KEY)
-    except ValueError:  # the first change since the cache started (or was emptied)
-        if not cache.add(GENERATION_KEY, 1, timeout=None):
-            cache.incr(GENERATION_KEY)
+def _bump(topics: tuple[str, ...]) -> None:
+    for key in map(_generation_key, topics):
+        try:
+            cache.incr(key)
+        except ValueError:  # the first change since the cache started (or was emptied)
+            if not cache.add(key, 1, timeout=None):
+                cache.incr(key)
 
 
-def pages_changed() -> None:
-    """Something the shared pages show changed. The generation moves now and, inside a
-    transaction, again after it commits: a page built meanwhile read the rows as they were
-    before the commit, and must not outlive it."""
+def pages_changed(*topics: str) -> None:
+    """Something the shared pages of these topics show changed (none named: every page).
+    Their generations move now and, inside a transaction, again after it commits: a page
+    built meanwhile read the rows as they were before the commit, and must not outlive it."""
     if not enabled():
         return
-    _bump()
-    connection = transaction.get_connection()
-    if connection.in_atomic_block and not any(
-            entry[1] is _bump for entry in connection.run_on_commit):
-        transaction.on_commit(_bump)
+    topics = topics or (ALL,)
+    _bump(topics)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: _bump(topics))
+
+
+def match_topics(match_id: int, bot_ids: tuple[int, ...], *also: str) -> tuple[str, ...]:
+    """The pages a match's change shows on: the match lists, its page, its bots' pages."""
+    return ("matches", f"match:{match_id}", *(f"bot:{b}" for b in bot_ids), *also)
+
+
+def bot_topics(bot_id: int) -> tuple[str, ...]:
+    """The pages a bot's change (its name, retirement, versions) shows on."""
+    return ("bots", "board", f"bot:{bot_id}")
 
 
 # --- serving ---------------------------------------------------------------------------------
@@ -91,12 +104,15 @@ def _seconds(name: str, default: float) -> float:
     return float(getattr(settings, name, default))
 
 
-def shared(key: str, build: Callable[[], tuple[T, bool]]) -> tuple[T, str]:
-    """The value under `key` for the current generation, and how it was found (HEADER's
-    words). `build` returns the value and whether it may be shared (a 200, no cookie)."""
+def shared(key: str, topics: tuple[str, ...], build: Callable[[], tuple[T, bool]]
+           ) -> tuple[T, str]:
+    """The value under `key` for the topics' current generations, and how it was found
+    (HEADER's words). `build` returns the value and whether it may be shared (a 200, no
+    cookie). One round trip to the cache when the copy is current."""
     max_age = _seconds("KAISER_PAGE_CACHE_SECONDS", 30)
-    found = cache.get_many([GENERATION_KEY, key])
-    current = int(found.get(GENERATION_KEY) or 0)
+    names = [_generation_key(t) for t in (ALL, *topics)]
+    found = cache.get_many([*names, key])
+    current = tuple(int(found.get(name) or 0) for name in names)
     copy: Copy | None = found.get(key)
     now = time.time()
     if copy is not None and now - copy[1] < max_age:
@@ -115,7 +131,8 @@ def shared(key: str, build: Callable[[], tuple[T, bool]]) -> tuple[T, str]:
     return _wait_for(key, lock, current, build, max_age)
 
 
-def _build(key: str, current: int, build: Callable[[], tuple[T, bool]], max_age: float) -> T:
+def _build(key: str, current: tuple[int, ...], build: Callable[[], tuple[T, bool]],
+           max_age: float) -> T:
     value, shareable = build()
     if shareable:
         # Kept twice its age: an old copy is still served while its successor is built.
@@ -123,7 +140,7 @@ def _build(key: str, current: int, build: Callable[[], tuple[T, bool]], max_age:
     return value
 
 
-def _wait_for(key: str, lock: str, current: int, build: Callable[[], tuple[T, bool]],
+def _wait_for(key: str, lock: str, current: tuple[int, ...], build: Callable[[], tuple[T, bool]],
               max_age: float) -> tuple[T, str]:
     """No copy at all, and another request is building one: wait for it rather than build
     the same page at the same time (the first visit after a start, or after a quiet spell)."""
@@ -131,7 +148,7 @@ def _wait_for(key: str, lock: str, current: int, build: Callable[[], tuple[T, bo
     while time.monotonic() < deadline:
         time.sleep(WAIT_STEP)
         copy: Copy | None = cache.get(key)
-        if copy is not None and copy[0] >= current:
+        if copy is not None:  # the lock holder's build, for these generations or one before
             return copy[2], "stale"
         if cache.get(lock) is None:  # the build ended without a copy (not shareable)
             break
@@ -156,9 +173,17 @@ def _page_shareable(request: HttpRequest, response: HttpResponse) -> bool:
             and "private" not in response.get("Cache-Control", ""))
 
 
-def anonymous_shared(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A page view whose answer to anonymous visitors is served from the shared cache."""
+def shared_page(*topics: str) -> Callable[[Callable[..., HttpResponse]],
+                                          Callable[..., HttpResponse]]:
+    """A page view whose answer to anonymous visitors is served from the shared cache, built
+    again when one of its topics changes. A topic may name the view's arguments: "bot:{pk}"."""
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        return _shared_view(view, topics)
+    return decorate
 
+
+def _shared_view(view: Callable[..., HttpResponse], topics: tuple[str, ...]
+                 ) -> Callable[..., HttpResponse]:
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not _anonymous_page_request(request):
@@ -173,7 +198,8 @@ def anonymous_shared(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
             return ((response.status_code, response.content, list(response.items())),
                     _page_shareable(request, response))
 
-        (status, content, headers), how = shared(_key("html", request), build)
+        named = tuple(t.format(**kwargs) for t in topics)
+        (status, content, headers), how = shared(_key("html", request), named, build)
         if built:  # this request built it: its own response, cookies and all
             response = built[0]
         else:
@@ -189,7 +215,8 @@ def anonymous_shared(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 # --- the API's twins -------------------------------------------------------------------------
 
 
-def _api_shared(request: Request, respond: Callable[[], Response]) -> Response:
+def _api_shared(request: Request, topics: tuple[str, ...], respond: Callable[[], Response]
+                ) -> Response:
     """The answer of a read for anonymous callers from the shared cache: the serialized data,
     rendered for each caller (JSON, or the browsable API) as any answer is."""
     if request.method != "GET" or not enabled() or request.user.is_authenticated:
@@ -201,21 +228,28 @@ def _api_shared(request: Request, respond: Callable[[], Response]) -> Response:
         built.append(response)
         return (response.status_code, response.data), response.status_code == 200
 
-    (status, data), how = shared(_key("api", request), build)  # type: ignore[arg-type]
+    (status, data), how = shared(_key("api", request), topics, build)  # type: ignore[arg-type]
     response = built[0] if built else Response(data, status=status)
     response[HEADER] = how
     return response
 
 
 class AnonymousSharedReads:
-    """A viewset's list and retrieve, for anonymous callers, from the shared cache. They run
-    after authentication, permissions and throttling: a cached answer counts against the
-    caller's rate like any other."""
+    """A viewset's list and retrieve, for anonymous callers, from the shared cache, built
+    again when one of `shared_list_topics` / `shared_item_topics` changes (these may name the
+    URL's arguments: "bot:{pk}"). They run after authentication, permissions and throttling:
+    a cached answer counts against the caller's rate like any other."""
+
+    shared_list_topics: tuple[str, ...] = ()
+    shared_item_topics: tuple[str, ...] = ()
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         parent = super()
-        return _api_shared(request, lambda: parent.list(request, *args, **kwargs))  # type: ignore[misc]
+        return _api_shared(request, self.shared_list_topics,
+                           lambda: parent.list(request, *args, **kwargs))  # type: ignore[misc]
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         parent = super()
-        return _api_shared(request, lambda: parent.retrieve(request, *args, **kwargs))  # type: ignore[misc]
+        topics = tuple(t.format(**kwargs) for t in self.shared_item_topics)
+        return _api_shared(request, topics,
+                           lambda: parent.retrieve(request, *args, **kwargs))  # type: ignore[misc]

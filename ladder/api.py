@@ -84,6 +84,7 @@ class RatingChangeSerializer(serializers.Serializer):
     retrieve=extend_schema(summary="One ladder with its leaderboard (Elo and fitted rating)"),
 )
 class LadderViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
+    shared_list_topics = shared_item_topics = ("board",)
     queryset = Ladder.objects.order_by("name")
     lookup_field = "slug"
 

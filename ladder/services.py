@@ -174,7 +174,7 @@ def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> 
     entry, _ = LadderEntry.objects.get_or_create(ladder=ladder, version=version)
     entry.elo, entry.pinned = rating, True
     entry.save(update_fields=["elo", "pinned", "updated"])
-    pages_changed()
+    pages_changed("board", f"bot:{version.bot_id}")
     return entry
 
 

@@ -153,6 +153,8 @@ def _filtered_matches(request: Request) -> Any:
     retrieve=extend_schema(summary="One match (its bots' stderr only for their owners)"),
 )
 class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
+    shared_list_topics = ("matches",)
+    shared_item_topics = ("match:{pk}",)
     serializer_class = MatchSerializer
 
     def get_queryset(self) -> Any:

@@ -56,7 +56,7 @@ def tournament_create(
         )
         if start and entry_deadline is None:
             tournament_start(tournament=tournament)
-        pages_changed()
+        pages_changed("tournaments")
     return tournament
 
 
@@ -81,7 +81,7 @@ def tournament_enter(
             raise ValidationError({"tournament": "the entry deadline has passed"})
         if locked.entrants.filter(version__bot_id=version.bot_id).exists():
             raise ValidationError({"bot": f"{version.bot.name} has already entered"})
-        pages_changed()
+        pages_changed("tournaments")
         return TournamentEntrant.objects.create(tournament=locked, version=version)
 
 
@@ -107,7 +107,7 @@ def tournament_withdraw(*, tournament: Tournament, bot: Bot, user: AbstractBaseU
         deleted, _ = locked.entrants.filter(version__bot=bot).delete()
         if not deleted:
             raise ValidationError({"bot": f"{bot.name} is not entered in {locked.name}"})
-        pages_changed()
+        pages_changed("tournaments")
 
 
 def tournament_cancel(*, tournament: Tournament, reason: str = "cancelled by staff") -> bool:
@@ -118,7 +118,7 @@ def tournament_cancel(*, tournament: Tournament, reason: str = "cancelled by sta
     ).update(status=Tournament.Status.CANCELLED, finished=timezone.now(),
              cancel_reason=reason[:200]))
     if cancelled:
-        pages_changed()
+        pages_changed("tournaments")
     return cancelled
 
 
@@ -182,7 +182,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
         ):
             tournament.refresh_from_db()
             return tournament
-        pages_changed()
+        pages_changed("tournaments")
         tournament.refresh_from_db()
         seeds = _entrants_seed(tournament)
         if len(seeds) < 2:
@@ -232,7 +232,7 @@ def tournament_entries_withdraw(*, bot_id: int) -> int:
     versions = list(BotVersion.objects.filter(bot_id=bot_id).values_list("pk", flat=True))
     TournamentEntrant.objects.filter(version_id__in=versions, tournament__status__in=[
         Tournament.Status.DRAFT, Tournament.Status.OPEN]).delete()
-    pages_changed()
+    pages_changed("tournaments")
     running = TournamentEntrant.objects.filter(
         version_id__in=versions, withdrawn__isnull=True,
         tournament__status=Tournament.Status.RUNNING).values_list("pk", "tournament_id")

@@ -208,7 +208,7 @@ def test_concurrent_requests_for_a_missing_page_build_it_once(db: None) -> None:
         return "the page", True
 
     def request() -> None:
-        answers.append(page_cache.shared("pages:test:concurrent", build))
+        answers.append(page_cache.shared("pages:test:concurrent", ("board",), build))
 
     first = threading.Thread(target=request)
     first.start()
@@ -224,3 +224,19 @@ def test_concurrent_requests_for_a_missing_page_build_it_once(db: None) -> None:
     hows = sorted(how for _, how in answers)
     # The builder's "miss"; each other one waited for its build ("stale") or came after it.
     assert hows.count("miss") == 1 and set(hows) <= {"miss", "stale", "hit"}
+
+
+def test_a_match_leaves_the_pages_of_the_bots_that_did_not_play_it_cached(arena: Arena) -> None:
+    client = Client()
+    bystander = reverse("bot-detail", args=[arena.mine.bot_id])
+    player = reverse("bot-detail", args=[arena.greedy.bot_id])
+    for url in (bystander, player, reverse("tournament-list")):
+        client.get(url)
+
+    match = play(arena.greedy, arena.random, ladder=arena.ladder)
+
+    assert client.get(bystander)[page_cache.HEADER] == "hit"
+    assert client.get(reverse("tournament-list"))[page_cache.HEADER] == "hit"
+    fresh = client.get(player)
+    assert fresh[page_cache.HEADER] == "miss"
+    assert f'href="/matches/{match.pk}/"' in _text(fresh)
