@@ -24,6 +24,7 @@ def match_finished(sender: Any, *, match: Match, **_: Any) -> None:
 
 
 @receiver(signals.match_ended, dispatch_uid="kaiser_site.pages_ended")
-def match_ended(sender: Any, **_: Any) -> None:
+def match_ended(sender: Any, *, tournament_id: int | None = None, **_: Any) -> None:
     """A tournament's match: its progress on the tournament list."""
-    pages_changed("tournaments")
+    if tournament_id:
+        pages_changed("tournaments")
