@@ -123,6 +123,10 @@ def shared(key: str, topics: tuple[str, ...], build: Callable[[], tuple[T, bool]
     lock = f"{key}:lock"
     if cache.add(lock, 1, timeout=LOCK_SECONDS):
         try:
+            # The build that held the lock may have ended since this request looked.
+            latest: Copy | None = cache.get(key)
+            if latest is not None and latest[0] == current and time.time() - latest[1] < max_age:
+                return latest[2], "hit"
             return _build(key, current, build, max_age), "miss"
         finally:
             cache.delete(lock)
@@ -150,7 +154,10 @@ def _wait_for(key: str, lock: str, current: tuple[int, ...], build: Callable[[],
         copy: Copy | None = cache.get(key)
         if copy is not None:  # the lock holder's build, for these generations or one before
             return copy[2], "stale"
-        if cache.get(lock) is None:  # the build ended without a copy (not shareable)
+        if cache.get(lock) is None:  # the build ended: with a copy, or none (not shareable)
+            copy = cache.get(key)
+            if copy is not None:
+                return copy[2], "stale"
             break
     return build()[0], "miss"
 
