@@ -10,13 +10,20 @@ greedy) are on an active ladder; matches are short, so the worker never idles. M
 and match ids. The API's anonymous throttle is raised for the run: every client comes from
 127.0.0.1 and would otherwise share one 120/min budget.
 
-Prints: latency percentiles per page (p50/p95/max) and overall, errors, requests/s; the
-queue (queued/running/finished) sampled over time; how many samples had work waiting and no
-match running (starvation); the rated games per bot (min/median/max).
+Prints: latency percentiles per page (p50/p95/max) and overall, errors, requests/s, how the
+shared page cache answered (its X-Page-Cache header: hit, recent, stale, miss; "built" when it
+is off or the page is not shared); the queue (queued/running/finished) sampled over time; how
+many samples had work waiting and no match running (starvation); the rated games per bot
+(min/median/max).
+
+`--page-cache off` runs the site as it was before the shared page cache (issue 21): every page
+built per request. `--compare` runs the bench twice, off then on, each with a fresh database
+and processes, and prints both reports and the two side by side.
 
 Uses a database of its own, made fresh: PostgreSQL `kaiser_load` next to DATABASE_URL when
 that is PostgreSQL, else var/load.sqlite3. Usage:
     .venv/bin/python bench/load_ladder.py [--bots 100] [--clients 16] [--seconds 60]
+        [--page-cache on|off | --compare] [--database kaiser_load]
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ import argparse
 import http.client
 import os
 import random
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -75,6 +84,7 @@ class Clients:
         self.port, self.count, self.seconds = port, count, seconds
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
+        self.served: dict[str, int] = defaultdict(int)  # by X-Page-Cache
         self.lock = threading.Lock()
         self.paths = _paths()
 
@@ -99,13 +109,15 @@ class Clients:
                 response = conn.getresponse()
                 response.read()
                 status = response.status
+                how = response.getheader("X-Page-Cache") or "built"
             except (OSError, http.client.HTTPException) as error:
-                status = type(error).__name__
+                status, how = type(error).__name__, "error"
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
             elapsed = time.monotonic() - began
             with self.lock:
                 self.latency[_label(path)].append(elapsed)
+                self.served[how] += 1
                 if status != 200:
                     self.errors[f"{_label(path)} {status}"] += 1
         conn.close()
@@ -162,6 +174,8 @@ def _report(clients: Clients, wall: float, samples: list[tuple[float, int, int, 
           f"{_percentile(everything, 0.95) * 1000:8.0f} {max(everything) * 1000:8.0f}")
     print(f"  {len(everything) / wall:.1f} requests/s; not 200: "
           f"{dict(clients.errors) if clients.errors else 'none'}")
+    print(f"  page cache {os.environ.get('KAISER_PAGE_CACHE')}; answers: "
+          + ", ".join(f"{how} {n}" for how, n in sorted(clients.served.items())))
     print("  queue over time (s: queued/running/finished):")
     step = max(1, len(samples) // 16)
     print("    " + "  ".join(f"{t:.0f}:{q}/{r}/{f}" for t, q, r, f in samples[::step]))
@@ -190,14 +204,27 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--warmup", type=float, default=15.0, help="ladder running first")
+    parser.add_argument("--database", default="kaiser_load",
+                        help="the PostgreSQL database made fresh for the run (or var/<name>)")
+    parser.add_argument("--page-cache", choices=["on", "off"], default="on",
+                        help="off: every page built per request, as before issue 21")
+    parser.add_argument("--compare", action="store_true",
+                        help="run with the page cache off, then on, and compare")
     args = parser.parse_args()
+    if args.compare:
+        _compare([a for a in sys.argv[1:] if a != "--compare"])
+        return
     from fault_recovery import _database
 
     # Celery's default queue, as in production: beat's tasks and the matches share it (the
     # redis-server is private to this run).
     queue = "celery"
-    env = {"DATABASE_URL": _database("kaiser_load"), "KAISER_MATCH_QUEUE": "",
-           "KAISER_THROTTLE_ANON": "1000000/min", "DJANGO_SETTINGS_MODULE":
+    env = {"DATABASE_URL": _database(args.database), "KAISER_MATCH_QUEUE": "",
+           # An anonymous caller is counted by the "user" rate too (DRF's UserRateThrottle
+           # counts by address without a login): both are raised.
+           "KAISER_THROTTLE_ANON": "1000000/min", "KAISER_THROTTLE_USER": "1000000/min",
+           "KAISER_PAGE_CACHE": "1" if args.page_cache == "on" else "0",
+           "DJANGO_SETTINGS_MODULE":
            "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
     os.environ.update(env)
     import django
@@ -226,6 +253,31 @@ def main() -> None:
         processes.stop_all()
     _report(clients, wall, samples, args.bots, connection.vendor)
     print(f"  logs: {folder}")
+
+
+ROW = re.compile(r"^  (\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", re.M)
+
+
+def _compare(argv: list[str]) -> None:
+    """The bench as it was (page cache off), then as it is, one after the other."""
+    runs = {}
+    for side in ("off", "on"):
+        print(f"=== page cache {side}: bench/load_ladder.py {' '.join(argv)} --page-cache {side}",
+              flush=True)
+        out = subprocess.run([sys.executable, __file__, *argv, "--page-cache", side],
+                             capture_output=True, text=True, check=True).stdout
+        print(out, flush=True)
+        rate = re.search(r"([\d.]+) requests/s", out)
+        runs[side] = ({m[0]: (int(m[2]), int(m[3])) for m in ROW.findall(out)},
+                      float(rate[1]) if rate else 0.0)
+    (before, before_rate), (after, after_rate) = runs["off"], runs["on"]
+    print("=== before (every page built per request) and after (shared page cache)")
+    print(f"  {'page':28} {'before p50/p95 ms':>18} {'after p50/p95 ms':>18}")
+    for label in sorted(set(before) | set(after)):
+        b, a = before.get(label, (0, 0)), after.get(label, (0, 0))
+        print(f"  {label:28} {b[0]:>8d} / {b[1]:<7d} {a[0]:>8d} / {a[1]:<7d}")
+    ratio = after_rate / before_rate if before_rate else float("inf")
+    print(f"  requests/s: before {before_rate:.1f}, after {after_rate:.1f} ({ratio:.1f}x)")
 
 
 if __name__ == "__main__":

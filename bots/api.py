@@ -25,6 +25,7 @@ from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
+from kaiser_site.page_cache import AnonymousSharedReads
 
 
 class ActiveVersionSerializer(serializers.Serializer):
@@ -127,6 +128,7 @@ class PlaySerializer(serializers.Serializer):
     ),
 )
 class BotViewSet(
+    AnonymousSharedReads,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -134,6 +136,8 @@ class BotViewSet(
     viewsets.GenericViewSet,
 ):
     serializer_class = BotSerializer
+    shared_list_topics = ("bots",)
+    shared_item_topics = ("bot:{pk}",)
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_queryset(self) -> QuerySet[Bot]:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from bots import signals
 from bots.models import Bot, BotProgram, BotVersion
 from bots.programs import ProgramError, program_inspect
+from kaiser_site.page_cache import bot_topics, pages_changed
 from kaiser_site.task_send import task_send
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> 
     bot.full_clean(exclude=["owner"], validate_unique=False, validate_constraints=False)
     _check_name_free(bot.name)
     bot.save()
+    pages_changed(*bot_topics(bot.pk))
     return bot
 
 
@@ -55,6 +57,7 @@ def bot_update(*, bot: Bot, name: str | None = None, description: str | None = N
     if "name" in fields:
         _check_name_free(bot.name, exclude_pk=bot.pk)
     bot.save(update_fields=fields)
+    pages_changed(*bot_topics(bot.pk))
     return bot
 
 
@@ -65,6 +68,7 @@ def bot_retire(*, bot: Bot) -> Bot:
         bot.save(update_fields=["retired"])
         # Its tournament entries are withdrawn (tournaments.receivers): walkovers from now on.
         signals.bot_retired.send(sender=Bot, bot=bot)
+        pages_changed(*bot_topics(bot.pk))
     return bot
 
 
@@ -74,6 +78,7 @@ def bot_unretire(*, bot: Bot) -> Bot:
     if bot.retired:
         bot.retired = False
         bot.save(update_fields=["retired"])
+        pages_changed(*bot_topics(bot.pk))
     return bot
 
 
@@ -99,6 +104,7 @@ def bot_version_play(*, bot: Bot, version: BotVersion) -> Bot:
                                           f"({version.status}): only a checked version plays"})
     bot.playing_version = version
     bot.save(update_fields=["playing_version"])
+    pages_changed(*bot_topics(bot.pk))
     return bot
 
 
@@ -126,6 +132,7 @@ def bot_version_upload(*, bot: Bot, filename: str, content: bytes) -> BotVersion
             filename=filename[-200:], size=len(content),
         )
         transaction.on_commit(lambda: _enqueue_check(version.pk))
+        pages_changed(*bot_topics(bot.pk))
     return version
 
 
@@ -149,6 +156,7 @@ def bot_version_add_builtin(*, bot: Bot, spec: str) -> BotVersion:
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).first()
         last = bot.versions.aggregate(n=Max("number"))["n"] or 0
+        pages_changed(*bot_topics(bot.pk))
         return BotVersion.objects.create(
             bot=bot, number=last + 1, kind=BotVersion.Kind.BUILTIN, builtin=spec,
             status=BotVersion.Status.ACTIVE, reason="built-in player", checked=timezone.now(),
@@ -167,6 +175,7 @@ def bot_version_check(*, version_id: int) -> BotVersion | None:
     if not started:
         return None
     version = BotVersion.objects.select_related("bot", "program").get(pk=version_id)
+    pages_changed(*bot_topics(version.bot_id))
     began = time.monotonic()
     replay, stderr = _play_check(version)
     verdict = _verdict(replay, seconds=time.monotonic() - began)
@@ -220,6 +229,7 @@ def _record_verdict(
     if verdict["status"] == BotVersion.Status.ACTIVE:
         # A newly checked version plays: the owner's earlier choice gives way to it.
         Bot.objects.filter(pk=version.bot_id).update(playing_version=None)
+    pages_changed(*bot_topics(version.bot_id))
     version.refresh_from_db()
     logger.info("bot %s v%s: %s (%s)", version.bot.name, version.number, version.status,
                 version.reason)
@@ -231,6 +241,8 @@ def bot_version_check_postpone(*, version_id: int, reason: str) -> None:
     BotVersion.objects.filter(
         pk=version_id, status__in=[BotVersion.Status.PENDING, BotVersion.Status.CHECKING]
     ).update(status=BotVersion.Status.PENDING, reason=f"check postponed: {reason}"[:2000])
+    for bot_id in BotVersion.objects.filter(pk=version_id).values_list("bot_id", flat=True):
+        pages_changed(*bot_topics(bot_id))
 
 
 def bot_versions_requeue_stale(*, older_than_seconds: int = 600) -> int:

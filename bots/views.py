@@ -15,6 +15,7 @@ from bots.forms import BotForm, UploadForm
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
+from kaiser_site.page_cache import shared_page
 from matches.selectors import challenge_versions
 from matches.stats import bot_stats_context
 from matches.views import bot_activity_html
@@ -27,11 +28,13 @@ def _owned_bot(request: HttpRequest, pk: int) -> Bot:
     return bot
 
 
+@shared_page("bots")
 def bot_list(request: HttpRequest) -> HttpResponse:
     bots = selectors.bot_list().filter(retired=False).order_by("name")
     return render(request, "bots/bot_list.html", {"bots": bots})
 
 
+@shared_page("bot:{pk}")
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     is_owner = request.user.is_staff or bot.is_owned_by(request.user)

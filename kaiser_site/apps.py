@@ -6,3 +6,6 @@ class KaiserSiteConfig(AppConfig):
     tags every app's pages use (kaiser_site/templatetags)."""
 
     name = "kaiser_site"
+
+    def ready(self) -> None:
+        from kaiser_site import receivers  # noqa: F401 - connects to matches.signals

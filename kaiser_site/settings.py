@@ -200,6 +200,15 @@ else:
     for sub in ("queue", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
 
+# The public pages and their API twins, shared by anonymous visitors through the cache
+# (kaiser_site/page_cache.py). On by default when the cache is Redis: with the in-process
+# cache the worker's changes would never reach the web processes' copies.
+KAISER_PAGE_CACHE = env_bool("KAISER_PAGE_CACHE", bool(REDIS_URL))
+KAISER_PAGE_CACHE_SECONDS = env_int("KAISER_PAGE_CACHE_SECONDS", 30)  # the longest a copy lives
+# A copy younger than this is served though the site changed since (a page is built at most
+# once in it, however many matches finish).
+KAISER_PAGE_CACHE_REBUILD_SECONDS = env_int("KAISER_PAGE_CACHE_REBUILD_SECONDS", 1)
+
 # --- Celery ---------------------------------------------------------------------------------
 
 CELERY_TASK_SERIALIZER = "json"

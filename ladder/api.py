@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
+from kaiser_site.page_cache import AnonymousSharedReads
 from ladder import selectors, services
 from ladder.models import Ladder, LadderEntry
 from matches.api import MatchSerializer, TimeSerializer, int_param
@@ -82,7 +83,8 @@ class RatingChangeSerializer(serializers.Serializer):
     list=extend_schema(summary="List ladders"),
     retrieve=extend_schema(summary="One ladder with its leaderboard (Elo and fitted rating)"),
 )
-class LadderViewSet(viewsets.ReadOnlyModelViewSet):
+class LadderViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
+    shared_list_topics = shared_item_topics = ("board",)
     queryset = Ladder.objects.order_by("name")
     lookup_field = "slug"
 

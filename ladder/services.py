@@ -18,6 +18,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from bots.models import BotVersion
+from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings
 from ladder.models import Ladder, LadderEntry, RatingChange
 from matches.models import RATED_SAME_OWNER, Match
@@ -57,14 +58,16 @@ def ladder_entries_sync(*, ladder: Ladder) -> None:
 
     playing = set(active_versions().values_list("pk", flat=True))
     have = set(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", flat=True))
-    LadderEntry.objects.bulk_create(
+    added = LadderEntry.objects.bulk_create(
         [LadderEntry(ladder=ladder, version_id=v) for v in playing - have],
         ignore_conflicts=True,
     )
-    LadderEntry.objects.filter(ladder=ladder, active=True).exclude(
+    left = LadderEntry.objects.filter(ladder=ladder, active=True).exclude(
         version_id__in=playing).update(active=False)
-    LadderEntry.objects.filter(ladder=ladder, active=False, version_id__in=playing).update(
-        active=True)
+    back = LadderEntry.objects.filter(ladder=ladder, active=False, version_id__in=playing
+                                      ).update(active=True)
+    if added or left or back:
+        pages_changed()
 
 
 def _recent_opponents(ladder: Ladder) -> dict[int, tuple[int, ...]]:
@@ -161,6 +164,8 @@ def ladder_fits_refresh() -> int:
         if not ladder_fit_is_current(ladder=ladder):
             ladder_fit(ladder=ladder, compute=True)
             refitted += 1
+    if refitted:
+        pages_changed()
     return refitted
 
 
@@ -169,6 +174,7 @@ def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> 
     entry, _ = LadderEntry.objects.get_or_create(ladder=ladder, version=version)
     entry.elo, entry.pinned = rating, True
     entry.save(update_fields=["elo", "pinned", "updated"])
+    pages_changed("board", f"bot:{version.bot_id}")
     return entry
 
 

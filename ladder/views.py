@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
 from kaiser_site import fragments
+from kaiser_site.page_cache import shared_page
 from ladder import selectors as ladder_selectors
 from ladder import services as ladder_services
 from ladder.models import Ladder
@@ -24,6 +25,7 @@ from matches.views import int_or_none, match_rows_html, page_number
 LEADERBOARD_ROWS = 50
 
 
+@shared_page("board")
 def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     """A ladder's leaderboard (the main ladder at /), its latest matches, and the way in."""
     ladder = ladder_selectors.ladder_or_main(slug)

@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 
 from bots.faults import forfeit_public, match_fault_whole_for, replay_public
 from bots.models import BotVersion
+from kaiser_site.page_cache import AnonymousSharedReads
 from matches import filters as match_filters
 from matches import selectors
 from matches.models import REPLAY_FIELDS, Match
@@ -161,7 +162,9 @@ def _filtered_matches(request: Request) -> Any:
     list=extend_schema(summary="List matches, newest first", parameters=MATCH_FILTERS),
     retrieve=extend_schema(summary="One match (its bots' stderr only for their owners)"),
 )
-class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
+    shared_list_topics = ("matches",)
+    shared_item_topics = ("match:{pk}",)
     serializer_class = MatchSerializer
 
     def get_queryset(self) -> Any:

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from engine.faults import InfrastructureError
+from kaiser_site.page_cache import match_topics, pages_changed
 from kaiser_site.task_send import task_send
 from matches import signals
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match, MatchAttempt, PlayConditions
@@ -108,6 +109,7 @@ def match_create(
         startup_ms=conditions.startup_ms,
     )
     _dispatch_on_commit()
+    pages_changed(*match_topics(match.pk, (version_a.bot_id, version_b.bot_id)))
     return match
 
 
@@ -205,6 +207,7 @@ def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:
                                     started=now)
     match = Match.objects.select_related("version_a__bot", "version_a__program",
                                          "version_b__bot", "version_b__program").get(pk=match_id)
+    pages_changed(*match_topics(match.pk, (match.version_a.bot_id, match.version_b.bot_id)))
     return match, token
 
 
@@ -316,6 +319,7 @@ def match_release(*, match_id: int, token: str, error: str) -> str:
         if held.filter(attempts__gte=max_attempts()).exists():
             return _void(held, error=f"gave up after {max_attempts()} attempts: {error}")
         if held.update(status=Match.Status.QUEUED, lease_token="", lease_expires=None):
+            matches_pages_changed([match_id])
             return Match.Status.QUEUED
     return ""
 
@@ -332,6 +336,7 @@ def match_fail(*, match_id: int, token: str, error: str) -> bool:
         ).update(status=Match.Status.FAILED, finished=now, lease_expires=None, error=error[:2000])
         if failed:
             _match_ended(match_id)
+            matches_pages_changed([match_id])
     return bool(failed)
 
 
@@ -348,7 +353,15 @@ def _void(matches: Any, *, error: str) -> str:
         return ""
     for match_id in ids:
         _match_ended(match_id)
+    matches_pages_changed(ids)
     return Match.Status.VOID
+
+
+def matches_pages_changed(match_ids: list[int], *also: str) -> None:
+    """The shared pages these matches show on (kaiser_site.page_cache) are built again."""
+    for match_id, a, b in Match.objects.filter(pk__in=match_ids).values_list(
+            "pk", "version_a__bot_id", "version_b__bot_id"):
+        pages_changed(*match_topics(match_id, (a, b), *also))
 
 
 def _match_ended(match_id: int) -> None:
@@ -413,6 +426,7 @@ def matches_requeue_stale() -> dict[str, int]:
             elif held.update(status=Match.Status.QUEUED, lease_token="", lease_expires=None,
                              dispatched=now):
                 counts["requeued"] += 1
+                matches_pages_changed([match_id])
                 transaction.on_commit(lambda m=match_id: _enqueue(m))
     lost_before = now - timedelta(seconds=setting_int("KAISER_DISPATCH_LOST_SECONDS", 900))
     counts["redispatched"] = Match.objects.filter(

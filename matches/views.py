@@ -16,6 +16,7 @@ from bots.faults import forfeit_public, match_fault_whole_for
 from bots.models import Bot
 from kaiser_site import fragments
 from kaiser_site.fragments import Links, fragment
+from kaiser_site.page_cache import shared_page
 from ladder import selectors as ladder_selectors
 from ladder.models import Ladder
 from matches import filters as match_filters
@@ -59,6 +60,7 @@ def page_number(raw: str | None) -> int:
     return number
 
 
+@shared_page("matches")
 def match_list(request: HttpRequest) -> HttpResponse:
     """The filters of tournaments.match_filters, as at /api/v1/matches/: bad or unknown ones
     are a 400 that says why, an unknown bot or ladder lists no matches."""
@@ -94,6 +96,7 @@ def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
             "has_next": len(rows) > MATCHES_PER_PAGE}
 
 
+@shared_page("match:{pk}")
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = get_object_or_404(
         Match.objects.select_related("version_a__bot", "version_b__bot", "ladder", "tournament",

@@ -64,6 +64,15 @@ def _isolated_cache(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _shared_pages_fresh_after_each_change(settings: Any) -> None:
+    """The shared page cache on (as in production, whatever the cache backend), with no
+    rebuild interval: a test's next request shows what the test just changed.
+    tests/site/test_page_cache.py checks the interval itself."""
+    settings.KAISER_PAGE_CACHE = True
+    settings.KAISER_PAGE_CACHE_REBUILD_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -15,6 +15,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
+from kaiser_site.page_cache import pages_changed
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
@@ -55,6 +56,7 @@ def tournament_create(
         )
         if start and entry_deadline is None:
             tournament_start(tournament=tournament)
+        pages_changed("tournaments")
     return tournament
 
 
@@ -79,6 +81,7 @@ def tournament_enter(
             raise ValidationError({"tournament": "the entry deadline has passed"})
         if locked.entrants.filter(version__bot_id=version.bot_id).exists():
             raise ValidationError({"bot": f"{version.bot.name} has already entered"})
+        pages_changed("tournaments")
         return TournamentEntrant.objects.create(tournament=locked, version=version)
 
 
@@ -104,15 +107,19 @@ def tournament_withdraw(*, tournament: Tournament, bot: Bot, user: AbstractBaseU
         deleted, _ = locked.entrants.filter(version__bot=bot).delete()
         if not deleted:
             raise ValidationError({"bot": f"{bot.name} is not entered in {locked.name}"})
+        pages_changed("tournaments")
 
 
 def tournament_cancel(*, tournament: Tournament, reason: str = "cancelled by staff") -> bool:
     """Cancel a tournament before it starts (a draft or open for entry). False if it already
     started (or ended)."""
-    return bool(Tournament.objects.filter(
+    cancelled = bool(Tournament.objects.filter(
         pk=tournament.pk, status__in=[Tournament.Status.DRAFT, Tournament.Status.OPEN]
     ).update(status=Tournament.Status.CANCELLED, finished=timezone.now(),
              cancel_reason=reason[:200]))
+    if cancelled:
+        pages_changed("tournaments")
+    return cancelled
 
 
 def tournaments_start_due() -> dict[str, int]:
@@ -175,6 +182,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
         ):
             tournament.refresh_from_db()
             return tournament
+        pages_changed("tournaments")
         tournament.refresh_from_db()
         seeds = _entrants_seed(tournament)
         if len(seeds) < 2:
@@ -224,6 +232,7 @@ def tournament_entries_withdraw(*, bot_id: int) -> int:
     versions = list(BotVersion.objects.filter(bot_id=bot_id).values_list("pk", flat=True))
     TournamentEntrant.objects.filter(version_id__in=versions, tournament__status__in=[
         Tournament.Status.DRAFT, Tournament.Status.OPEN]).delete()
+    pages_changed("tournaments")
     running = TournamentEntrant.objects.filter(
         version_id__in=versions, withdrawn__isnull=True,
         tournament__status=Tournament.Status.RUNNING).values_list("pk", "tournament_id")

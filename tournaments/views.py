@@ -23,12 +23,14 @@ from django.views.decorators.http import require_POST
 from bots.models import Bot
 from bots.selectors import bot_active_version
 from kaiser_site import fragments
+from kaiser_site.page_cache import shared_page
 from tournaments import selectors as tournament_selectors
 from tournaments import services
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
 
 
+@shared_page("tournaments")
 def tournament_list(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/tournament_list.html",
                   {"tournaments": tournament_selectors.tournaments_page()})

@@ -207,7 +207,8 @@ def test_load_ladder_keeps_the_pages_answering_while_the_ladder_plays(bench_env:
                     "--warmup", "12", env=bench_env)
 
     assert_prints(out, "load: 6 bots on the main ladder", f"{VENDOR} + private redis-server",
-                  "not 200: none", "queue over time", "rated matches per bot: min")
+                  "not 200: none", "page cache 1; answers:", "queue over time",
+                  "rated matches per bot: min")
 
 
 @pytest.mark.worker
