@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -41,9 +42,11 @@ def _client() -> redis.Redis:
     """One client (a connection pool, shared by threads) per URL and process."""
     url = settings.KAISER_PLAY_REDIS_URL
     if url not in _clients:
-        # No socket timeout: a blocking pop holds its connection for its whole timeout.
+        # No socket timeout: a blocking pop holds its connection for its whole timeout. The
+        # name shows in Redis's CLIENT LIST which process waits there.
         _clients[url] = redis.Redis.from_url(url, socket_connect_timeout=5,
-                                             health_check_interval=30)
+                                             health_check_interval=30,
+                                             client_name=f"kaiser-play-{os.getpid()}")
     return _clients[url]
 
 
