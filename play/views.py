@@ -90,18 +90,29 @@ async def game_events(request: HttpRequest, pk: int) -> HttpResponse:
     """The game's state as server-sent events: the current one at once, then each one the
     worker publishes (play.push), until the game is over. Served by the ASGI app with Redis;
     elsewhere 204 No Content, which tells the page's EventSource to stop and poll state/."""
-    user = await request.auser()
-    if not user.is_authenticated:
-        return JsonResponse({"error": "sign in first"}, status=403)
-    game = await Game.objects.filter(pk=pk, owner_id=user.pk).defer("replay").afirst()
-    if game is None:
-        return JsonResponse({"error": "no such game of yours"}, status=404)
+    refused = await sync_to_async(_events_refused)(request, pk)
+    if refused is not None:
+        return refused
     if not push_served(request):
         return HttpResponse(status=204)
     response = StreamingHttpResponse(_event_stream(pk), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # a proxy in front passes each event on at once
     return response
+
+
+def _events_refused(request: HttpRequest, pk: int) -> JsonResponse | None:
+    """403 or 404 unless the game is the signed-in person's. Closes the database connection:
+    the request lasts as long as its stream, and its thread's connection would last with it
+    (hundreds of open pages would hold hundreds of connections)."""
+    try:
+        if not request.user.is_authenticated:
+            return JsonResponse({"error": "sign in first"}, status=403)
+        if not Game.objects.filter(pk=pk, owner_id=request.user.pk).exists():
+            return JsonResponse({"error": "no such game of yours"}, status=404)
+        return None
+    finally:
+        connection.close()
 
 
 def push_served(request: HttpRequest) -> bool:
