@@ -95,11 +95,24 @@ class Table:
             think, lambda: asyncio.ensure_future(self.post(seq, action)))
 
     async def post(self, seq: int, action: Any) -> None:
+        import httpx
+
         p = self.people
-        p.requests += 1
-        response = await p.http.post(f"/play/{self.game_id}/move/", cookies=self.cookies,
-                                     json={"seq": seq, "action": action},
-                                     headers={"X-CSRFToken": self.cookies["csrftoken"]})
+        for attempt in (1, 2):
+            p.requests += 1
+            try:
+                response = await p.http.post(
+                    f"/play/{self.game_id}/move/", cookies=self.cookies,
+                    json={"seq": seq, "action": action},
+                    headers={"X-CSRFToken": self.cookies["csrftoken"]})
+                break
+            except httpx.TransportError as error:
+                # A kept-alive connection the server closed as it was reused: posted again
+                # (a move posted twice counts once).
+                if attempt == 2:
+                    p.failed.append(f"move {seq} of game {self.game_id}: {error!r}")
+                    self.done.set()
+                    return
         if response.status_code != 200:
             raise SystemExit(f"move {seq} of game {self.game_id}: {response.status_code} "
                              f"{response.text[:300]}")
@@ -117,6 +130,7 @@ class People:
         self.latencies: list[float] = []
         self.requests = 0
         self.playing = False
+        self.failed: list[str] = []
 
 
 def make_people(count: int) -> list[tuple[Any, dict[str, str]]]:
@@ -189,6 +203,8 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> 
     figures["requests"] = people.requests - requests0
     figures["latencies"] = people.latencies
     figures["void"] = sum(t.status == "void" for t in people.tables)
+    if people.failed:
+        raise SystemExit(f"{len(people.failed)} moves failed: {people.failed[:5]}")
     await asyncio.gather(*followers, return_exceptions=True)
     await people.http.aclose()
     return figures
