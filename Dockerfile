@@ -47,5 +47,5 @@ RUN SECRET_KEY=collectstatic-only KAISER_VAR_DIR=/tmp/build-var \
 
 USER kaiser
 EXPOSE 8000
-CMD ["gunicorn", "kaiser_site.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", \
-     "--timeout", "60", "--access-logfile", "-"]
+CMD ["gunicorn", "kaiser_site.asgi:application", "-k", "uvicorn_worker.UvicornWorker", \
+     "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]

@@ -3,7 +3,7 @@ own pages in its layout (templates/404.html, 403.html, 500.html, 429.html), with
 way on.
 
 Why a catch-all URL pattern as well as handler404: with DEBUG on (scripts/run.sh, where
-scripts/devserver.py runs `manage.py runserver`) Django answers a URL that no pattern matches
+scripts/devserver.py runs uvicorn with DEBUG on) Django answers a URL that no pattern matches
 with its technical "yellow" 404 page and never calls handler404. `unknown_url` is the last
 pattern of kaiser_site/urls.py, so such a URL does resolve, to a view that answers the site's
 404 page in every mode. Views that raise Http404 themselves (an unknown bot number) still show

@@ -301,7 +301,18 @@ KAISER_PLAY_QUEUE = env_str("KAISER_PLAY_QUEUE", "play")
 KAISER_PLAY_CONCURRENCY = env_int("KAISER_PLAY_CONCURRENCY", 8)  # games at once per worker
 KAISER_PLAY_OPEN_GAMES = env_int("KAISER_PLAY_OPEN_GAMES", 2)  # per person
 KAISER_PLAY_MOVE_SECONDS = env_int("KAISER_PLAY_MOVE_SECONDS", 300)  # the person's time a move
-KAISER_PLAY_POLL_MS = env_int("KAISER_PLAY_POLL_MS", 50)  # the worker looks for a move
+# How the person's move reaches the worker and the bots' moves reach the page: through Redis
+# (a wake-up list per game for the worker, pub/sub and server-sent events for the page, served
+# by the ASGI app) when KAISER_PLAY_REDIS_URL is set (default REDIS_URL); empty: both sides poll
+# the database (the embedded default), the worker every KAISER_PLAY_POLL_MS at first, backing
+# off to KAISER_PLAY_POLL_MAX_MS while the person thinks (docs/play.md).
+KAISER_PLAY_REDIS_URL = env_str("KAISER_PLAY_REDIS_URL", REDIS_URL)
+KAISER_PLAY_PUSH_PREFIX = env_str("KAISER_PLAY_PUSH_PREFIX", "kaiser:play")
+KAISER_PLAY_POLL_MS = env_int("KAISER_PLAY_POLL_MS", 100)
+KAISER_PLAY_POLL_MAX_MS = env_int("KAISER_PLAY_POLL_MAX_MS", 1000)
+# An open event stream re-reads its game this often (a void game, a message lost), and sends
+# a comment line so that proxies keep it open.
+KAISER_PLAY_STREAM_CHECK_SECONDS = env_int("KAISER_PLAY_STREAM_CHECK_SECONDS", 15)
 # The bots' clock: the ladder's default time control (ladder.models.Ladder).
 KAISER_PLAY_BOT_MOVE_MS = env_int("KAISER_PLAY_BOT_MOVE_MS", 1000)
 KAISER_PLAY_BOT_BANK_MS = env_int("KAISER_PLAY_BOT_BANK_MS", 10000)

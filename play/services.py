@@ -1,13 +1,16 @@
 """Writes of the play app: a person opens a game, posts moves, resigns; the worker plays it.
 
 The worker's side (game_play) runs one game in engine.human.SingleGame: the person's seat is
-a HumanPlayer whose moves come from Move rows (polled), the bots are the same players the
-ladder's matches use (bots.runner: sandboxed programs, house players in-process). After every
-move the worker publishes the person's view in the Game row, which the page polls.
+a HumanPlayer whose moves come from Move rows, the bots are the same players the ladder's
+matches use (bots.runner: sandboxed programs, house players in-process). After every move the
+worker publishes the person's view in the Game row (the record, which state/ reads) and, with
+Redis (play.push), to the pages' event streams. The worker learns of a stored move from a
+Redis wake-up (a blocking pop), or without Redis by looking at the database, backing off.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from datetime import timedelta
@@ -15,8 +18,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import JSONField, OuterRef, Subquery
+from django.urls import reverse
 from django.utils import timezone
+from redis import RedisError
 
 from bots.models import BotVersion
 from engine.cards import mask_names
@@ -27,11 +33,11 @@ from engine.players import Player, TimeControl
 from engine.protocol import legal_to_wire
 from engine.rules import PRESETS, Rules, get_rules, replace
 from kaiser_site.task_send import task_send
-from play import selectors
+from play import push, selectors
 from play.models import Game, Move, Seat
 
 SEATS = (1, 2, 3)  # the bots' seats; the person is at seat 0, partner at 2
-RESIGN_CHECK_SECONDS = 0.5
+logger = logging.getLogger(__name__)
 RECENT = 8  # moves listed in the view with the time each was made
 
 
@@ -119,6 +125,7 @@ def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, An
     try:
         with transaction.atomic():
             Move.objects.create(game=game, seq=seq, action=clean)
+            transaction.on_commit(lambda: push.wake(game.pk, f"move:{seq}"))
     except IntegrityError:  # the same move, posted twice at once
         earlier = Move.objects.filter(game=game, seq=seq).values_list("action", flat=True).first()
         return _duplicate(seq, earlier, action)
@@ -152,9 +159,11 @@ def game_resign(*, game: Game, user: Any) -> Game:
     """The person gives up: the worker ends the game at its next wait (a forfeit by seat 0);
     a game no worker has started yet is void at once."""
     _own(game, user)
-    Game.objects.filter(pk=game.pk, status__in=Game.OPEN).update(resign_requested=True)
+    if Game.objects.filter(pk=game.pk, status__in=Game.OPEN).update(resign_requested=True):
+        push.wake(game.pk, "resign")
     _void_if(game.pk, Game.Status.QUEUED, "resigned before it began")
     game.refresh_from_db()
+    push.publish(game.pk, game_message(game))
     return game
 
 
@@ -163,12 +172,35 @@ def _own(game: Game, user: Any) -> None:
         raise PlayError("this is not your game", status=403)
 
 
+def game_message(game: Game, *, view: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the page is told of `game` (the state/ answer, and each pushed event): its view
+    (`view` when the caller has the newer one in hand), status and, once over, the replay."""
+    return {"seq": game.seq, "status": game.status,
+            "view": game.view if view is None else view,
+            "now": _now_ms(),  # the page's clock counts from it
+            "void_reason": game.void_reason,
+            "resigning": game.resign_requested and game.is_open,
+            "replay": reverse("play-replay", args=[game.pk])
+            if game.status == Game.Status.FINISHED else None}
+
+
 # --- Void games ----------------------------------------------------------------------------
 
 
 def _void_if(game_id: int, status: str, reason: str) -> bool:
-    return bool(Game.objects.filter(pk=game_id, status=status).update(
+    done = bool(Game.objects.filter(pk=game_id, status=status).update(
         status=Game.Status.VOID, void_reason=reason, finished=timezone.now()))
+    if done:
+        _publish_ended(game_id)
+    return done
+
+
+def _publish_ended(game_id: int) -> None:
+    """The pages learn that the game ended (finished or void); its wake-up list goes."""
+    push.forget(game_id)
+    if push.enabled():
+        game = Game.objects.defer("replay").get(pk=game_id)
+        push.publish(game_id, game_message(game))
 
 
 def game_is_stale(game: Game) -> bool:
@@ -192,10 +224,15 @@ def games_void_stale(*, game_id: int | None = None) -> int:
                            alive__lt=now - timedelta(seconds=settings.KAISER_PLAY_STALE_SECONDS))
     queued = games.filter(status=Game.Status.QUEUED,
                           created__lt=now - timedelta(seconds=settings.KAISER_PLAY_QUEUED_SECONDS))
-    return (running.update(status=Game.Status.VOID, finished=now,
-                           void_reason="the server playing it stopped; the game is void")
-            + queued.update(status=Game.Status.VOID, finished=now,
-                            void_reason="no server took the game in time; the game is void"))
+    ids = [*running.values_list("pk", flat=True), *queued.values_list("pk", flat=True)] \
+        if push.enabled() else []
+    voided = (running.update(status=Game.Status.VOID, finished=now,
+                             void_reason="the server playing it stopped; the game is void")
+              + queued.update(status=Game.Status.VOID, finished=now,
+                              void_reason="no server took the game in time; the game is void"))
+    for pk in ids:  # the pages open on them say so at once
+        _publish_ended(pk)
+    return voided
 
 
 # --- The worker's side ---------------------------------------------------------------------
@@ -275,6 +312,7 @@ def game_finish(*, game_id: int, replay: dict[str, Any]) -> str:
         forfeit_reason=forfeit.get("reason", ""), forfeit_seat=forfeit.get("seat"))
     if done:
         Game.objects.filter(pk=game_id).update(view=_final_view(game_id, replay))
+        _publish_ended(game_id)
     return "finished" if done else "void"
 
 
@@ -290,15 +328,22 @@ def _now_ms() -> int:
 
 
 class Channel:
-    """The worker's link to the page: publishes the person's view after every move, and
-    waits for the person's moves (Move rows), beating the game's heartbeat meanwhile."""
+    """The worker's link to the page: publishes the person's view after every move (the Game
+    row, and the pages' event streams), and waits for the person's moves (Move rows), beating
+    the game's heartbeat meanwhile.
+
+    With Redis the wait is a blocking pop on the game's wake-up list: no query until the web
+    says a move is stored, and one look at the database each heartbeat (a wake-up lost). The
+    database connection is closed for the wait, so that hundreds of waiting games hold none.
+    Without Redis it looks for the Move row every KAISER_PLAY_POLL_MS, backing off to
+    KAISER_PLAY_POLL_MAX_MS while the person thinks."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.single: SingleGame | None = None
         self.poll = settings.KAISER_PLAY_POLL_MS / 1000
+        self.poll_max = max(self.poll, settings.KAISER_PLAY_POLL_MAX_MS / 1000)
         self.beat = settings.KAISER_PLAY_HEARTBEAT_SECONDS
-        self.look = max(self.poll, RESIGN_CHECK_SECONDS)
         self.recent: list[dict[str, Any]] = []
 
     def publish(self, state: GameState, move: dict[str, Any] | None) -> None:
@@ -312,32 +357,70 @@ class Channel:
             # each stamped with the time it was made (bench/play_latency.py reads them).
             self.recent = [*self.recent[-(RECENT - 1):], {**move, "seq": seq, "at": view["at"]}]
         view["recent"] = self.recent
-        Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
-            seq=seq, view=view, alive=timezone.now())
+        if Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
+                seq=seq, view=view, alive=timezone.now()):
+            self.game.seq, self.game.status = seq, Game.Status.RUNNING
+            push.publish(self.game.pk, game_message(self.game, view=view))
 
     def wait_move(self, *, seq: int, deadline: float) -> Any:
-        now = time.monotonic()
-        next_beat, next_look = now + self.beat, now
-        while (now := time.monotonic()) < deadline:
-            if now >= next_look:
-                self._look()
-                next_look = now + self.look
-            row = Move.objects.filter(game_id=self.game.pk, seq=seq).values_list(
-                "action", flat=True).first()
-            if row is not None:
-                return row
-            if now >= next_beat:
-                Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
-                    alive=timezone.now())
-                next_beat = now + self.beat
-            time.sleep(self.poll)
-        return None
+        found = self._stored(seq)
+        while found is None and time.monotonic() < deadline:
+            if push.enabled():
+                found = self._wait_pushed(seq, deadline)
+            else:
+                found = self._wait_polling(seq, deadline)
+        return found
 
-    def _look(self) -> None:
-        """A resignation (or the game voided meanwhile) ends the wait: stop playing."""
-        status, resign = Game.objects.values_list("status", "resign_requested").get(
-            pk=self.game.pk)
+    def _wait_pushed(self, seq: int, deadline: float) -> Any:
+        """Until the next heartbeat: block on the wake-up list, look when woken."""
+        beat_at = min(deadline, time.monotonic() + self.beat)
+        connection.close()
+        while (left := beat_at - time.monotonic()) > 0:
+            try:
+                message = push.wait_wake(self.game.pk, timeout=left)
+            except RedisError as error:
+                logger.warning("play: game %s waits on the database: Redis failed (%s)",
+                               self.game.pk, error)
+                return self._wait_polling(seq, beat_at)
+            if message == f"move:{seq}":
+                return self._stored(seq)
+            if message == "resign":
+                self._heartbeat()
+        return self._beat_and_look(seq)
+
+    def _wait_polling(self, seq: int, deadline: float) -> Any:
+        """Until the next heartbeat (or `deadline`): look for the move, backing off."""
+        beat_at, pause = min(deadline, time.monotonic() + self.beat), self.poll
+        while time.monotonic() < beat_at:
+            time.sleep(min(pause, max(0.0, beat_at - time.monotonic())))
+            if (found := self._look(seq)) is not None:
+                return found
+            pause = min(pause * 1.5, self.poll_max)
+        return self._beat_and_look(seq)
+
+    def _look(self, seq: int) -> Any:
+        """One query: the move if stored; Resigned if the person resigned (or the game was
+        voided meanwhile)."""
+        move = Move.objects.filter(game_id=OuterRef("pk"), seq=seq).values("action")[:1]
+        status, resign, found = Game.objects.filter(pk=self.game.pk).annotate(
+            move=Subquery(move, output_field=JSONField())).values_list(
+            "status", "resign_requested", "move").get()
         if resign or status != Game.Status.RUNNING:
+            raise Resigned()
+        return found
+
+    def _beat_and_look(self, seq: int) -> Any:
+        self._heartbeat()
+        return self._stored(seq)
+
+    def _stored(self, seq: int) -> Any:
+        return Move.objects.filter(game_id=self.game.pk, seq=seq).values_list(
+            "action", flat=True).first()
+
+    def _heartbeat(self) -> None:
+        """The game is alive; a resignation (or the game voided meanwhile) ends the wait."""
+        if not Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING,
+                                   resign_requested=False).update(alive=timezone.now()):
             raise Resigned()
 
 

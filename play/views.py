@@ -1,26 +1,31 @@
-"""Pages and the small JSON endpoints of a person's game against bots. The page polls
-state/ for the view the worker publishes, and posts the person's moves to move/."""
+"""Pages and the small JSON endpoints of a person's game against bots. The page follows
+events/ (server-sent events of each view the worker publishes, on the ASGI app with Redis) or
+else polls state/, and posts the person's moves to move/."""
 
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connection
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from engine.rules import PRESETS
-from play import selectors, services
+from play import push, selectors, services
 from play.models import Game
 from play.services import PlayError
 
 MAX_BODY = 4096
 SEAT_LABELS = ("West (opponent)", "North (your partner)", "East (opponent)")
+STREAM_RETRY_MS = 2000  # an EventSource that lost its stream opens it again after this
 
 
 @login_required
@@ -61,7 +66,8 @@ def _game_for(request: HttpRequest, pk: int, *, owner_only: bool) -> Game:
 def game_page(request: HttpRequest, pk: int) -> HttpResponse:
     game = _game_for(request, pk, owner_only=True)
     seats = list(game.seats.select_related("version__bot"))
-    return render(request, "play/game.html", {"game": game, "seats": seats})
+    return render(request, "play/game.html", {"game": game, "seats": seats,
+                                              "pushed": push_served(request)})
 
 
 @require_GET
@@ -77,12 +83,75 @@ def game_state(request: HttpRequest, pk: int) -> JsonResponse:
     if game.is_open and after.isdigit() and int(after) == game.seq and game.view is not None \
             and not game.resign_requested:
         return JsonResponse({"seq": game.seq, "status": game.status, "unchanged": True})
-    return JsonResponse({"seq": game.seq, "status": game.status, "view": game.view,
-                         "now": int(time.time() * 1000),  # the page's clock counts from it
-                         "void_reason": game.void_reason,
-                         "resigning": game.resign_requested and game.is_open,
-                         "replay": reverse("play-replay", args=[game.pk])
-                         if game.status == Game.Status.FINISHED else None})
+    return JsonResponse(services.game_message(game))
+
+
+async def game_events(request: HttpRequest, pk: int) -> HttpResponse:
+    """The game's state as server-sent events: the current one at once, then each one the
+    worker publishes (play.push), until the game is over. Served by the ASGI app with Redis;
+    elsewhere 204 No Content, which tells the page's EventSource to stop and poll state/."""
+    refused = await sync_to_async(_events_refused)(request, pk)
+    if refused is not None:
+        return refused
+    if not push_served(request):
+        return HttpResponse(status=204)
+    response = StreamingHttpResponse(_event_stream(pk), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a proxy in front passes each event on at once
+    return response
+
+
+def _events_refused(request: HttpRequest, pk: int) -> JsonResponse | None:
+    """403 or 404 unless the game is the signed-in person's. Closes the database connection:
+    the request lasts as long as its stream, and its thread's connection would last with it
+    (hundreds of open pages would hold hundreds of connections)."""
+    try:
+        if not request.user.is_authenticated:
+            return JsonResponse({"error": "sign in first"}, status=403)
+        if not Game.objects.filter(pk=pk, owner_id=request.user.pk).exists():
+            return JsonResponse({"error": "no such game of yours"}, status=404)
+        return None
+    finally:
+        connection.close()
+
+
+def push_served(request: HttpRequest) -> bool:
+    """Whether this server can keep an event stream open: the ASGI app (a WSGI worker would be
+    held by each open page) with Redis to hear the worker."""
+    return push.enabled() and isinstance(request, ASGIRequest)
+
+
+async def _event_stream(pk: int) -> AsyncIterator[str]:
+    yield f"retry: {STREAM_RETRY_MS}\n\n"
+    sent = -1
+    async with aclosing(push.subscribe(pk)) as messages:
+        async for text in messages:
+            if text is None:  # subscribed, or quiet for a while: the record says where it is
+                message = await sync_to_async(_stream_check, thread_sensitive=False)(pk)
+                if message is None or message["seq"] == sent and message["status"] == "running":
+                    yield ": still here\n\n"
+                    continue
+                text = json.dumps(message, separators=(",", ":"))
+            else:
+                message = json.loads(text)
+            sent = message["seq"]
+            yield f"id: {sent}\ndata: {text}\n\n"
+            if message["status"] in ("finished", "void"):
+                return
+
+
+def _stream_check(pk: int) -> dict[str, Any] | None:
+    """The game's state from its row, voiding it first if its worker stopped (as state/ does);
+    on a connection of its own, closed at once (the stream runs in no request's thread)."""
+    try:
+        game = Game.objects.defer("replay").filter(pk=pk).first()
+        if game is None:
+            return None
+        if services.game_is_stale(game) and services.games_void_stale(game_id=game.pk):
+            game.refresh_from_db()
+        return services.game_message(game)
+    finally:
+        connection.close()
 
 
 @require_POST

@@ -31,7 +31,10 @@ def commands() -> dict[str, list[str]]:
     var_dir = Path(os.environ.get("KAISER_VAR_DIR", ROOT / "var"))
     celery = [PYTHON, "-m", "celery", "-A", "kaiser_site"]
     return {
-        "web": [PYTHON, "manage.py", "runserver", f"{host}:{port}", "--noreload"],
+        # The ASGI app under uvicorn: the play page's event stream (server-sent events) needs
+        # a server that holds a connection open without holding a worker.
+        "web": [PYTHON, "-m", "uvicorn", "kaiser_site.asgi:application", "--host", host,
+                "--port", port],
         "worker": [*celery, "worker", "-l", "INFO", "--concurrency", concurrency,
                    "-n", "worker@%h"],
         # Games of people against bots (play app): a queue and a worker of their own, so no

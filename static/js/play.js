@@ -1,12 +1,15 @@
-/* A person's game against the bots: polls the view the worker publishes (state/), draws it on
-   the replay viewer's table (cards drawn by replay.js's window.kaiserCards), and posts the
-   person's moves (move/). Legal cards are raised; click one, or choose with the arrow keys and
+/* A person's game against the bots: receives the view the worker publishes, pushed (events/,
+   server-sent events) where the server offers it and the browser has EventSource, else by
+   polling state/ (once a second while nobody moves, every 250 ms while a bot is to play or
+   the person's move is on its way); draws it on the replay viewer's table (cards drawn by
+   replay.js's window.kaiserCards), and posts the person's moves (move/). Legal cards are raised; click one, or choose with the arrow keys and
    press Enter. A trick just completed stays on the table for HOLD_MS (or until a click), though
    the bots may have led to the next one meanwhile. No dependencies. */
 (function () {
   "use strict";
 
-  var POLL_MS = 100;
+  var POLL_IDLE_MS = 1000;  // nobody moves: the person's turn, a game not started yet
+  var POLL_BUSY_MS = 250;   // a bot is to play, or the person's move is on its way
   var HOLD_MS = 1200;
   var root = document.getElementById("play");
   if (!root || !window.kaiserCards) { return; }
@@ -18,7 +21,7 @@
   var csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
   var game = { seq: -1, view: null, status: root.getAttribute("data-status"), pending: false,
                chosen: [], focus: 0, showLast: false, timer: null, done: false,
-               held: null, holdTimer: null };
+               held: null, holdTimer: null, polling: false, resigning: false };
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -34,9 +37,50 @@
     box.classList.toggle("errors", !!isError);
   }
 
-  /* --- Polling ----------------------------------------------------------------------------- */
+  /* --- Receiving: pushed, or polled ------------------------------------------------------- */
+
+  function start() {
+    var url = root.getAttribute("data-events-url"), over = ["finished", "void"].indexOf(game.status) >= 0;
+    if (url && window.EventSource && !over) { listen(url); } else { poll(); }
+  }
+
+  function listen(url) {
+    var source = new EventSource(url);
+    window.kaiserPlay.transport = "push";
+    source.onmessage = function (event) {
+      window.kaiserPlay.events += 1;
+      receive(JSON.parse(event.data));
+      if (game.done) { source.close(); }
+    };
+    source.onerror = function () {
+      if (game.done) { return; }
+      if (source.readyState === EventSource.CLOSED) {
+        // The server does not push (204) or refused: poll instead.
+        window.kaiserPlay.transport = "poll";
+        poll();
+      } else {
+        message("Lost touch with the server; reconnecting…", true);  // EventSource retries
+      }
+    };
+  }
+
+  function pollDelay() {
+    var v = game.view, busy = game.pending ||
+      (game.status === "running" && v && !v.your_turn && !v.over);
+    return busy ? POLL_BUSY_MS : POLL_IDLE_MS;
+  }
+
+  function schedule(delay) {
+    clearTimeout(game.timer);
+    window.kaiserPlay.waits.push({ ms: delay, status: game.status, pending: game.pending,
+                                   yourTurn: !!(game.view && game.view.your_turn) });
+    game.timer = setTimeout(poll, delay);
+  }
 
   function poll() {
+    if (game.polling) { return; }  // one request at a time
+    game.polling = true;
+    window.kaiserPlay.polls += 1;
     fetch(root.getAttribute("data-state-url") + "?after=" + game.seq,
           { headers: { Accept: "application/json" }, credentials: "same-origin" })
       .then(function (r) {
@@ -45,7 +89,10 @@
       })
       .then(receive)
       .catch(function (error) { message("Lost touch with the server (" + error.message + "); retrying…", true); })
-      .then(function () { if (!game.done) { game.timer = setTimeout(poll, POLL_MS); } });
+      .then(function () {
+        game.polling = false;
+        if (!game.done) { schedule(pollDelay()); }
+      });
   }
 
   function receive(data) {
@@ -69,7 +116,7 @@
       draw();
     }
     if (data.status === "queued") { message("Waiting for a server to start the game…"); }
-    else if (data.status === "running") { message(data.resigning ? "Resigning…" : ""); }
+    else if (data.status === "running") { message(data.resigning || game.resigning ? "Resigning…" : ""); }
     else { finish(data); }
   }
 
@@ -354,6 +401,8 @@
       return r.json().then(function (body) {
         if (!r.ok) { throw new Error(body.error || "refused (" + r.status + ")"); }
         window.kaiserPlay.sent.push({ seq: seq, action: action });
+        // Polling: the bots answer at once, so look again soon rather than in a second.
+        if (window.kaiserPlay.transport === "poll" && !game.polling && !game.done) { schedule(POLL_BUSY_MS); }
       });
     }).catch(function (error) {
       game.pending = false;
@@ -382,11 +431,14 @@
     fetch(root.getAttribute("data-resign-url"), {
       method: "POST", credentials: "same-origin",
       headers: { Accept: "application/json", "X-CSRFToken": csrf },
-    }).then(function () { message("Resigning…"); });
+    }).then(function () { game.resigning = true; message("Resigning…"); });
   });
   document.addEventListener("keydown", onKey);
   $("p-table").addEventListener("click", release);
   setInterval(tick, 1000);
-  window.kaiserPlay = { game: game, sent: [], seenAt: null };
-  poll();
+  // transport: "push" or "poll"; events: pushed messages received; polls: state/ requests;
+  // waits: each pause between two polls and what the page was waiting for.
+  window.kaiserPlay = { game: game, sent: [], seenAt: null, transport: "poll", events: 0,
+                        polls: 0, waits: [] };
+  start();
 })();

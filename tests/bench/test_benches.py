@@ -200,6 +200,19 @@ def test_play_latency_prints_the_time_until_the_page_sees_a_move(
 
 
 @pytest.mark.worker
+@pytest.mark.timeout(240)
+def test_people_tables_prints_the_pushed_latency_the_waiting_cost_and_the_requests(
+        bench_env: Env, scratch_postgres: str | None) -> None:
+    if scratch_postgres:  # the bench migrates and fills the database it is given
+        bench_env["DATABASE_URL"] = scratch_postgres
+    out = run_bench("people_tables", "--tables", "3", "--think-ms", "100", "--quiet-seconds",
+                    "2", env=bench_env)
+
+    assert_prints(out, "people at tables: 3 one-deal games", "bot's answer -> page (pushed): "
+                  "median", "queries/s per waiting table", "web requests", "void games 0")
+
+
+@pytest.mark.worker
 @pytest.mark.timeout(180)
 def test_load_ladder_keeps_the_pages_answering_while_the_ladder_plays(bench_env: Env) -> None:
     # The beat tops the ladder up every 10 s: a warm-up past the first tick, so matches play.

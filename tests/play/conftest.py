@@ -1,5 +1,6 @@
-"""Fixtures for games against the bots: a signed-in person's client, and the worker's side of
-a game (play.services.game_play, the task's one call) run in a thread of this process."""
+"""Fixtures for games against the bots: a signed-in person's client, the worker's side of a
+game (play.services.game_play, the task's one call) run in a thread of this process, a Redis
+for the push (play.push), and the site on the ASGI server (uvicorn) as a subprocess."""
 
 from __future__ import annotations
 
@@ -14,6 +15,90 @@ from django.test import Client
 
 from play import services
 from play.models import Game
+
+
+@pytest.fixture(autouse=True)
+def _push_prefix(settings: Any) -> None:
+    """The play app's Redis keys of this test's own (game ids repeat from test to test)."""
+    import uuid
+
+    settings.KAISER_PLAY_PUSH_PREFIX = f"test-play-{uuid.uuid4().hex[:12]}"
+
+
+def push_env() -> dict[str, str]:
+    """What a worker or web subprocess needs to share this test's push (play.push)."""
+    from django.conf import settings
+
+    return {"KAISER_PLAY_REDIS_URL": settings.KAISER_PLAY_REDIS_URL,
+            "KAISER_PLAY_PUSH_PREFIX": settings.KAISER_PLAY_PUSH_PREFIX,
+            "KAISER_PLAY_QUEUE": settings.KAISER_PLAY_QUEUE}
+
+
+@pytest.fixture
+def push_redis(settings: Any, tmp_path: Any) -> Iterator[str]:
+    """The play app's push on: the suite's Redis (REDIS_URL), or else a private redis-server
+    started here (never the machine's shared one unasked). Yields its URL."""
+    import os
+    import socket
+    import subprocess
+
+    from tests.processes import LoggedProcess
+
+    url, server = os.environ.get("REDIS_URL", ""), None
+    if not url:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        log = tmp_path / "redis.log"
+        with log.open("wb") as sink:
+            server = LoggedProcess(subprocess.Popen(
+                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no"], stdout=sink, stderr=subprocess.STDOUT,
+                start_new_session=True), log)
+        server.wait_for_log(r"Ready to accept connections")
+        url = f"redis://127.0.0.1:{port}/0"
+    settings.KAISER_PLAY_REDIS_URL = url
+    yield url
+    if server is not None:
+        server.stop()
+
+
+@pytest.fixture
+def asgi_server(tmp_path: Any) -> Iterator[Callable[..., str]]:
+    """start(**env): the site under uvicorn (kaiser_site.asgi) on this test's database, broker,
+    play queue and push; returns its base URL. Stopped at the end."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from django.conf import settings as django_settings
+
+    from tests.processes import ROOT, LoggedProcess, database_url_of_this_test
+
+    started: list[LoggedProcess] = []
+
+    def start(**extra_env: str) -> str:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        env = {**os.environ, "DATABASE_URL": database_url_of_this_test(), "DEBUG": "1",
+               "KAISER_PROGRAM_DIR": str(django_settings.KAISER_PROGRAM_DIR),
+               "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1",
+               **push_env(), **extra_env}
+        log = tmp_path / f"uvicorn-{len(started)}.log"
+        with log.open("wb") as sink:
+            server = LoggedProcess(subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "kaiser_site.asgi:application", "--host",
+                 "127.0.0.1", "--port", str(port), "--no-access-log"], cwd=ROOT, env=env,
+                stdout=sink, stderr=subprocess.STDOUT, start_new_session=True), log)
+        started.append(server)
+        server.wait_for_log(r"Uvicorn running on")
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture
@@ -108,7 +193,7 @@ def real_workers(settings: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
         worker = celery_worker_start(
             tmp_path / f"worker-{len(started)}.log", queue=queues[queue],
             name=f"{queues[queue]}-{len(started)}", pool=pool, concurrency=concurrency,
-            env={**env, **extra_env})
+            env={**env, **push_env(), **extra_env})
         started.append(worker)
         worker.wait_for_log(r"ready\.")
         return worker

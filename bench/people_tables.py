@@ -1,0 +1,298 @@
+#!/usr/bin/env python
+"""People at tables: `--tables` simulated people, each in a one-deal game against three
+builtin:random seats, all on one play worker, their pages following the push (events/, the
+ASGI app under uvicorn, Redis). Targets: a bot's move on the page within 150 ms (median) of
+its answer; fewer than one database query a second per table waiting for its person.
+
+1. A fresh site: the database given by DATABASE_URL (migrated; an empty one) or SQLite in a
+   temporary folder; the Redis of REDIS_URL, or a private redis-server.
+2. uvicorn (the web) and one Celery play worker (-P threads, one thread a table) as
+   subprocesses, each with its database queries counted (bench/query_count.py).
+3. The people (asyncio, httpx, in this process): games are opened `--batch` at a time, each
+   page opens its event stream. Once every table waits for its person, nobody moves for
+   `--quiet-seconds`: the queries made meanwhile, per table and second, are the waiting cost.
+   Then each person answers every turn after a think of about `--think-ms` with their first
+   legal move, until the deal is over. A bot's move is seen when the first event holding it
+   arrives; the figure is that time less the worker's stamp of the move (the view's `recent`
+   list, wall clock, the same machine). The web's requests are counted as the people make them.
+
+Usage:
+    .venv/bin/python bench/people_tables.py [--tables 500] [--think-ms 3000] [--quiet-seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.play_latency import free_port, start, stop, wait_for_log, wait_for_port  # noqa: E402
+
+
+class Table:
+    """One person's page: the event stream in, the moves out."""
+
+    def __init__(self, people: People, game_id: int, cookies: dict[str, str]) -> None:
+        self.people, self.game_id, self.cookies = people, game_id, cookies
+        self.seq = -1  # the newest state received
+        self.answered = -1
+        self.view: dict[str, Any] = {}
+        self.waiting = asyncio.Event()  # set while the person is to move
+        self.done = asyncio.Event()
+        self.status = ""
+
+    async def follow(self) -> None:
+        p = self.people
+        p.requests += 1
+        async with p.http.stream("GET", f"/play/{self.game_id}/events/",
+                                 cookies=self.cookies) as response:
+            if response.status_code != 200:
+                raise SystemExit(f"events/ of game {self.game_id}: {response.status_code}")
+            async for line in response.aiter_lines():
+                if line.startswith("data: "):
+                    self.receive(json.loads(line[6:]), time.time() * 1000)
+                    if self.done.is_set():
+                        return
+
+    def receive(self, message: dict[str, Any], now: float) -> None:
+        view, p = message.get("view") or {}, self.people
+        for move in view.get("recent", []):
+            if move["seq"] > max(self.seq, 0) and move["seat"] != 0 and p.playing:
+                p.latencies.append(now - move["at"])
+        self.seq, self.status, self.view = message["seq"], message["status"], view
+        if self.status in ("finished", "void"):
+            self.done.set()
+            self.waiting.clear()
+            return
+        if view.get("your_turn") and self.answered < self.seq:
+            self.waiting.set()
+            if p.playing:
+                self.answer_later(view)
+        else:
+            self.waiting.clear()
+
+    def answer_later(self, view: dict[str, Any]) -> None:
+        seq, legal = self.seq, view["legal"]
+        action = legal[: view["kitty"]] if view["decision"] == "discard" else legal[0]
+        self.answered = seq
+        think = self.people.think * random.uniform(0.5, 1.5)
+        asyncio.get_running_loop().call_later(
+            think, lambda: asyncio.ensure_future(self.post(seq, action)))
+
+    async def post(self, seq: int, action: Any) -> None:
+        import httpx
+
+        p = self.people
+        for attempt in (1, 2):
+            p.requests += 1
+            try:
+                response = await p.http.post(
+                    f"/play/{self.game_id}/move/", cookies=self.cookies,
+                    json={"seq": seq, "action": action},
+                    headers={"X-CSRFToken": self.cookies["csrftoken"]})
+                break
+            except httpx.TransportError as error:
+                # A kept-alive connection the server closed as it was reused: posted again
+                # (a move posted twice counts once).
+                if attempt == 2:
+                    p.failed.append(f"move {seq} of game {self.game_id}: {error!r}")
+                    self.done.set()
+                    return
+        if response.status_code != 200:
+            raise SystemExit(f"move {seq} of game {self.game_id}: {response.status_code} "
+                             f"{response.text[:300]}")
+
+
+class People:
+    def __init__(self, port: int, think_ms: int) -> None:
+        import httpx
+
+        self.http = httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", timeout=httpx.Timeout(60, read=None),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=2000))
+        self.think = think_ms / 1000
+        self.tables: list[Table] = []
+        self.latencies: list[float] = []
+        self.requests = 0
+        self.playing = False
+        self.failed: list[str] = []
+
+
+def make_people(count: int) -> list[tuple[Any, dict[str, str]]]:
+    from django.contrib.auth.models import User
+    from django.middleware.csrf import _get_new_csrf_string
+    from django.test import Client
+
+    people = []
+    for n in range(count):
+        user, _ = User.objects.get_or_create(username=f"person-{n}")
+        client = Client()
+        client.force_login(user)
+        people.append((user, {"sessionid": client.cookies["sessionid"].value,
+                              "csrftoken": _get_new_csrf_string()}))
+    return people
+
+
+async def seat_everyone(people: People, count: int, batch: int) -> list[asyncio.Task[None]]:
+    """Open the games `batch` at a time (the worker starts each in a thread holding a database
+    connection until its person is to move), each page following its stream."""
+    from asgiref.sync import sync_to_async
+
+    from play import services
+
+    who = await sync_to_async(make_people)(count)
+    followers = []
+    for start_at in range(0, len(who), batch):
+        group = []
+        for user, cookies in who[start_at:start_at + batch]:
+            game = await sync_to_async(services.game_create)(
+                owner=user, rules="official", length="deal", seats=["builtin:random"] * 3)
+            table = Table(people, game.pk, cookies)
+            people.tables.append(table)
+            group.append(table)
+            followers.append(asyncio.create_task(table.follow()))
+        await wait_all(group, lambda t: t.waiting.wait(), "every person's first turn")
+    return followers
+
+
+async def wait_all(tables: list[Table], what: Any, label: str, timeout: float = 300) -> None:
+    try:
+        await asyncio.wait_for(asyncio.gather(*(what(t) for t in tables)), timeout)
+    except TimeoutError:
+        stuck = [t.game_id for t in tables if not t.waiting.is_set() and not t.done.is_set()]
+        raise SystemExit(f"timed out waiting for {label}: games {stuck[:10]} ...") from None
+
+
+def queries(client: Any, prefix: str) -> dict[str, int]:
+    return {role: int(client.get(f"{prefix}:{role}") or 0) for role in ("web", "worker")}
+
+
+async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> dict[str, Any]:
+    people = People(port, args.think_ms)
+    followers = await seat_everyone(people, args.tables, args.batch)
+    figures: dict[str, Any] = {"tables": len(people.tables)}
+    await asyncio.sleep(1)  # the processes add their counts to Redis twice a second
+    before = queries(counts, prefix)
+    await asyncio.sleep(args.quiet_seconds)  # nobody moves: what does waiting cost?
+    after = queries(counts, prefix)
+    figures["quiet"] = {k: after[k] - before[k] for k in after}
+    waiting = sum(t.waiting.is_set() for t in people.tables)
+    figures["waiting"] = waiting
+    people.playing, requests0, began = True, people.requests, time.monotonic()
+    for table in people.tables:  # the quiet is over: each answers the turn waiting
+        if table.waiting.is_set():
+            table.answer_later(table.view)
+    await wait_all(people.tables, lambda t: t.done.wait(), "the end of every game", 900)
+    figures["play_seconds"] = time.monotonic() - began
+    figures["play_queries"] = {k: v - after[k] for k, v in queries(counts, prefix).items()}
+    figures["requests"] = people.requests - requests0
+    figures["latencies"] = people.latencies
+    figures["void"] = sum(t.status == "void" for t in people.tables)
+    if people.failed:
+        raise SystemExit(f"{len(people.failed)} moves failed: {people.failed[:5]}")
+    await asyncio.gather(*followers, return_exceptions=True)
+    await people.http.aclose()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=500)
+    parser.add_argument("--think-ms", type=int, default=3000)
+    parser.add_argument("--quiet-seconds", type=float, default=10)
+    parser.add_argument("--batch", type=int, default=25, help="games opened at once")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="kaiser-people-bench-"))
+    redis_server = None
+    redis_url = os.environ.get("REDIS_URL", "")
+    if not redis_url:
+        redis_port = free_port()
+        redis_server = start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
+                              "--save", "", "--appendonly", "no"], dict(os.environ),
+                             folder / "redis.log")
+        wait_for_log(folder / "redis.log", "Ready to accept connections", redis_server)
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    run_id = uuid.uuid4().hex[:8]
+    prefix = f"bench-people-{run_id}"
+    env = {**os.environ, "KAISER_VAR_DIR": str(folder / "var"), "DEBUG": "0",
+           "SECRET_KEY": "bench-" + run_id * 4, "ALLOWED_HOSTS": "127.0.0.1,localhost",
+           "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1",
+           "KAISER_PLAY_QUEUE": f"play-{prefix}", "KAISER_PLAY_OPEN_GAMES": "100000",
+           "KAISER_PROGRAM_DIR": str(folder / "programs"), "KAISER_PLAY_REDIS_URL": redis_url,
+           "KAISER_PLAY_PUSH_PREFIX": prefix, "BENCH_COUNT_REDIS_URL": redis_url,
+           "KAISER_PLAY_CONCURRENCY": str(args.tables)}
+    os.environ.update({k: env[k] for k in env if k.startswith(("KAISER_", "DJANGO_", "DEBUG",
+                                                                  "SECRET_KEY", "ALLOWED"))})
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
+                   env=env, check=True)
+    port = free_port()
+    counter = [sys.executable, "bench/query_count.py"]
+    web = start([*counter, f"{prefix}:web", "uvicorn", "kaiser_site.asgi:application",
+                 "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+                 "--log-level", "warning"], env, folder / "web.log")
+    worker = start([*counter, f"{prefix}:worker", "celery", "-A", "kaiser_site", "worker",
+                    "-Q", env["KAISER_PLAY_QUEUE"], "-P", "threads", "-c", str(args.tables),
+                    "-l", "WARNING", "-n", f"{prefix}@%h", "--without-gossip",
+                    "--without-mingle", "--without-heartbeat"], env, folder / "worker.log")
+    try:
+        wait_for_port(port, web, folder / "web.log")
+        import django
+        import redis
+
+        django.setup()
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
+        counts = redis.Redis.from_url(redis_url)
+        figures = asyncio.run(run(port, args, counts, prefix))
+        counts.delete(f"{prefix}:web", f"{prefix}:worker")
+    finally:
+        stop(worker)
+        stop(web)
+        if redis_server is not None:
+            stop(redis_server)
+    shutil.rmtree(folder, ignore_errors=True)  # kept, with its logs, when the run failed
+    report(figures, args, env)
+
+
+def report(f: dict[str, Any], args: argparse.Namespace, env: dict[str, str]) -> None:
+    from django.db import connection
+
+    lat = sorted(f["latencies"])
+    if not lat:
+        raise SystemExit("no bot move was seen")
+    quiet = sum(f["quiet"].values())
+    per_table = quiet / max(f["waiting"], 1) / args.quiet_seconds
+    print(f"people at tables: {f['tables']} one-deal games (builtin:random x3), one play "
+          f"worker (-P threads -c {args.tables}), uvicorn, {connection.vendor} + Redis, "
+          f"think ~{args.think_ms} ms")
+    print(f"  bot's answer -> page (pushed): median {statistics.median(lat):.0f} ms, "
+          f"90th percentile {lat[int(0.9 * (len(lat) - 1))]:.0f} ms, max {lat[-1]:.0f} ms "
+          f"over {len(lat)} bot moves (target: median < 150 ms)")
+    print(f"  waiting tables: {f['waiting']} for {args.quiet_seconds:g} s: {quiet} queries "
+          f"(web {f['quiet']['web']}, worker {f['quiet']['worker']}) = {per_table:.3f} "
+          f"queries/s per waiting table (target: < 1)")
+    secs = f["play_seconds"]
+    played = sum(f["play_queries"].values())
+    print(f"  playing: {secs:.1f} s, web requests {f['requests']} = "
+          f"{f['requests'] / secs:.1f}/s, database queries {played / secs:.1f}/s "
+          f"(web {f['play_queries']['web']}, worker {f['play_queries']['worker']}); "
+          f"void games {f['void']}")
+    print(f"  load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()
