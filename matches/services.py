@@ -29,9 +29,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
+from engine.boards import board_comparison
 from kaiser_site.task_send import task_send
 from matches import signals
-from matches.models import Match, MatchAttempt, PlayConditions
+from matches.boards import board_losses
+from matches.models import BoardLoss, Match, MatchAttempt, PlayConditions
 from matches.stats import replay_stats
 
 logger = logging.getLogger(__name__)
@@ -246,6 +248,7 @@ def match_finish(
     from engine.match import replay_json
 
     text = replay_json(replay).encode()
+    boards = board_comparison(replay)
     now = timezone.now()
     with transaction.atomic():
         won = Match.objects.filter(
@@ -256,13 +259,16 @@ def match_finish(
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions),
+            boards=boards,
             **_result_fields(replay),
         )
         outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
         MatchAttempt.objects.filter(token=token).update(outcome=outcome, ended=now)
         if not won:
             return False
-        match = Match.objects.get(pk=match_id)
+        match = Match.objects.select_related("version_a", "version_b").get(pk=match_id)
+        # Each side's costliest boards, with the result (only a won attempt gets here).
+        BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))
         # In this transaction: the ladder's rating changes count exactly once with the result.
         signals.match_finished.send(sender=Match, match=match)
         signals.match_ended.send(sender=Match, match_id=match.pk,
