@@ -40,10 +40,11 @@ def deal_file(replay: dict[str, Any], game: int, index: int, *,
     compared = board(first, index, pair[0], pair[1] if len(pair) > 1 else None, pair_games)
     return {
         "format": FORMAT, "version": 1,
-        "rules": replay["rules"], "seed": replay["seed"],
+        "rules": dict(replay["rules"]), "seed": replay["seed"],
         "games": games or max(2, len(replay["games"]) + len(replay["games"]) % 2),
         "game": first, "deal": index,
-        "dealer": deal["dealer"], "hands": deal["hands"], "kitty": deal["kitty"],
+        "dealer": deal["dealer"], "hands": [list(hand) for hand in deal["hands"]],
+        "kitty": list(deal["kitty"]),
         "scores": [score_before(g, index) for g in pair_games]
         + [[0, 0]] * (2 - len(pair_games)),
         "players": replay.get("players", {}),

@@ -228,6 +228,39 @@ def board_detail(request: HttpRequest, pk: int, game: int, deal: int) -> HttpRes
         "has_replay": not match_selectors.match_replay_pruned(match=match)})
 
 
+def costliest_boards_context(*, versions: list[Any], active: Any,
+                             params: Any) -> dict[str, Any]:
+    """The bot page's "costliest boards": the chosen version's (`boards_version`, a version
+    number; else the playing one, else the newest) biggest losses, over its newest matches or
+    against one opponent bot (`boards_opponent`, a name or id). An opponent or version that
+    does not exist is said, not ignored."""
+    error = ""
+    by_number = {v.number: v for v in versions}
+    version = active or (versions[0] if versions else None)
+    raw = (params.get("boards_version") or "").strip().lstrip("vV")
+    if raw:
+        number = int_or_none(raw)
+        version = by_number.get(number) if number is not None else None
+        if version is None:
+            error = f"this bot has no version {raw!r}"
+    opponent, asked = None, (params.get("boards_opponent") or "").strip()[:100]
+    if asked:
+        opponent = match_filters.bot_lookup(asked)
+        if opponent is None:
+            error = f"there is no bot {asked!r}"
+    rows = []
+    if version is not None and not error:
+        rows = match_selectors.costliest_boards(
+            version_id=version.pk, opponent_bot_id=opponent.pk if opponent else None)
+    for row in rows:
+        number = f"{row['game'] + 1}/{row['deal'] + 1}"
+        row["url"] = f"/matches/{row['match_id']}/boards/{number}/#s{row['step']}"
+        row["label"] = f"match #{row['match_id']}, games {row['game'] + 1}\u2013" \
+                       f"{row['game'] + 2}, deal {row['deal'] + 1}"
+    return {"boards_version": version, "boards_opponent": asked, "boards_error": error,
+            "costliest": rows, "boards_versions": versions}
+
+
 def replay_viewer(request: HttpRequest) -> HttpResponse:
     """The viewer alone, for a replay file from the command line (opened or dropped)."""
     return render(request, "matches/replay_viewer.html", {})
