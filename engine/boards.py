@@ -17,6 +17,7 @@ it reads replays, whether from run_match or from a file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import zip_longest
 from typing import Any
 
 Decision = tuple[str, int, Any]  # (kind, seat, action)
@@ -128,13 +129,10 @@ def first_difference(first: dict[str, Any], second: dict[str, Any]) -> dict[str,
     if first["dealer"] != second["dealer"]:  # a throw-in earlier in one game only
         return {"decision": 0, "kind": "dealer", "seat": None,
                 "actions": [first["dealer"], second["dealer"]], "step": 0}
-    ours, theirs = list(decisions(first)), list(decisions(second))
-    for number in range(max(len(ours), len(theirs))):
-        mine = ours[number] if number < len(ours) else None
-        other = theirs[number] if number < len(theirs) else None
+    # Lazily: tables usually part within the first few decisions.
+    for number, (mine, other) in enumerate(zip_longest(decisions(first), decisions(second))):
         if mine != other:
             made = mine or other
-            assert made is not None
             return {"decision": number, "kind": made[0], "seat": made[1],
                     "actions": [mine[2] if mine else None, other[2] if other else None],
                     "step": viewer_step(first if mine else second, number)}

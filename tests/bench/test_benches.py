@@ -162,6 +162,17 @@ def test_stats_overhead_prints_both_pairings_and_the_statistics_alone(bench_env:
                   "minimal vs greedy:", "to fold them into the totals", "the statistics alone")
 
 
+@pytest.mark.timeout(180)
+def test_boards_overhead_prints_both_pairings_and_the_comparison_alone(bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_boards"
+    out = run_bench("boards_overhead", "--matches", "1", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 1 matches per pairing", "greedy vs random:",
+                  "minimal vs greedy:", "with them:", "the comparison alone",
+                  "BoardLoss rows in all")
+
+
 # --- the site: workers, web servers, pages ------------------------------------------------------
 
 
