@@ -237,6 +237,20 @@ def test_page_speed_fills_its_database_and_prints_each_page(bench_env: Env) -> N
 
 @needs_postgres
 @pytest.mark.timeout(180)
+def test_boards_page_speed_fills_its_boards_and_prints_each_page(bench_env: Env) -> None:
+    out = run_bench("boards_page_speed", "--bots", "10", "--matches", "40", "--clients", "1",
+                    "--requests", "2", "--workers", "1", env=bench_env)
+
+    assert_prints(out, "filled kaiser_bench_boards: 10 bots, 40 finished matches with their "
+                  "boards", "queries of a first visit", "server time (gunicorn's own",
+                  "at the client")
+    for page in ("bot page", "bot page, one opponent", "match boards", "one board",
+                 "boards (API)", "costliest (API)"):
+        assert f"\n  {page} " in out, f"no row for {page}:\n{out}"
+
+
+@needs_postgres
+@pytest.mark.timeout(180)
 def test_tournament_page_speed_builds_its_tournaments_and_prints_each_page(bench_env: Env) -> None:
     out = run_bench("tournament_page_speed", "--clients", "1", "--requests", "2", "--workers",
                     "1", "--background", "40", env=bench_env)
