@@ -133,6 +133,8 @@ def test_the_board_comparison_page_lists_every_board(
         played: dict[str, BotVersion], client: Client) -> None:
     match = Match.objects.filter(status=Match.Status.FINISHED).first()
     assert match is not None
+    match_page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f'href="/matches/{match.pk}/boards/"' in match_page
     page = client.get(f"/matches/{match.pk}/boards/")
     body = page.content.decode()
     assert page.status_code == 200
