@@ -33,6 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_speed  # noqa: E402
 
 page_speed.DB_NAME = "kaiser_bench_boards"
+# Three of the six pages are API calls: the anonymous throttle (120/min) would refuse them.
+os.environ["KAISER_THROTTLE_ANON"] = "1000000/min"
 page_speed.PAGE_OF = [
     (re.compile(r"^/bots/\d+/\?$"), "bot page"),
     (re.compile(r"^/bots/\d+/\?boards_opponent="), "bot page, one opponent"),
@@ -123,6 +125,37 @@ def query_counts(versions: list[int]) -> None:
     page_speed.cache_forget()
 
 
+def selector_times(versions: list[int], repeat: int = 200) -> None:
+    """The reads the boards add, in-process, on random versions and matches: the bot page's
+    costliest boards (newest matches; against one opponent) and a match's stored boards."""
+    import statistics
+
+    from bots.models import BotVersion
+    from matches import selectors
+    from matches.models import Match
+
+    rng = random.Random(5)
+    bots = list(BotVersion.objects.filter(pk__in=versions).values_list("pk", "bot_id"))
+    high = Match.objects.order_by("-id").values_list("id", flat=True).first() or 1
+    reads: dict[str, Callable[[], object]] = {
+        "costliest boards (newest 500 matches)": lambda: selectors.costliest_boards(
+            version_id=rng.choice(bots)[0]),
+        "costliest boards (against one bot)": lambda: selectors.costliest_boards(
+            version_id=rng.choice(bots)[0], opponent_bot_id=rng.choice(bots)[1]),
+        "a match's stored boards": lambda: selectors.match_boards(
+            match_id=rng.randint(1, high)),
+    }
+    for name, read in reads.items():
+        times = []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            read()
+            times.append(time.perf_counter() - began)
+        ms = sorted(1000 * t for t in times)
+        print(f"in-process, {name}: median {statistics.median(ms):.2f} ms, "
+              f"p95 {ms[int(0.95 * len(ms)) - 1]:.2f} ms ({repeat} reads)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bots", type=int, default=1000)
@@ -152,6 +185,7 @@ def main() -> None:
                   f"matches with their boards, {losses} BoardLoss rows in "
                   f"{time.monotonic() - began:.0f} s")
         query_counts(versions)
+        selector_times(versions)
         port = page_speed.free_port()
         access_log = Path(tempfile.mkdtemp(prefix="kaiser-bench-log-")) / "access.log"
         proc = page_speed.server_start(url, port, args.workers, access_log)

@@ -195,7 +195,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(summary="One board: its comparison and the deal as each table played it "
                    "(replay-format.md deals); GAME is either game of the pair, GAME and DEAL "
-                   "count from 1", responses={200: OpenApiTypes.OBJECT,
+                   "count from 1", operation_id="v1_matches_board_retrieve",
+                   responses={200: OpenApiTypes.OBJECT,
                                               410: OpenApiResponse(description="Replay pruned")})
     @action(detail=True, methods=["get"],
             url_path=r"boards/(?P<game>[0-9]{1,5})/(?P<deal>[0-9]{1,5})")
@@ -210,6 +211,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(summary="The deal file of one board (replay-format.md, Deal files), to "
                    "play at home: kaiser-engine.pyz deal FILE mybot.py OPPONENT",
+                   operation_id="v1_matches_board_deal_file_retrieve",
                    responses={200: OpenApiTypes.OBJECT,
                               410: OpenApiResponse(description="Replay pruned")})
     @action(detail=True, methods=["get"],
