@@ -266,3 +266,38 @@ def test_the_local_runner_plays_a_deal_file_both_ways_and_prints_the_swing(
                          timeout=60)
     assert bad.returncode == 1
     assert bad.stderr.startswith("error: bad.json: not a valid deal file: rules:")
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
+def test_the_local_runner_plays_a_deal_with_a_bot_program_in_the_sandbox(
+        tmp_path: Path) -> None:
+    """mybot.py, sandboxed as for `match`, against a built-in player; and a bot that crashes
+    is a fault at each table, not a swing."""
+    root = Path(__file__).resolve().parents[2]
+    replay = _match("greedy", "mc", "5", "official", 2)
+    (tmp_path / "deal.json").write_text(json.dumps(deal_file(replay, 0, 1, games=2)))
+    (tmp_path / "mybot.py").write_bytes((root / "bots/examples/minimal_bot.py").read_bytes())
+    (tmp_path / "crash.py").write_text("import sys\nsys.exit(3)\n")
+    for name in ("mybot.py", "crash.py", "deal.json"):
+        (tmp_path / name).chmod(0o644)
+    tmp_path.chmod(0o755)  # the sandboxed bot runs as another user
+
+    def deal(bot: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "engine", "deal", "deal.json", bot,
+                               "builtin:greedy"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=150, env={"PYTHONPATH": str(root),
+                                                           "PATH": "/usr/bin:/bin"})
+
+    played = deal("mybot.py")
+    assert played.returncode == 0, played.stderr
+    lines = played.stdout.splitlines()
+    assert lines[1].startswith("table 1 (A at seats 0, 2, score before ")
+    assert lines[2].startswith("table 2 (A at seats 1, 3, score before ")
+    assert "contract " in lines[1] and "contract " in lines[2]
+    assert lines[3].startswith("swing: ") and lines[3].endswith("for A (mybot.py)")
+
+    crashed = deal("crash.py")
+    assert crashed.returncode == 0, crashed.stderr
+    assert crashed.stdout.count(": fault: A crash") == 2
+    assert "swing: none (a table did not finish the deal)" in crashed.stdout
