@@ -18,7 +18,7 @@ from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import shared_page
 from matches.selectors import challenge_versions
 from matches.stats import bot_stats_context
-from matches.views import bot_activity_html
+from matches.views import bot_activity_html, costliest_boards_context
 
 
 def _owned_bot(request: HttpRequest, pk: int) -> Bot:
@@ -50,7 +50,11 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         version_ids=[v.pk for v in context["versions"]],
         playing_id=context["active"].pk if context["active"] else None)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
-    return render(request, "bots/bot_detail.html", context)
+    context.update(costliest_boards_context(
+        versions=[v for v in context["versions"] if v.status == BotVersion.Status.ACTIVE],
+        active=context["active"], params=request.GET))
+    status = 400 if context["boards_error"] else 200
+    return render(request, "bots/bot_detail.html", context, status=status)
 
 
 def _versions_with_stderr_tails(bot: Bot, *, shown: bool) -> list[BotVersion]:

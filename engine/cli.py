@@ -16,7 +16,7 @@ from engine import clock
 from engine.builtin import resolve_player
 from engine.cards import SUIT_SYMBOLS
 from engine.faults import InfrastructureError
-from engine.match import replay_json, run_match
+from engine.match import replay_json, run_match, seat_sides
 from engine.players import TimeControl
 from engine.rules import PRESETS, get_rules
 from engine.validate import iter_replays, validate_replay
@@ -66,6 +66,19 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--stderr", action="store_true", help="print the bots' standard error")
     match.add_argument("--quiet", action="store_true", help="no progress")
     match.set_defaults(run=cmd_match)
+    deal = commands.add_parser("deal", help="play one board of a match again, from a deal "
+                                            "file, at both tables, and print the swing")
+    deal.add_argument("file", type=Path, help="a deal file (\"Download this deal\" on the "
+                                              "site's board comparison)")
+    deal.add_argument("a", help="player A (your bot): builtin:NAME or a bot program")
+    deal.add_argument("b", help="player B, the opponent, in the same forms")
+    for flag, default in (("--move-ms", 1000), ("--bank-ms", 10000), ("--startup-ms", 5000)):
+        deal.add_argument(flag, type=int, default=default)
+    deal.add_argument("--unsandboxed", action="store_true",
+                      help="run bot programs WITHOUT the sandbox (as for match)")
+    deal.add_argument("--require-sandbox", action="store_true",
+                      help="fail instead of running unsandboxed where bubblewrap is missing")
+    deal.set_defaults(run=cmd_deal)
     validate = commands.add_parser("validate", help="re-check replays against the rules")
     validate.add_argument("files", nargs="+", type=Path)
     validate.set_defaults(run=cmd_validate)
@@ -114,6 +127,63 @@ def cmd_match(args: argparse.Namespace) -> int:
             for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
                 print(f"--- stderr of {side} (process {slot}) ---\n{text}")
     return 0
+
+
+def cmd_deal(args: argparse.Namespace) -> int:
+    from engine.dealfile import deal_file_load, deal_play
+
+    try:
+        data = deal_file_load(args.file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CommandError(f"cannot read {args.file}: {error.strerror}") from None
+    except (UnicodeDecodeError, ValueError) as error:
+        raise CommandError(f"{args.file}: not a valid deal file: {error}") from None
+    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
+    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
+    players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
+    if not unsandboxed and any(not spec.startswith("builtin:") for spec in (args.a, args.b)):
+        _say_sandbox()
+    played = deal_play(data, players[0], players[1], time=time_control)
+    print(deal_summary(data, played, {"A": args.a, "B": args.b}))
+    return 0
+
+
+def deal_summary(data: dict[str, Any], played: dict[str, Any], names: dict[str, str]) -> str:
+    """Each table's contract and change of score, and A's swing (and the site's, if given)."""
+    lines = [f"board: game {data['game'] + 1} and {data['game'] + 2}, deal {data['deal'] + 1} "
+             f"(rules {data['rules']['preset']}, seed {data['seed']}, dealer seat "
+             f"{data['dealer']}); A = {names['A']}, B = {names['B']}"]
+    for table, (record, fault) in enumerate(zip(played["tables"], played["forfeits"],
+                                                strict=True)):
+        seats = seat_sides(data["game"] + table)
+        head = f"table {table + 1} (A at seats {'0, 2' if seats[0] == 'A' else '1, 3'}, " \
+               f"score before {data['scores'][table][0]} to {data['scores'][table][1]}): "
+        if fault:
+            lines.append(head + f"fault: {fault['player']} {fault['reason']}: {fault['detail']}")
+        elif record is None or record.get("misdeal"):
+            lines.append(head + "thrown in (misdeal): no score")
+        else:
+            c = record["contract"]
+            lines.append(head + f"contract {c['bid']} by seat {c['seat']} ({seats[c['seat']]}), "
+                         f"points {record['points'][0]}/{record['points'][1]}, change "
+                         f"{record['delta'][0]:+d}/{record['delta'][1]:+d}")
+    swing = played["swing"]
+    lines.append("swing: none (a table did not finish the deal)" if swing is None
+                 else f"swing: {swing:+d} for A ({names['A']})")
+    site = (data.get("played") or {}).get("swing")
+    if isinstance(site, int):
+        lines.append(f"on the site: {site:+d} for A ({_site_player(data, 'A')}), against "
+                     f"{_site_player(data, 'B')}")
+    return "\n".join(lines)
+
+
+def _site_player(data: dict[str, Any], side: str) -> str:
+    """The player the site's match had on that side (a deal file's `players`: not checked,
+    only shown)."""
+    player = (data.get("players") or {}).get(side)
+    if not isinstance(player, dict):
+        return side
+    return _versioned(str(player.get("name", side)), str(player.get("version", "")))
 
 
 def engine_version() -> str:

@@ -174,16 +174,20 @@ class GameState:
         "rules", "game", "deals", "score", "target", "dealer", "deals_played", "log", "phase",
         "seat", "winner", "hands", "dealt", "kitty", "bids", "high_bid", "high_seat",
         "contract_seat", "trump", "discards", "tricks", "trick", "leader", "led", "keys",
-        "points", "misdeal_queue", "_bid_options", "_low",
+        "points", "misdeal_queue", "_bid_options", "_low", "first_deal",
     )
     # Set for each deal by _start_deal and _set_trump; declared for the type checker.
     phase: int
     seat: int
     leader: int
 
-    def __init__(self, rules: Rules, *, dealer: int, deals: DealSource, game: int = 0) -> None:
+    def __init__(self, rules: Rules, *, dealer: int, deals: DealSource, game: int = 0,
+                 first_deal: int = 0) -> None:
+        """`first_deal`: the number of this state's first deal in its game, as observations
+        give it (a deal played alone from a deal file keeps its place in the match)."""
         self.rules = rules
         self.game = game
+        self.first_deal = first_deal
         self.deals = deals
         self.score = [0, 0]
         self.target = rules.target
@@ -358,7 +362,8 @@ class GameState:
         if self.phase == PLAY:
             trick = {"leader": self.leader, "cards": [names[c] for c in self.trick]}
         return {
-            "game": self.game, "deal": len(self.log), "seat": seat, "dealer": self.dealer,
+            "game": self.game, "deal": self.first_deal + len(self.log), "seat": seat,
+            "dealer": self.dealer,
             "score": list(self.score),
             "hand": mask_names(self.hands[seat]),
             "bids": [{"seat": s, "bid": bid_str(b)} for s, b in self.bids],

@@ -133,7 +133,7 @@ class ActWriter:
         score = state.score
         return (f'{{"type":"act","id":{mid},"decision":{decision_text},'
                 f'"legal":[{legal_text}],"state":{{"game":{state.game},'
-                f'"deal":{len(state.log)},"seat":{seat},"dealer":{state.dealer},'
+                f'"deal":{state.first_deal + len(state.log)},"seat":{seat},"dealer":{state.dealer},'
                 f'"score":[{score[0]},{score[1]}],"hand":[{hand_text}],"bids":[{self._bids_text}],'
                 f'"contract":{self._contract_text},"tricks":[{self._tricks_json(state.tricks)}],'
                 f'"trick":{trick_text},"bank_ms":{bank_ms}}}}}\n').encode()

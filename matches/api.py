@@ -196,11 +196,113 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             replay = replay_public(replay)
         return Response(replay)
 
+    @extend_schema(summary="The match's board comparison (docs/matches.md, Boards): every deal "
+                   "of its duplicate pairs, what each table did with the same cards, A's swing "
+                   "and the first differing decision",
+                   responses={200: OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="Not finished, or no replay")})
+    @action(detail=True, methods=["get"])
+    def boards(self, request: Request, pk: str | None = None) -> Response:
+        match = self.get_object()
+        boards = selectors.match_boards(match_id=match.pk) \
+            if match.status == Match.Status.FINISHED else None
+        if boards is None:
+            raise Http404("this match has no boards: it is not finished, or its replay was "
+                          "pruned before boards were kept")
+        return Response({"match": match.pk, "players": _players(match), "boards": boards})
+
+    @extend_schema(summary="One board: its comparison and the deal as each table played it "
+                   "(replay-format.md deals); GAME is either game of the pair, GAME and DEAL "
+                   "count from 1", operation_id="v1_matches_board_retrieve",
+                   responses={200: OpenApiTypes.OBJECT,
+                                              410: OpenApiResponse(description="Replay pruned")})
+    @action(detail=True, methods=["get"],
+            url_path=r"boards/(?P<game>[0-9]{1,5})/(?P<deal>[0-9]{1,5})")
+    def board(self, request: Request, game: str, deal: str, pk: str | None = None) -> Response:
+        match, replay, first, index = self._board_replay(request, game, deal)
+        found = next((b for b in selectors.match_boards(match_id=match.pk) or []
+                      if b["game"] == first and b["deal"] == index), None)
+        pair = replay["games"][first:first + 2]
+        deals = [g["deals"][index] if index < len(g["deals"]) else None for g in pair]
+        return Response({"match": match.pk, "players": _players(match), "board": found,
+                         "seats": [g["seats"] for g in pair], "deals": deals})
+
+    @extend_schema(summary="The deal file of one board (replay-format.md, Deal files), to "
+                   "play at home: kaiser-engine.pyz deal FILE mybot.py OPPONENT",
+                   operation_id="v1_matches_board_deal_file_retrieve",
+                   responses={200: OpenApiTypes.OBJECT,
+                              410: OpenApiResponse(description="Replay pruned")})
+    @action(detail=True, methods=["get"],
+            url_path=r"boards/(?P<game>[0-9]{1,5})/(?P<deal>[0-9]{1,5})/deal-file")
+    def deal_file(self, request: Request, game: str, deal: str,
+                  pk: str | None = None) -> Response:
+        from engine.dealfile import deal_file
+
+        match, replay, first, index = self._board_replay(request, game, deal)
+        response = Response(deal_file(replay, first, index, games=match.games_per_match))
+        response["Content-Disposition"] = (
+            f'attachment; filename="match-{match.pk}-deal-{first + 1}-{index + 1}.json"')
+        return response
+
+    def _board_replay(self, request: Request, game: str, deal: str
+                      ) -> tuple[Match, dict[str, Any], int, int]:
+        """The match, its (public) replay, the pair's first game and the deal, from 0; 404
+        when the match has no such deal, 410 when its replay was pruned."""
+        match = self.get_object()
+        replay = Match.objects.only("pk", "replay_gz").get(pk=match.pk).replay()
+        if replay is None and match.status == Match.Status.FINISHED:
+            raise ReplayPruned()
+        first, index = int(game) - 1, int(deal) - 1
+        first -= first % 2
+        games = (replay or {}).get("games") or []
+        if first < 0 or index < 0 or not any(index < len(g["deals"])
+                                             for g in games[first:first + 2]):
+            raise Http404("this match has no such deal")
+        assert replay is not None
+        if not match_fault_whole_for(request.user, match):
+            replay = replay_public(replay)
+        return match, replay, first, index
 
 
 
 
 
+
+
+
+def _players(match: Match) -> dict[str, dict[str, Any]]:
+    return {side: {"version": v.pk, "bot": v.bot_id, "name": v.bot.name, "number": v.number}
+            for side, v in (("A", match.version_a), ("B", match.version_b))}
+
+
+class CostliestBoardsView(APIView):
+    @extend_schema(
+        summary="A bot version's costliest boards: its biggest negative swings, worst first",
+        description="Over the version's newest 500 matches, or, with `opponent`, over all its "
+        "matches against that bot. `swing` is from the version's side (negative); `game` and "
+        "`deal` count from 0, as in the board comparison.",
+        parameters=[OpenApiParameter("version", int, required=True, description="version id"),
+                    OpenApiParameter("opponent", str, description="opponent bot: name or id"),
+                    OpenApiParameter("limit", int, description="rows, 1 to 100 (10)")],
+        responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        version_id = int_param(request, "version", required=True)
+        limit = int_param(request, "limit") or 10
+        if not 1 <= limit <= 100:
+            raise ValidationError({"limit": "from 1 to 100"})
+        version = BotVersion.objects.filter(pk=version_id).select_related("bot").first()
+        if version is None:
+            raise ValidationError({"version": f"there is no version {version_id}"})
+        opponent = None
+        if raw := request.query_params.get("opponent", "").strip():
+            opponent = match_filters.bot_lookup(raw)
+            if opponent is None:
+                raise ValidationError({"opponent": f"there is no bot {raw!r}"})
+        rows = selectors.costliest_boards(version_id=version.pk, limit=limit,
+                                          opponent_bot_id=opponent.pk if opponent else None)
+        return Response({"version": version.pk, "bot": version.bot.name,
+                         "number": version.number,
+                         "opponent": opponent.name if opponent else None, "boards": rows})
 
 
 class JSONLinesRenderer(BaseRenderer):

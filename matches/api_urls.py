@@ -9,6 +9,7 @@ router = SimpleRouter()
 router.register("matches", api.MatchViewSet, basename="match")
 
 urlpatterns = [
+    path("boards/costliest/", api.CostliestBoardsView.as_view(), name="api-boards-costliest"),
     path("replays/export/", api.ReplayExportView.as_view(), name="api-replays-export"),
     path("", include(router.urls)),
 ]

@@ -119,6 +119,14 @@ def _bot(raw: str) -> Bot:
     return found
 
 
+def bot_lookup(raw: str) -> Bot | None:
+    """A bot by id or name, as the filters find it; None if there is none."""
+    try:
+        return _bot(raw)
+    except LookupError:
+        return None
+
+
 def _version(raw: str, bot: Bot | None) -> int:
     """A version id: `bot`'s version number `raw` (2 or v2), or without a bot a version id."""
     number = raw[1:] if raw[:1] in ("v", "V") else raw

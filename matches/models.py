@@ -121,6 +121,9 @@ class Match(PlayConditions):
     # result; play_stats_fold adds them to the versions' totals and sets stats_folded.
     stats = models.JSONField(null=True, blank=True, editable=False)
     stats_folded = models.BooleanField(default=False)
+    # The board comparison of its duplicate pairs (engine.boards.board_comparison), written
+    # with its result: the page and the API read it, and it outlives a pruned replay.
+    boards = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         # The table it had when the tournaments app held it (docs/architecture.md).
@@ -215,3 +218,32 @@ class PlayStats(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class BoardLoss(models.Model):
+    """A board that cost a version points: one of the biggest negative swings it had in a
+    match (matches.boards.BOARD_LOSSES_PER_MATCH at most per side and match), written by
+    match_finish with the result, so that "a bot's costliest boards" is one index scan."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="board_losses")
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
+    # The opponent's bot, copied: "against this bot" is an index scan, without a join.
+    opponent_bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    side = models.CharField(max_length=1)  # the version's side in the match, "A" or "B"
+    game = models.PositiveIntegerField()  # the pair's first game (even), from 0
+    deal = models.PositiveIntegerField()  # from 0
+    swing = models.IntegerField()  # from the version's side: always negative
+    # What decided it: the first difference's kind and viewer step (engine.boards).
+    kind = models.CharField(max_length=10, blank=True)
+    step = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["version", "swing", "-match"], name="boardloss_costliest"),
+            models.Index(fields=["version", "opponent_bot", "swing"],
+                         name="boardloss_costliest_against"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} game {self.game} deal {self.deal}: {self.swing}"

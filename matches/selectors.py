@@ -215,3 +215,41 @@ def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
         return []
     return list(active_versions().filter(bot__owner=user).exclude(bot=opponent)
                 .order_by("bot__name"))
+
+
+def match_boards(*, match_id: int) -> list[dict[str, Any]] | None:
+    """The match's board comparison (engine.boards): as stored when it finished; for a match
+    finished before boards were kept, worked out from its replay; None without either."""
+    from engine.boards import board_comparison
+
+    stored = Match.objects.filter(pk=match_id).values_list("boards", flat=True).first()
+    if stored is not None:
+        return list(stored)
+    replay = Match.objects.only("pk", "replay_gz").get(pk=match_id).replay()
+    return board_comparison(replay) if replay is not None else None
+
+
+# A bot's costliest boards are taken from its newest matches (and from every match against a
+# chosen opponent): an author studies what the version does now.
+COSTLIEST_RECENT_MATCHES = 500
+
+
+def costliest_boards(*, version_id: int, opponent_bot_id: int | None = None,
+                     limit: int = 10) -> list[dict[str, Any]]:
+    """The version's biggest negative swings (BoardLoss rows, worst first): over its newest
+    COSTLIEST_RECENT_MATCHES matches, or over all its matches against one opponent bot. Each
+    an index scan of a few rows (boardloss_costliest, boardloss_costliest_against)."""
+    from matches.models import BoardLoss
+
+    rows = BoardLoss.objects.filter(version_id=version_id)
+    if opponent_bot_id is not None:
+        rows = rows.filter(opponent_bot_id=opponent_bot_id)
+    else:
+        newest = newest_match_ids(version_ids=[version_id], limit=COSTLIEST_RECENT_MATCHES)
+        if not newest:
+            return []
+        rows = rows.filter(match_id__gte=newest[-1])
+    return list(rows.order_by("swing", "-match_id").values(
+        "match_id", "side", "game", "deal", "swing", "kind", "step",
+        opponent_name=F("opponent__bot__name"), opponent_number=F("opponent__number"),
+        finished=F("match__finished"))[:limit])

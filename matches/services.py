@@ -29,11 +29,20 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
+from engine.boards import board_comparison
 from engine.faults import InfrastructureError
 from kaiser_site.page_cache import match_topics, pages_changed
 from kaiser_site.task_send import task_send
 from matches import signals
-from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match, MatchAttempt, PlayConditions
+from matches.boards import board_losses
+from matches.models import (
+    HAS_REPLAY,
+    REPLAY_FIELDS,
+    BoardLoss,
+    Match,
+    MatchAttempt,
+    PlayConditions,
+)
 from matches.replay_store import (
     ReplayUnavailable,
     archive_storage,
@@ -272,6 +281,7 @@ def match_finish(
     # own (replay_store.replay_key), that replays_orphans removes.
     stored = (replay_put(match_id=match_id, blob=replay_gzip(text))
               if _holds(match_id=match_id, token=token) else None)
+    boards = board_comparison(replay)
     now = timezone.now()
     with transaction.atomic():
         won = stored is not None and Match.objects.filter(
@@ -283,13 +293,16 @@ def match_finish(
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions),
+            boards=boards,
             **_result_fields(replay),
         )
         outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
         MatchAttempt.objects.filter(token=token).update(outcome=outcome, ended=now)
         if not won:
             return False
-        match = Match.objects.get(pk=match_id)
+        match = Match.objects.select_related("version_a", "version_b").get(pk=match_id)
+        # Each side's costliest boards, with the result (only a won attempt gets here).
+        BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))
         # In this transaction: the ladder's rating changes count exactly once with the result.
         signals.match_finished.send(sender=Match, match=match)
         signals.match_ended.send(sender=Match, match_id=match.pk,

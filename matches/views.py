@@ -118,6 +118,152 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "matches/match_detail.html", context)
 
 
+SEAT_NAMES = ("South", "West", "North", "East")  # as the replay viewer names them
+ACTION_WORDS = {"bid": "bid", "trump": "named trump", "discard": "discarded", "card": "played",
+                "misdeal": "threw the hand in"}
+
+
+def difference_text(difference: dict[str, Any] | None) -> str:
+    """The first differing decision in words: "West bid 7 at table 1, pass at table 2"."""
+    if difference is None:
+        return "the same decisions at both tables"
+    kind, seat, (here, there) = difference["kind"], difference["seat"], difference["actions"]
+    if kind == "dealer":
+        return "a different dealer (a hand thrown in earlier at one table)"
+
+    def said(action: Any) -> str:
+        if action is None:
+            return "nothing (the deal had ended)"
+        if kind == "trump":
+            return action or "no trump"
+        if kind == "discard":
+            return " ".join(action)
+        return "yes" if action is True else str(action)
+
+    return (f"{SEAT_NAMES[seat]} {ACTION_WORDS.get(kind, kind)}: {said(here)} at table 1, "
+            f"{said(there)} at table 2")
+
+
+def swing_text(swing: int | None) -> str:
+    """A swing said by who gained it: "A +7", "B +12", "0" (— when there is none)."""
+    if swing is None:
+        return "\u2014"
+    return f"A +{swing}" if swing > 0 else f"B +{-swing}" if swing < 0 else "0"
+
+
+def _table_row(table: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A table of a board from the sides' view: points and change of score of A and B."""
+    if table is None:
+        return None
+    team = {side: table["seats"].index(side) for side in ("A", "B")}
+    contract = table["contract"]
+    row = {"misdeal": None if table["misdeal"] is None else SEAT_NAMES[table["misdeal"]],
+           "contract": contract, "seat": SEAT_NAMES[contract["seat"]] if contract else "",
+           "made": None}
+    for side in ("A", "B"):
+        row[f"points_{side}"] = table["points"][team[side]]
+        row[f"delta_{side}"] = table["delta"][team[side]]
+        row[f"tricks_{side}"] = table["tricks"][team[side]]
+    if contract:
+        row["made"] = table["points"][contract["seat"] % 2] >= int(contract["bid"].rstrip("NL"))
+    return row
+
+
+def board_rows(boards: list[dict[str, Any]], *, match_id: int) -> list[dict[str, Any]]:
+    """The rows of matches/board_rows.html: each board with its two tables, links and words."""
+    rows = []
+    for b in boards:
+        number = f"{b['game'] + 1}/{b['deal'] + 1}"
+        step = (b["difference"] or {}).get("step", 0)
+        rows.append({
+            **b, "label": f"games {b['game'] + 1}–{b['game'] + 2}, deal {b['deal'] + 1}",
+            "url": f"/matches/{match_id}/boards/{number}/#s{step}",
+            "replay_first": f"/matches/{match_id}/#g{b['game'] + 1}d{b['deal'] + 1}s{step}",
+            "replay_second": f"/matches/{match_id}/#g{b['game'] + 2}d{b['deal'] + 1}s{step}",
+            "deal_file": f"/api/v1/matches/{match_id}/boards/{number}/deal-file/",
+            "rows": [_table_row(t) for t in b["tables"]],
+            "difference_text": difference_text(b["difference"]) if b["status"] == "both"
+            else _alone_text(b),
+            "swing_text": swing_text(b["swing"]),
+        })
+    return rows
+
+
+def _alone_text(board: dict[str, Any]) -> str:
+    games = (board["game"] + 1, board["game"] + 2)
+    if board["status"] == "first only":
+        return f"only in game {games[0]}: game {games[1]} ended before this deal"
+    if board["status"] == "second only":
+        return f"only in game {games[1]}: game {games[0]} ended before this deal"
+    return "cut short by a fault in both games"
+
+
+def _match_with_sides(pk: int) -> Match:
+    return get_object_or_404(Match.objects.select_related("version_a__bot", "version_b__bot")
+                             .defer(*match_selectors.LIGHT_FIELDS, "stats", "boards"), pk=pk)
+
+
+def match_boards(request: HttpRequest, pk: int) -> HttpResponse:
+    """The board comparison (the traveller): every board of the match's duplicate pairs."""
+    match = _match_with_sides(pk)
+    boards = match_selectors.match_boards(match_id=pk) if match.status == Match.Status.FINISHED \
+        else None
+    rows = board_rows(boards or [], match_id=pk)
+    swings = [r["swing"] for r in rows if r["swing"] is not None]
+    context = {"match": match, "has_boards": boards is not None,
+               "rows": fragment("matches/board_rows.html", {"rows": rows}),
+               "total": swing_text(sum(swings)), "compared": len(swings),
+               "alone": len(rows) - len(swings)}
+    return render(request, "matches/match_boards.html", context)
+
+
+def board_detail(request: HttpRequest, pk: int, game: int, deal: int) -> HttpResponse:
+    """Both tables of one board side by side, stepping together (static/js/board.js)."""
+    match = _match_with_sides(pk)
+    boards = match_selectors.match_boards(match_id=pk) or []
+    first = game - 1 - (game - 1) % 2
+    found = next((b for b in boards if b["game"] == first and b["deal"] == deal - 1), None)
+    if found is None:
+        raise Http404("this match has no such board")
+    row = board_rows([found], match_id=pk)[0]
+    return render(request, "matches/board_detail.html", {
+        "match": match, "board": row, "game": first + 1, "deal": deal,
+        "has_replay": not match_selectors.match_replay_pruned(match=match)})
+
+
+def costliest_boards_context(*, versions: list[Any], active: Any,
+                             params: Any) -> dict[str, Any]:
+    """The bot page's "costliest boards": the chosen version's (`boards_version`, a version
+    number; else the playing one, else the newest) biggest losses, over its newest matches or
+    against one opponent bot (`boards_opponent`, a name or id). An opponent or version that
+    does not exist is said, not ignored."""
+    error = ""
+    by_number = {v.number: v for v in versions}
+    version = active or (versions[0] if versions else None)
+    raw = (params.get("boards_version") or "").strip().lstrip("vV")
+    if raw:
+        number = int_or_none(raw)
+        version = by_number.get(number) if number is not None else None
+        if version is None:
+            error = f"this bot has no version {raw!r}"
+    opponent, asked = None, (params.get("boards_opponent") or "").strip()[:100]
+    if asked:
+        opponent = match_filters.bot_lookup(asked)
+        if opponent is None:
+            error = f"there is no bot {asked!r}"
+    rows = []
+    if version is not None and not error:
+        rows = match_selectors.costliest_boards(
+            version_id=version.pk, opponent_bot_id=opponent.pk if opponent else None)
+    for row in rows:
+        number = f"{row['game'] + 1}/{row['deal'] + 1}"
+        row["url"] = f"/matches/{row['match_id']}/boards/{number}/#s{row['step']}"
+        row["label"] = f"match #{row['match_id']}, games {row['game'] + 1}\u2013" \
+                       f"{row['game'] + 2}, deal {row['deal'] + 1}"
+    return {"boards_version": version, "boards_opponent": asked, "boards_error": error,
+            "costliest": rows, "boards_versions": versions}
+
+
 def replay_viewer(request: HttpRequest) -> HttpResponse:
     """The viewer alone, for a replay file from the command line (opened or dropped)."""
     return render(request, "matches/replay_viewer.html", {})

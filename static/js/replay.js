@@ -21,6 +21,9 @@
     scoreText: scoreText, trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
     teamsText: teamsText, tableNames: tableNames, personResultText: personResultText,
     tableNoteText: tableNoteText,
+    // the steps of a deal and the table at a step, shared with the board view (board.js)
+    dealSteps: dealSteps, stateAt: stateAt, handAt: handAt, lastBidOf: lastBidOf,
+    stepLabel: stepLabel,
     SEAT_NAMES: SEAT_NAMES, SUIT: SUIT, SUIT_WORDS: SUIT_WORDS,
   };
 

@@ -94,7 +94,8 @@ def _as_before_the_split(apps: Apps) -> dict[str, int]:
             content_type=content_type, codename=f"change_{model}",
             defaults={"name": f"Can change {model}"})
         ids[model] = content_type.pk
-    assert not ContentType.objects.filter(app_label__in=NEW_APPS).exists()
+    # Models added to the new apps after the split (matches.BoardLoss) keep theirs.
+    assert not ContentType.objects.filter(app_label__in=NEW_APPS, model__in=MOVED).exists()
     return ids
 
 

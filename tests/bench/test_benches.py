@@ -172,6 +172,17 @@ def test_replay_store_prints_the_database_with_and_without_the_replays(bench_env
                   "a million matches:", "replays_to_store: 28 moved", "one replay read:")
 
 
+@pytest.mark.timeout(180)
+def test_boards_overhead_prints_both_pairings_and_the_comparison_alone(bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_boards"
+    out = run_bench("boards_overhead", "--matches", "1", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 1 matches per pairing", "greedy vs random:",
+                  "minimal vs greedy:", "with them:", "the comparison alone",
+                  "BoardLoss rows in all")
+
+
 # --- the site: workers, web servers, pages ------------------------------------------------------
 
 
@@ -245,6 +256,20 @@ def test_page_speed_fills_its_database_and_prints_each_page(bench_env: Env) -> N
                   "queries of a first visit", "server time (gunicorn's own", "at the client")
     for page in ("home", "bot page", "match page", "match list", "match list, one bot",
                  "replay (API)"):
+        assert f"\n  {page} " in out, f"no row for {page}:\n{out}"
+
+
+@needs_postgres
+@pytest.mark.timeout(180)
+def test_boards_page_speed_fills_its_boards_and_prints_each_page(bench_env: Env) -> None:
+    out = run_bench("boards_page_speed", "--bots", "10", "--matches", "40", "--clients", "1",
+                    "--requests", "2", "--workers", "1", env=bench_env)
+
+    assert_prints(out, "filled kaiser_bench_boards: 10 bots, 40 finished matches with their "
+                  "boards", "queries of a first visit", "server time (gunicorn's own",
+                  "at the client")
+    for page in ("bot page", "bot page, one opponent", "match boards", "one board",
+                 "boards (API)", "costliest (API)"):
         assert f"\n  {page} " in out, f"no row for {page}:\n{out}"
 
 
