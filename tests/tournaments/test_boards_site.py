@@ -120,7 +120,7 @@ def test_a_pruned_replay_keeps_the_boards_but_not_the_deal_file(
         played: dict[str, BotVersion], client: Client) -> None:
     match = Match.objects.filter(status=Match.Status.FINISHED).first()
     assert match is not None
-    Match.objects.filter(pk=match.pk).update(replay_gz=None)
+    Match.objects.filter(pk=match.pk).update(replay_gz=None, replay_key="", replay_sha256="")
 
     assert client.get(f"/api/v1/matches/{match.pk}/boards/").json()["boards"] == match.boards
     gone = client.get(f"/api/v1/matches/{match.pk}/boards/1/1/deal-file/")
