@@ -9,7 +9,9 @@ and the median of `--repeat` runs, and the time of replay_json apart.
 
 Strength: greedy against two randoms over `--strength` seeded games (greedy at each seat in
 turn; 3-game matches, the seats rotated over the same deals): the share of games greedy won
-with a 95% interval, and its average up per hand.
+with a 95% interval, and its average up per hand. `--mc N`: builtin:mc against two greedys
+over N games the same way: mc's share of the points (a third is even) and its average up per
+hand with a 95% interval, and its CPU time per hand.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.builtin import BuiltinFactory, RandomPlayer  # noqa: E402
 from engine.match import replay_json  # noqa: E402
 from engine.sergeant_major.match import run_match  # noqa: E402
+from engine.sergeant_major.mc import SMMCPlayer  # noqa: E402
 from engine.sergeant_major.players import SMGreedyPlayer  # noqa: E402
 from engine.sergeant_major.rules import get_rules  # noqa: E402
 
 RANDOM = BuiltinFactory("random", "1", RandomPlayer, {})
 GREEDY = BuiltinFactory("greedy", "1", SMGreedyPlayer, {})
+MC = BuiltinFactory("mc", "1", SMMCPlayer, {})
 
 
 def decisions_in(replay: dict[str, Any]) -> tuple[int, int]:
@@ -92,12 +96,35 @@ def strength(preset: str, games: int) -> None:
           f"points share {points / total:.1%}, average up per hand {ups / max(hands, 1):+.2f}")
 
 
+def mc_strength(preset: str, games: int) -> None:
+    sets = max(1, games // 3)
+    points = 0.0
+    ups: list[int] = []
+    cpu = time.process_time()
+    for number in range(sets):
+        side = "ABC"[number % 3]
+        players = [MC if s == side else GREEDY for s in "ABC"]
+        replay = run_match(players, games=3, seed=f"mc-{number}", rules=get_rules(preset))
+        points += replay["result"]["points"][side]
+        for game in replay["games"]:
+            seat = game["seats"].index(side)
+            ups += [hand["delta"][seat] for hand in game["deals"]]
+    cpu = time.process_time() - cpu
+    mean = statistics.fmean(ups)
+    half = 1.96 * statistics.stdev(ups) / math.sqrt(len(ups)) if len(ups) > 1 else 0.0
+    print(f"mc vs greedy, greedy, {preset}, {3 * sets} games: mc's points share "
+          f"{points / (3 * sets):.1%} (even: 33.3%), average up per hand {mean:+.2f} "
+          f"(95% CI {mean - half:+.2f} to {mean + half:+.2f}, {len(ups)} hands), "
+          f"CPU {cpu / len(ups) * 1000:.0f} ms a hand")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=600, help="a multiple of 3")
     parser.add_argument("--rules", default="952")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--strength", type=int, default=600, help="games (0: skip)")
+    parser.add_argument("--mc", type=int, default=0, help="games of mc vs greedy (0: skip)")
     args = parser.parse_args()
     print(f"Python {sys.version.split()[0]}, pid {os.getpid()}, load {os.getloadavg()[0]:.1f}")
     for preset in args.rules.split(","):
@@ -105,6 +132,8 @@ def main() -> None:
         speed("greedy", [GREEDY] * 3, preset, args.games, args.repeat)
         if args.strength:
             strength(preset, args.strength)
+        if args.mc:
+            mc_strength(preset, args.mc)
 
 
 if __name__ == "__main__":

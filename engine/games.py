@@ -211,9 +211,11 @@ class _SergeantMajor:
 
     def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
         from engine.builtin import RandomPlayer
+        from engine.sergeant_major.mc import SMMCPlayer
         from engine.sergeant_major.players import SMGreedyPlayer
 
-        return {"random": (RandomPlayer, "1"), "greedy": (SMGreedyPlayer, "1")}
+        return {"random": (RandomPlayer, "1"), "greedy": (SMGreedyPlayer, "1"),
+                "mc": (SMMCPlayer, "1")}
 
     def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
                   rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:

@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 from engine.builtin import BuiltinFactory, RandomPlayer
 from engine.games import get_game, resolve_player
 from engine.match import replay_json
+from engine.mc import MCPlayer
 from engine.players import TimeControl
 from engine.sergeant_major.game import SMState, set_deals
 from engine.sergeant_major.match import run_match, seat_sides
+from engine.sergeant_major.mc import SMMCPlayer
 from engine.sergeant_major.players import SMGreedyPlayer
 from engine.sergeant_major.rules import PRESETS
 from engine.validate import validate_replay
@@ -123,9 +125,10 @@ def test_greedy_wins_at_least_80_percent_of_200_seeded_games_against_random(
 def test_builtin_names_resolve_to_the_games_own_players() -> None:
     assert resolve_player("builtin:greedy", game="sergeant-major")(0).__class__ is SMGreedyPlayer
     assert resolve_player("builtin:random", game="sergeant-major")(0).__class__ is RandomPlayer
-    with pytest.raises(ValueError, match="unknown built-in player 'mc'"):
-        resolve_player("builtin:mc", game="sergeant-major")
-    assert resolve_player("builtin:mc").name == "mc"  # Kaiser's
+    assert resolve_player("builtin:mc", game="sergeant-major")(0).__class__ is SMMCPlayer
+    assert resolve_player("builtin:mc")(0).__class__ is MCPlayer  # Kaiser's
+    with pytest.raises(ValueError, match="unknown built-in player 'oracle' of sergeant-major"):
+        resolve_player("builtin:oracle", game="sergeant-major")
 
 
 def test_the_game_interface_plays_both_games() -> None:
