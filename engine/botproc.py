@@ -251,8 +251,8 @@ class ProgramPlayer(Player):
 
     def _other_game(self, game: str, seat: int, rules: Any, games: int,
                     time: TimeControl) -> dict[str, Any]:
-        """The hello of a game other than Kaiser, whose act messages and replies this seat
-        then writes and reads with that game's protocol module."""
+        """The hello of a game other than Kaiser (Sergeant Major, the only other), whose act
+        messages and replies this seat then writes and reads with that game's protocol."""
         from engine.sergeant_major import protocol
 
         self._writer = protocol.ActWriter()  # type: ignore[assignment]

@@ -4,8 +4,8 @@ A game gives its presets and rules objects, the state of one game of a match (de
 and their legal actions, scoring, the observation a seat gets: the `State` protocol), the bot
 protocol's JSON for its actions, its built-in players, matches (sets of games over the same
 deals, the seats rotated or swapped so the cards' luck cancels), and replay validation.
-The site and the local runner ask `get_game(name)` or `game_of_replay(replay)` and use the
-answer; the Sergeant Major modules are imported only when that game is asked for.
+The local runner asks `get_game(name)` (and the site can, or `game_of_replay(replay)`) and
+uses the answer; the Sergeant Major modules are imported only when that game is asked for.
 """
 
 from __future__ import annotations
