@@ -198,6 +198,7 @@ class ProgramPlayer(Player):
         self._stderr = StderrLog()
         self._buffer = bytearray()
         self._writer = ActWriter()
+        self._from_reply = action_from_reply
         self._next_id = 0
         self._decisions: list[int] = []  # counted ms of each decision (engine.clock)
         self._fault: BotFault | None = None
@@ -225,9 +226,13 @@ class ProgramPlayer(Player):
               seed: str) -> None:
         proc = self._running()
         self._time, self.clock = time, SeatClock(time)
-        hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
-                 "team": seat % 2, "rules": rules.to_dict(), "match": {"games": games},
-                 "time": time.to_dict()}
+        game = getattr(rules, "game", "kaiser")  # Kaiser's Rules predate a second game
+        if game == "kaiser":
+            hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
+                     "team": seat % 2, "rules": rules.to_dict(), "match": {"games": games},
+                     "time": time.to_dict()}
+        else:
+            hello = self._other_game(game, seat, rules, games, time)
         # The sandbox's own start (a kernel a seat under gVisor) is the host's business, not
         # the bot's: it gets startup_ms, but never less than SANDBOX_START_S on a busy host.
         wait_s = max(time.startup_ms / 1000, SANDBOX_START_S)
@@ -241,7 +246,20 @@ class ProgramPlayer(Player):
         if reply.get("type") != "ready":
             raise BotFault("protocol", f'expected {{"type": "ready"}} in reply to hello, got '
                            f"{_clip(reply)}", 0)
+        _check_declared_game(game, reply)
         self._greeted = True
+
+    def _other_game(self, game: str, seat: int, rules: Any, games: int,
+                    time: TimeControl) -> dict[str, Any]:
+        """The hello of a game other than Kaiser (Sergeant Major, the only other), whose act
+        messages and replies this seat then writes and reads with that game's protocol."""
+        from engine.sergeant_major import protocol
+
+        self._writer = protocol.ActWriter()  # type: ignore[assignment]
+        self._from_reply = protocol.action_from_reply  # type: ignore[assignment]
+        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": game,
+                "seat": seat, "rules": rules.to_dict(), "match": {"games": games},
+                "time": time.to_dict()}
 
     def begin_game(self, game: int) -> None:
         self.clock.begin_game()
@@ -279,7 +297,7 @@ class ProgramPlayer(Player):
         if "action" not in reply:
             raise BotFault("protocol", f'reply has no "action": {_clip(reply)}', mid)
         try:
-            return action_from_reply(state, legal, reply["action"])
+            return self._from_reply(state, legal, reply["action"])
         except (ValueError, TypeError, KeyError) as exc:  # whatever odd JSON a bot sends
             raise BotFault("illegal", str(exc) or f"not a legal action: {_clip(reply)}",
                            mid) from None
@@ -493,6 +511,18 @@ class ProgramPlayer(Player):
             if not self._stderr_open and proc.wait(max(0.0, end - _now())) is not None:
                 break
         self._drain_stderr(proc)
+
+
+def _check_declared_game(game: str, ready: dict[str, Any]) -> None:
+    """A bot declares the game it plays in `ready` ("game": "sergeant-major"); a Kaiser bot
+    may say nothing (the protocol's first version had one game). A bot of another game at
+    this table is a protocol fault that says so, not a crash on its first message."""
+    declared = ready.get("game", "kaiser")
+    if declared != game:
+        raise BotFault("protocol", f"this match is {game}, but the bot's ready declares "
+                       f"game {_clip(declared)}" + (
+                           f' (a bot for {game} answers hello with "game": "{game}")'
+                           if "game" not in ready else ""), 0)
 
 
 # What Python, Node, C++ and the C library say as they die for want of memory.

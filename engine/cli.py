@@ -16,10 +16,15 @@ from engine import clock
 from engine.builtin import resolve_player
 from engine.cards import SUIT_SYMBOLS
 from engine.faults import InfrastructureError
+from engine.games import GAMES, KAISER, Game, get_game
+from engine.games import resolve_player as resolve_any
 from engine.match import replay_json, run_match, seat_sides
 from engine.players import TimeControl
 from engine.rules import PRESETS, get_rules
-from engine.validate import iter_replays, validate_replay
+from engine.sergeant_major.rules import PRESETS as SM_PRESETS
+from engine.sergeant_major.show import render as sm_render
+from engine.sergeant_major.show import summary as sm_summary
+from engine.validate import SM_FORMAT, iter_replays, validate_replay
 
 
 class CommandError(Exception):
@@ -47,13 +52,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=program, description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {engine_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    match = commands.add_parser("match", help="play a duplicate match between two players")
+    match = commands.add_parser("match", help="play a duplicate match between two players "
+                                              "(Kaiser) or three (Sergeant Major)")
     match.add_argument("a", help="player A: builtin:random, builtin:greedy, builtin:mc, or a "
                                  "bot program (.py, .zip or folder)")
     match.add_argument("b", help="player B, in the same forms")
-    match.add_argument("--games", type=int, default=2, help="an even number (default 2)")
+    match.add_argument("c", nargs="?", help="player C (Sergeant Major only)")
+    match.add_argument("--game", default=KAISER, choices=sorted(GAMES),
+                       help="kaiser (default) or sergeant-major")
+    match.add_argument("--games", type=int, help="Kaiser: an even number (default 2); "
+                                                 "Sergeant Major: a multiple of 3 (default 3)")
     match.add_argument("--seed", default="0", help="the deals and built-in players' seed")
-    match.add_argument("--rules", default="official", help=f"one of {', '.join(PRESETS)}")
+    match.add_argument("--rules", help=f"Kaiser: one of {', '.join(PRESETS)} (default "
+                                       f"official); Sergeant Major: one of "
+                                       f"{', '.join(SM_PRESETS)} (default 952)")
     match.add_argument("--replay", type=Path, help="write the replay (JSON) to this file")
     match.add_argument("--move-ms", type=int, default=1000)
     match.add_argument("--bank-ms", type=int, default=10000)
@@ -95,10 +107,19 @@ def _parser() -> argparse.ArgumentParser:
 
 # --- match -------------------------------------------------------------------------------------
 def cmd_match(args: argparse.Namespace) -> int:
+    if args.game != KAISER:
+        return cmd_match_game(args, get_game(args.game))
+    if args.c is not None:
+        raise CommandError("a Kaiser match has two players; three play Sergeant Major "
+                           "(--game sergeant-major)")
+    if args.games is None:
+        args.games = 2
     try:
-        rules = get_rules(args.rules)
+        rules = get_rules(args.rules or "official")
     except ValueError as error:
-        raise CommandError(str(error)) from None
+        hint = " (a Sergeant Major preset: add --game sergeant-major)" \
+            if args.rules in SM_PRESETS else ""
+        raise CommandError(f"{error}{hint}") from None
     if args.games < 2 or args.games % 2:
         raise CommandError(f"--games must be a positive even number (duplicate pairs), "
                            f"not {args.games}")
@@ -186,6 +207,53 @@ def _site_player(data: dict[str, Any], side: str) -> str:
     return _versioned(str(player.get("name", side)), str(player.get("version", "")))
 
 
+def cmd_match_game(args: argparse.Namespace, game: Game) -> int:
+    """A match of a game other than Kaiser (its own sides, sets of games and summary)."""
+    specs = [spec for spec in (args.a, args.b, args.c) if spec is not None]
+    if len(specs) != len(game.sides):
+        raise CommandError(f"{game.title} is played by {len(game.sides)} players "
+                           f"({', '.join(game.sides)}), not {len(specs)}: e.g. "
+                           f"match {' '.join(['builtin:random'] * len(game.sides))} "
+                           f"--game {game.name}")
+    try:
+        rules = game.get_rules(args.rules or game.default_preset)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    games = game.games_per_set if args.games is None else args.games
+    if games < game.games_per_set or games % game.games_per_set:
+        raise CommandError(f"--games must be a positive multiple of {game.games_per_set} "
+                           f"(the seats rotate over the same deals), not {games}")
+    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
+    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
+    players = [_player(spec, time_control, unsandboxed, game.name) for spec in specs]
+    if not unsandboxed and any(not spec.startswith("builtin:") for spec in specs):
+        _say_sandbox()
+    progress = None if args.quiet else Progress(games)
+    started = time.perf_counter()
+    replay = game.run_match(players, games=games, seed=args.seed, rules=rules,
+                            time=time_control, on_progress=progress)
+    if progress:
+        progress.done()
+    _write_replay(args, replay)
+    print(sm_summary(replay, time.perf_counter() - started))
+    clock_line = _clock_used(players)
+    if clock_line:
+        print(clock_line)
+    if args.stderr:
+        for side, factory in zip(game.sides, players, strict=True):
+            for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
+                print(f"--- stderr of {side} (process {slot}) ---\n{text}")
+    return 0
+
+
+def _write_replay(args: argparse.Namespace, replay: dict[str, Any]) -> None:
+    if args.replay:
+        try:
+            args.replay.write_text(replay_json(replay) + "\n", encoding="utf-8")
+        except OSError as error:
+            raise CommandError(f"cannot write {args.replay}: {error.strerror}") from None
+
+
 def engine_version() -> str:
     """The build of a kaiser-engine.pyz (engine/zipapp.py writes engine/_version.py into it)."""
     try:
@@ -198,7 +266,8 @@ def engine_version() -> str:
 def _no_bubblewrap(args: argparse.Namespace) -> bool:
     """True (after saying so) when a bot program would need bubblewrap and it is missing:
     the bot then runs unsandboxed, as on a laptop without it, unless --require-sandbox."""
-    programs = [s for s in (args.a, args.b) if not s.startswith("builtin:")]
+    programs = [s for s in (args.a, args.b, getattr(args, "c", None))
+                if s is not None and not s.startswith("builtin:")]
     if not programs or shutil.which("bwrap") is not None:
         return False
     if args.require_sandbox:
@@ -231,11 +300,14 @@ def _say_sandbox() -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _player(spec: str, time_control: TimeControl, unsandboxed: bool) -> Any:
+def _player(spec: str, time_control: TimeControl, unsandboxed: bool,
+            game: str = KAISER) -> Any:
     if not spec.startswith("builtin:") and not Path(spec).exists():
         raise CommandError(f"no such bot program: {spec}")
     options = {"unsandboxed": True} if unsandboxed and not spec.startswith("builtin:") else {}
     try:
+        if game != KAISER:
+            return resolve_any(spec, game=game, time=time_control, **options)
         return resolve_player(spec, time=time_control, **options)
     except ValueError as error:
         raise CommandError(str(error)) from None
@@ -360,6 +432,9 @@ def card_text(card: str) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     for replay in _read_replays(args.file):
         try:
+            if isinstance(replay, dict) and replay.get("format") == SM_FORMAT:
+                print(sm_render(replay, only_game=args.game))
+                continue
             print(render(replay, only_game=args.game))
         except (KeyError, TypeError, IndexError, AttributeError) as error:
             raise CommandError(f"{args.file}: not a readable replay ({type(error).__name__}: "

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine.botproc import seats_rest
 from engine.faults import BotFault
 from engine.game import GameState, pair_deals
+from engine.games import KAISER, Game, get_game
 from engine.match import DEALING, seat_sides
 from engine.players import Player, TimeControl
 from engine.protocol import action_from_wire, action_to_wire
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from engine.game import Action
     from engine.rules import Rules
+    from engine.sergeant_major.rules import SMRules
 
 
 class Resigned(Exception):
@@ -44,11 +46,13 @@ class HumanPlayer(Player):
     A move that is not legal (the site checks before it stores one) is the seat's fault."""
 
     def __init__(self, source: MoveSource, *, move_seconds: float,
-                 moves_made: Callable[[], int], clock: Callable[[], float]) -> None:
+                 moves_made: Callable[[], int], clock: Callable[[], float],
+                 game: str = KAISER) -> None:
         self.source = source
         self.move_seconds = move_seconds
         self.moves_made = moves_made
         self.clock = clock
+        self.from_wire = action_from_wire if game == KAISER else get_game(game).action_from_wire
 
     def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         seq = self.moves_made()
@@ -57,7 +61,7 @@ class HumanPlayer(Player):
         if wire is None:
             raise BotFault("timeout", f"no move within {self.move_seconds:g} s", seq)
         try:
-            return action_from_wire(state, wire)
+            return self.from_wire(state, wire)
         except ValueError as error:
             raise BotFault("illegal", str(error), seq) from None
 
@@ -73,24 +77,34 @@ OnMove = Callable[[GameState, dict[str, Any]], None]
 
 
 class SingleGame:
-    """One game of four seats (seat 0, 2: side A; 1, 3: side B, as in a match's game 0).
+    """One game of Kaiser's four seats (seat 0, 2: side A; 1, 3: side B, as in a match's game
+    0), or with `game="sergeant-major"` of its three (A, B, C at seats 0, 1, 2).
 
     `on_move(state, move)` is called after every action is applied, with the move as
     {"seat", "decision", "action" (wire form)}; `moves` keeps them all.
     """
 
-    def __init__(self, players: list[Player], names: list[SeatName], *, rules: Rules,
-                 seed: str, time: TimeControl, on_move: OnMove | None = None) -> None:
+    def __init__(self, players: list[Player], names: list[SeatName], *,
+                 rules: Rules | SMRules,
+                 seed: str, time: TimeControl, on_move: OnMove | None = None,
+                 game: str = KAISER) -> None:
         self.players = players
         self.names = names
-        self.rules = rules
+        self.rules: Any = rules  # Rules for Kaiser, SMRules for Sergeant Major
         self.seed = seed
         self.time = time
         self.on_move = on_move
         self.moves: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
-        dealer, deals = pair_deals(rules, seed, 0)
-        self.state = GameState(rules, dealer=dealer, deals=deals, game=0)
+        self.game: Game = get_game(game)
+        self.sides = self.game.seat_sides(0)
+        self.state: Any
+        if game == KAISER:
+            kaiser_rules = cast("Rules", rules)
+            dealer, deals = pair_deals(kaiser_rules, seed, 0)
+            self.state = GameState(kaiser_rules, dealer=dealer, deals=deals, game=0)
+        else:
+            self.state = self.game.new_state(rules, seed=seed, game=0)
 
     def run(self) -> dict[str, Any]:
         """Play to the end (or a forfeit) and return the replay; every player is closed."""
@@ -105,38 +119,48 @@ class SingleGame:
         return self.replay()
 
     def _start(self) -> None:
-        sides = seat_sides(0)
+        sides = self.sides
         for seat, player in enumerate(self.players):
+            # A player's seed as in a match's game 0 (a Kaiser side has two seats).
+            seed = f"{self.seed}/{sides[seat]}{seat // 2}" if self.game.name == KAISER \
+                else f"{self.seed}/{sides[seat]}"
             try:
-                player.start(seat=seat, rules=self.rules, games=1, time=self.time,
-                             seed=f"{self.seed}/{sides[seat]}{seat // 2}")
+                player.start(seat=seat, rules=self.rules, games=1, time=self.time, seed=seed)
                 player.begin_game(0)
             except BotFault as fault:
-                raise _SeatFailed(seat, fault.reason, fault.detail, fault.message_id) from None
+                raise _SeatFailed(sides, seat, fault.reason, fault.detail,
+                                  fault.message_id) from None
 
     def _loop(self) -> None:
         state, seen = self.state, 0
+        to_wire = action_to_wire if self.game.name == KAISER else self.game.action_to_wire
         while not state.is_terminal():
             seat, decision = state.seat, state.decision
             legal = state.legal_actions()
             player = self.players[seat]
             try:
-                action = player.act(state, legal)  # type: ignore[arg-type]
+                action = player.act(state, legal)
             except BotFault as fault:
-                raise _SeatFailed(seat, fault.reason, fault.detail, fault.message_id) from None
+                raise _SeatFailed(self.sides, seat, fault.reason, fault.detail,
+                                  fault.message_id) from None
             except Resigned:
-                raise _SeatFailed(seat, "resign", "resigned", len(self.moves)) from None
+                raise _SeatFailed(self.sides, seat, "resign", "resigned",
+                                  len(self.moves)) from None
             if not player.trusted and action not in legal:
-                raise _SeatFailed(seat, "illegal", f"{action!r} is not a legal action", None)
+                raise _SeatFailed(self.sides, seat, "illegal",
+                                  f"{action!r} is not a legal action", None)
             state.apply(action)
             move = {"seat": seat, "decision": decision,
-                    "action": action_to_wire(decision, action)}
+                    "action": to_wire(decision, action)}
             self.moves.append(move)
             seen = self._notify_deals(seen)
             if self.on_move is not None:
                 self.on_move(state, move)
-        self._notify({"type": "game_end", "game": 0, "winner": state.winner,
-                      "score": list(state.score)})
+        end = {"type": "game_end", "game": 0, "winner": state.winner,
+               "score": list(state.score)}
+        if self.game.name != KAISER:
+            end["points"] = state.points
+        self._notify(end)
 
     def _notify_deals(self, seen: int) -> int:
         log = self.state.log
@@ -153,6 +177,8 @@ class SingleGame:
                 player.notify(message)
 
     def replay(self) -> dict[str, Any]:
+        if self.game.name != KAISER:
+            return self._replay_three()
         state, sides = self.state, seat_sides(0)
         if self.forfeit is None:
             deals, winner = state.records(), state.winner
@@ -186,8 +212,34 @@ class SingleGame:
         return {"name": " & ".join(n.name for n in seats), "version": ""}
 
 
+    def _replay_three(self) -> dict[str, Any]:
+        """Sergeant Major's replay of the one game (engine.sergeant_major.match's format)."""
+        from engine.sergeant_major import match as sm
+
+        state = self.state
+        if self.forfeit is None:
+            deals, winner, points = state.records(), state.winner, state.points
+        else:
+            deals, winner = state.records() + [state.partial_record()], None
+            points = sm.forfeit_points(self.forfeit["seat"])
+        games = [{"seats": self.sides, "deals": deals,
+                  "result": {"winner": winner, "score": list(state.score), "points": points,
+                             "forfeit": self.forfeit}}]
+        return {
+            "format": sm.FORMAT, "version": 1, "game": self.game.name,
+            "rules": self.rules.to_dict(), "seed": self.seed, "dealing": sm.DEALING,
+            "players": {side: {"name": n.name, "version": n.version}
+                        for side, n in zip(self.sides, self.names, strict=True)},
+            "seat_players": [{"name": n.name, "version": n.version, "human": n.human}
+                             for n in self.names],
+            "games": games,
+            "result": sm.match_result(games, 1, self.forfeit),
+        }
+
+
 class _SeatFailed(Exception):
-    def __init__(self, seat: int, reason: str, detail: str, message_id: int | None) -> None:
+    def __init__(self, sides: list[str], seat: int, reason: str, detail: str,
+                 message_id: int | None) -> None:
         super().__init__(f"seat {seat}: {reason}")
-        self.record = {"seat": seat, "player": seat_sides(0)[seat], "reason": reason,
+        self.record = {"seat": seat, "player": sides[seat], "reason": reason,
                        "message_id": message_id, "detail": detail}

@@ -18,21 +18,18 @@ from engine.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pai
 from engine.match import DEALING, SIDES, seat_sides
 from engine.protocol import action_from_wire
 from engine.rules import Rules
+from engine.violation import Violation
 
-
-class Violation(Exception):
-    """The first thing in a replay that the rules do not allow, with where it happened."""
-
-    def __init__(self, message: str, *, game: int | None = None, deal: int | None = None,
-                 trick: int | None = None, seat: int | None = None) -> None:
-        where = [f"{k} {v}" for k, v in
-                 (("game", game), ("deal", deal), ("trick", trick), ("seat", seat))
-                 if v is not None]
-        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+SM_FORMAT = "sergeant-major-replay"  # engine.sergeant_major.match.FORMAT
 
 
 def validate_replay(replay: Any) -> list[str]:
-    """[] when the replay is valid, else [the first violation]."""
+    """[] when the replay is valid, else [the first violation]. A Sergeant Major replay (its
+    `format` says so) is checked by engine.sergeant_major.validate."""
+    if isinstance(replay, dict) and replay.get("format") == SM_FORMAT:
+        from engine.sergeant_major.validate import validate_replay as validate_sergeant_major
+
+        return validate_sergeant_major(replay)
     try:
         _check_replay(replay)
     except Violation as violation:

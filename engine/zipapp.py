@@ -35,8 +35,10 @@ class Runner:
 
 
 def engine_sources(engine_dir: Path = ENGINE_DIR) -> dict[str, bytes]:
-    """The engine's modules by file name (no caches, no tests)."""
-    return {p.name: p.read_bytes() for p in sorted(engine_dir.glob("*.py"))}
+    """The engine's modules by path below engine/ (its games' packages too; no caches, no
+    tests)."""
+    return {p.relative_to(engine_dir).as_posix(): p.read_bytes()
+            for p in sorted(engine_dir.rglob("*.py")) if "__pycache__" not in p.parts}
 
 
 def sources_hash(sources: dict[str, bytes]) -> str:

@@ -83,6 +83,18 @@ def test_engine_speed_prints_each_path_the_memory_and_the_reference(bench_env: E
 
 
 @pytest.mark.timeout(120)
+def test_sergeant_major_prints_its_speed_and_greedys_share(bench_env: Env) -> None:
+    out = run_bench("sergeant_major", "--games", "3", "--repeat", "1", "--strength", "3",
+                    "--mc", "3", "--rules", "952,952-six-hands", env=bench_env)
+
+    assert_prints(out, "952 / random: 3 games", "952 / greedy: 3 games",
+                  "952-six-hands / random:", "cpu  hands/s", "wall decisions/s",
+                  "replay_json of the replay", "greedy vs random, random, 952, 3 games",
+                  "95% CI", "average up per hand",
+                  "mc vs greedy, greedy, 952-six-hands, 3 games: mc's points share", "ms a hand")
+
+
+@pytest.mark.timeout(120)
 def test_mc_strength_prints_the_share_won_and_the_time_per_decision(bench_env: Env) -> None:
     out = run_bench("mc_strength", "--games", "2", "--jobs", "1", env=bench_env)
 

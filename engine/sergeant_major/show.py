@@ -1,0 +1,97 @@
+"""A Sergeant Major replay as text: `show` (hand by hand) and the local runner's summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+def card_text(card: str) -> str:
+    rank = "10" if card[0] == "T" else card[0]
+    return rank + SUIT_SYMBOLS[card[1]]
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(card_text(c) for c in cards)
+
+
+def _names(replay: dict[str, Any]) -> dict[str, str]:
+    return {side: f"{p['name']} v{p['version']}" if p.get("version") else p["name"]
+            for side, p in replay["players"].items()}
+
+
+def render(replay: dict[str, Any], only_game: int | None = None) -> str:
+    names = _names(replay)
+    out = [", ".join(f"{names[s]} ({s})" for s in sorted(names)) +
+           f": Sergeant Major, rules {replay['rules']['preset']}, seed {replay['seed']}"]
+    for number, game in enumerate(replay["games"]):
+        if only_game is not None and number != only_game:
+            continue
+        seats = game["seats"]
+        out.append(f"\n=== Game {number}: " +
+                   ", ".join(f"seat {s} {side}" for s, side in enumerate(seats)) + " ===")
+        for index, deal in enumerate(game["deals"]):
+            out.extend(_render_hand(index, deal, seats))
+        result = game["result"]
+        winner = "no winner" if result["winner"] is None else \
+            f"seat {result['winner']} ({seats[result['winner']]}) wins"
+        out.append(f"Game {number}: {winner}, score {'/'.join(map(str, result['score']))}, "
+                   f"points {'/'.join(f'{p:g}' for p in result['points'])}")
+        if result["forfeit"]:
+            f = result["forfeit"]
+            out.append(f"  forfeit by seat {f['seat']} ({f['player']}): {f['reason']}, "
+                       f"message {f['message_id']}: {f['detail']}")
+    result = replay["result"]
+    out.append("\nMatch: " + ", ".join(
+        f"{side} {result['games'][side]} won, {result['points'][side]:g} points"
+        for side in sorted(result["games"])))
+    return "\n".join(out)
+
+
+def _render_hand(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:
+    lines = [f"-- Hand {index}, dealer seat {deal['dealer']}, targets "
+             f"{'/'.join(map(str, deal['targets']))}"]
+    for seat, hand in enumerate(deal["hands"]):
+        lines.append(f"   seat {seat} ({seats[seat]}): {_cards(hand)}")
+    lines.append(f"   kitty: {_cards(deal['kitty'])}")
+    for x in deal["exchanges"]:
+        lines.append(f"   exchange: seat {x['giver']} gives {_cards(x['given'] or [])} to seat "
+                     f"{x['receiver']}, gets back {_cards(x['returned'] or [])}")
+    if deal["trump"]:
+        lines.append(f"   trump {SUIT_SYMBOLS[deal['trump']]}")
+    if deal["discards"]:
+        lines.append(f"   discards: {_cards(deal['discards'])}")
+    for number, trick in enumerate(deal["tricks"]):
+        plays = [f"{(trick['leader'] + i) % 3}:{card_text(c)}"
+                 for i, c in enumerate(trick["cards"])]
+        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
+    if deal.get("taken") is not None:
+        lines.append(f"   taken {'/'.join(map(str, deal['taken']))}, up/down "
+                     f"{'/'.join(f'{d:+d}' for d in deal['delta'])}, score "
+                     f"{'/'.join(map(str, deal['score']))}")
+    return lines
+
+
+def summary(replay: dict[str, Any], seconds: float) -> str:
+    names, result = _names(replay), replay["result"]
+    sides = sorted(names)
+    hands = sum(len(g["deals"]) for g in replay["games"])
+    lines = [
+        ", ".join(f"{s} = {names[s]}" for s in sides) +
+        f", Sergeant Major, rules {replay['rules']['preset']}, seed {replay['seed']}, "
+        f"{seconds:.2f} s",
+        "games won: " + ", ".join(f"{s} {result['games'][s]}" for s in sides) +
+        "; points: " + ", ".join(f"{s} {result['points'][s]:g}" for s in sides) +
+        "; score: " + ", ".join(f"{s} {result['score'][s]:.3f}" for s in sides),
+        "ups and downs: " + ", ".join(f"{s} {result['ups'][s]:+d}" for s in sides) +
+        f" ({hands} hands)",
+    ]
+    fault = result["forfeit"]
+    if fault:
+        lines.append(f"faults: {fault['player']} at seat {fault['seat']}: {fault['reason']} "
+                     f"(message {fault['message_id']}): {fault['detail']}; "
+                     f"{fault['player']} forfeits")
+    else:
+        lines.append("faults: none")
+    return "\n".join(lines)
