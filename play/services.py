@@ -52,6 +52,13 @@ class PlayError(ValueError):
 # --- The person's side ---------------------------------------------------------------------
 
 
+def connection_release() -> None:
+    """Give the database connection back while nothing needs it (a long wait, a long stream).
+    Inside a transaction it is not this code's to close (a test's, or a caller's): kept."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
 def game_create(*, owner: Any, rules: str, length: str, seats: list[str]) -> Game:
     """A new game with the person at seat 0 and `seats` (three choices: "builtin:NAME" or a
     bot version id) at seats 1, 2 (partner), 3; sent to the play queue once committed.
@@ -374,7 +381,7 @@ class Channel:
     def _wait_pushed(self, seq: int, deadline: float) -> Any:
         """Until the next heartbeat: block on the wake-up list, look when woken."""
         beat_at = min(deadline, time.monotonic() + self.beat)
-        connection.close()
+        connection_release()  # nothing is read while it waits
         while (left := beat_at - time.monotonic()) > 0:
             try:
                 message = push.wait_wake(self.game.pk, timeout=left)

@@ -13,7 +13,6 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -112,7 +111,7 @@ def _events_refused(request: HttpRequest, pk: int) -> JsonResponse | None:
             return JsonResponse({"error": "no such game of yours"}, status=404)
         return None
     finally:
-        connection.close()
+        services.connection_release()
 
 
 def push_served(request: HttpRequest) -> bool:
@@ -151,7 +150,7 @@ def _stream_check(pk: int) -> dict[str, Any] | None:
             game.refresh_from_db()
         return services.game_message(game)
     finally:
-        connection.close()
+        services.connection_release()
 
 
 @require_POST
