@@ -70,7 +70,11 @@ def fragment(name: str, context: dict[str, Any]) -> SafeString:
     """A Jinja2 template's output, ready to be placed in a Django template as it is: Jinja2
     has escaped every value it printed (autoescape), so the text is marked safe here, the one
     place that does so for the pages' fragments."""
-    return mark_safe(engines["jinja2"].get_template(name).render(context))  # noqa: S308
+    # The backend's own Jinja2 environment (its settings, its template cache), without the
+    # backend's Template wrapper: a fragment needs no request, and a card or a sparkline is
+    # rendered many times a page.
+    env: Environment = engines["jinja2"].env  # type: ignore[attr-defined]
+    return mark_safe(env.get_template(name).render(context))  # noqa: S308
 
 
 def cached(key: str | None, seconds: int, build: Callable[[], SafeString]) -> SafeString:
