@@ -136,6 +136,9 @@ class Match(PlayConditions):
     games_a = models.PositiveIntegerField(null=True, blank=True)
     games_b = models.PositiveIntegerField(null=True, blank=True)
     games_c = models.PositiveIntegerField(null=True, blank=True)
+    # Each side's points ({"A": 2.5, "B": 0.5, "C": 0.0}) in a three-player game, whose
+    # pairwise ratings need all three (Kaiser's score says it all: null).
+    points = models.JSONField(null=True, blank=True)
     forfeit_player = models.CharField(max_length=1, blank=True)  # "A", "B" or "C"
     forfeit_reason = models.CharField(max_length=20, blank=True)
     forfeit = models.JSONField(null=True, blank=True)
