@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from bots import selectors, services
-from bots.forms import BotForm, UploadForm
+from bots.forms import BotCreateForm, BotForm, UploadForm
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
@@ -70,7 +70,7 @@ def _versions_with_stderr_tails(bot: Bot, *, shown: bool) -> list[BotVersion]:
 
 @login_required
 def bot_create(request: HttpRequest) -> HttpResponse:
-    form = BotForm(request.POST or None)
+    form = BotCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             bot = services.bot_create(owner=request.user, **form.cleaned_data)
