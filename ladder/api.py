@@ -32,7 +32,7 @@ class LadderSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Ladder
-        fields = ["id", "slug", "name", "description", "rules", "games_per_match", "time",
+        fields = ["id", "slug", "name", "game", "description", "rules", "games_per_match", "time",
                   "active", "created"]
 
     @extend_schema_field(TimeSerializer)
