@@ -16,7 +16,7 @@ from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import shared_page
-from matches.selectors import challenge_versions
+from matches.selectors import challenge_versions, third_player_versions
 from matches.stats import bot_stats_context
 from matches.views import bot_activity_html, costliest_boards_context
 
@@ -50,6 +50,8 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         version_ids=[v.pk for v in context["versions"]],
         playing_id=context["active"].pk if context["active"] else None)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
+    context["third_players"] = (third_player_versions(opponent=bot)
+                                if context["challengers"] else [])
     context.update(costliest_boards_context(
         versions=[v for v in context["versions"] if v.status == BotVersion.Status.ACTIVE],
         active=context["active"], params=request.GET))

@@ -319,6 +319,13 @@ def bot_activity(*, facts: BotFacts, matches: int = 20) -> dict[str, Any]:
     }
 
 
+def ladder_of_game(game: str) -> Ladder:
+    """The ladder a game's challenges play on by default: Kaiser's main ladder, the
+    Sergeant Major ladder (404 if it is gone)."""
+    slug = MAIN_LADDER if game == "kaiser" else game
+    return get_object_or_404(Ladder, slug=slug)
+
+
 def ladder_or_main(slug: str | None) -> Ladder | None:
     """The ladder at /ladders/<slug>/ (404 if none), or the main ladder, or any."""
     if slug is not None:

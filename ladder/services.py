@@ -293,16 +293,26 @@ class RateLimited(Exception):
 
 def challenge_create(
     *, user: AbstractBaseUser, version: BotVersion, opponent: BotVersion, rated: bool,
-    ladder: Ladder,
+    ladder: Ladder, opponent_c: BotVersion | None = None,
 ) -> Match:
-    """A match the author of `version` asked for. Rated challenges count on `ladder`, and
-    only between bots of different owners (RATED_SAME_OWNER); unrated ones are open to all."""
+    """A match the author of `version` asked for, under `ladder`'s conditions: against
+    `opponent`, and `opponent_c` too in a three-player game (Sergeant Major), every bot of the
+    ladder's game. Rated challenges count on `ladder`, and only against bots of other owners
+    (RATED_SAME_OWNER); unrated ones are open to all."""
     if not version.bot.is_owned_by(user):
         raise ValidationError({"bot": "you can only challenge with your own bot"})
-    for v, field in ((version, "bot"), (opponent, "opponent")):
+    players = [(version, "bot"), (opponent, "opponent")]
+    if opponent_c is not None:
+        players.append((opponent_c, "opponent_c"))
+    for v, field in players:
         if v.status != BotVersion.Status.ACTIVE or v.bot.retired:
             raise ValidationError({field: f"{v} is not an active version"})
-    if rated and version.bot.owner_id == opponent.bot.owner_id:
+        if v.bot.game != ladder.game:
+            raise ValidationError({field: f"{v.bot.name} plays {v.bot.game}, but the ladder "
+                                          f"{ladder.slug} is {ladder.game}"})
+    if opponent_c is None and ladder.game != "kaiser":
+        raise ValidationError({"opponent_c": "a three-player game: name a second opponent"})
+    if rated and any(version.bot.owner_id == v.bot.owner_id for v, _ in players[1:]):
         raise ValidationError({"rated": RATED_SAME_OWNER})
     limit = setting_int("KAISER_CHALLENGES_PER_HOUR", 10)
     since = timezone.now() - timedelta(hours=1)
@@ -313,7 +323,8 @@ def challenge_create(
         if Match.objects.filter(requested_by_id=user.pk, created__gte=since).count() >= limit:
             raise RateLimited(f"at most {limit} challenges an hour; try again later")
         if rated:
-            _entry_for(ladder.pk, version.pk)
-            _entry_for(ladder.pk, opponent.pk)
-        return match_create(version_a=version, version_b=opponent, kind=Match.Kind.CHALLENGE,
-                            conditions=ladder, ladder=ladder, rated=rated, requested_by=user)
+            for v, _ in players:
+                _entry_for(ladder.pk, v.pk)
+        return match_create(version_a=version, version_b=opponent, version_c=opponent_c,
+                            kind=Match.Kind.CHALLENGE, conditions=ladder, ladder=ladder,
+                            rated=rated, requested_by=user)
