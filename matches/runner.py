@@ -51,4 +51,5 @@ def match_play_engine(*, match: Match) -> Played:
     stderr = [f.stderr_text(limit=STDERR_LIMIT) for f in factories] + [""]
     return Played(replay=replay, stderr_a=stderr[0], stderr_b=stderr[1], stderr_c=stderr[2],
                   play_ms=elapsed,
-                  decisions={side: f.decision_ms() for side, f in zip("ABC", factories)})
+                  decisions={side: f.decision_ms()
+                             for side, f in zip("ABC", factories, strict=False)})
