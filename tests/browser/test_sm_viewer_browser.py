@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from engine.games import SERGEANT_MAJOR, get_game, resolve_player
-from engine.players import TimeControl
 from tests.browser import test_browser
+from tests.matches.sm_matches import sm_replay, stored_sm_match
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(300)]
@@ -23,14 +22,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
 browser, page = test_browser.browser, test_browser.page
 SEATS = ("South", "West", "East")
 MINUS = "\u2212"
-
-
-def sm_replay(seed: str, games: int = 3, preset: str = "952") -> dict[str, Any]:
-    game = get_game(SERGEANT_MAJOR)
-    players = [resolve_player(f"builtin:{name}", game=SERGEANT_MAJOR)
-               for name in ("greedy", "random", "random")]
-    return game.run_match(players, games=games, seed=seed, rules=game.get_rules(preset),
-                          time=TimeControl(move_ms=1000, bank_ms=10000, startup_ms=5000))
 
 
 def hand_steps(deal: dict[str, Any], kitty_first: bool) -> list[tuple[Any, ...]]:
@@ -256,3 +247,37 @@ def lambda_class(name: str) -> Any:
     import re
 
     return re.compile(rf"\b{re.escape(name)}\b")
+
+
+def test_a_sergeant_major_match_page_shows_three_players_and_steps_through_its_replay(
+    live_server: Any, page: Page, house: Any
+) -> None:
+    replay = sm_replay("7")
+    match = stored_sm_match(replay, house)
+    games = replay["result"]["games"]
+    page.goto(f"{live_server.url}/matches/{match.pk}/")
+    head = page.locator(".match-head.three")
+    for name in ("sm-alpha", "sm-beta", "sm-gamma"):
+        expect(head).to_contain_text(name)
+    expect(head.locator(".score")).to_contain_text(
+        f"{games['A']} \u2013 {games['B']} \u2013 {games['C']}")
+    expect(page.locator("#match-rules")).to_have_attribute(
+        "href", "/docs/rules-sergeant-major/#rule-sets-presets")
+    expect(page.locator("#boards-link")).to_have_count(0)  # Kaiser's duplicate boards only
+    expect(page.locator("#viewer")).to_have_class(test_browser.LOADED)
+    expect(page.locator("#viewer")).to_have_class(lambda_class("game-sm"))
+    g, d = first_hand_with_exchange(replay)
+    step_through_hand(page, replay, g, d)
+    check_game_end(page, replay)
+    test_browser.shot(page, "sm-match-page")
+    # The match's row, in the match list and on each player's page, names all three.
+    for url in ("/matches/", f"/bots/{match.version_c.bot_id}/"):
+        page.goto(live_server.url + url)
+        row = page.locator("tr.match-row", has=page.locator(f'a[href="/matches/{match.pk}/"]'))
+        expect(row).to_contain_text("sm-alpha")
+        expect(row.locator("a.side-c")).to_have_text("sm-gamma")
+        expect(row).to_contain_text(f"{games['A']}\u2013{games['B']}\u2013{games['C']}")
+        winners = [side for side in "ABC" if games[side] == max(games.values())]
+        if len(winners) == 1:
+            name = {"A": "sm-alpha", "B": "sm-beta", "C": "sm-gamma"}[winners[0]]
+            expect(row.locator("a.winner")).to_have_text(name)
