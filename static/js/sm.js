@@ -359,9 +359,58 @@
       " \u00b7 seed " + replay.seed + (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
   }
 
+  /* --- A person's table (play.js) ------------------------------------------------------- */
+
+  /* Each seat by name at a person's table: "you", "random (West)", "greedy (East)". */
+  function tableWho(names) {
+    return names.map(function (name, seat) { return seat === 0 ? "you" : name + " (" + SEAT_NAMES[seat] + ")"; });
+  }
+
+  /* How far each exchange of the person's view has gone: the view lists an exchange from its
+     gift's turn on, and shows the cards of the person's own only. */
+  function exchangeProgress(v) {
+    var n = v.exchanges.length;
+    return v.exchanges.map(function (_, i) {
+      var current = i === n - 1 && (v.waiting_for === "give" || v.waiting_for === "return");
+      return { given: !current || v.waiting_for === "return", returned: !current };
+    });
+  }
+
+  /* What the table says while no card is on it. */
+  function tableNote(v, who) {
+    if (v.over) { return "game over"; }
+    var you = v.seat === 0, name = who[v.seat];
+    var doing = { give: you ? "you give cards" : name + " is giving cards",
+      "return": you ? "you return cards" : name + " is returning cards",
+      trump: you ? "you name trump" : name + " is naming trump",
+      discard: you ? "you discard" : name + " is discarding",
+      play: you ? "your lead" : name + " leads" };
+    return doing[v.waiting_for] || "";
+  }
+
+  /* The end of a person's game: "You win the game: 12 tricks or more in a hand. Score: you
+     12, random (West) −5, greedy (East) −7." and who resigned or forfeited. */
+  function personResultText(v) {
+    var r = v.result, who = tableWho(v.names), rules = v.rules || {}, text;
+    var last = v.deals[v.deals.length - 1];
+    var inHand = r.winner !== null && rules.win_tricks !== null && !!last && !!last.taken &&
+      last.taken[r.winner] >= rules.win_tricks;
+    if (r.winner === null) { text = "No outright winner"; }
+    else { text = (r.winner === 0 ? "You win" : who[r.winner] + " wins") + " the game" +
+      (inHand ? ": " + rules.win_tricks + " tricks or more in a hand" : " on the totals"); }
+    text += ". Score: " + r.score.map(function (n, seat) { return who[seat] + " " + number(n); }).join(", ") + ".";
+    if (r.forfeit) {
+      var f = r.forfeit;
+      text += f.seat === 0 ? (f.reason === "resign" ? " You resigned." : " You forfeited (" + f.reason + ").") :
+        " " + who[f.seat] + " forfeited (" + f.reason + ").";
+    }
+    return text;
+  }
+
   window.smCards = {
     SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
-    gameResultText: gameResultText, cardNode: cardNode, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
+    gameResultText: gameResultText, cardNode: cardNode, tableWho: tableWho,
+    exchangeProgress: exchangeProgress, tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
   };
   window.smViewer = {
     format: FORMAT, className: "game-sm", hand: "hand",

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from matches.selectors import match_rows, newest_match_ids
 from matches.models import Match
+from matches.selectors import match_rows, newest_match_ids
 from tests.matches.sm_matches import sm_replay, stored_sm_match
 
 pytestmark = pytest.mark.django_db
