@@ -49,11 +49,13 @@
   function exchangeText(x, who, progress) {
     var gave = progress ? progress.given : x.given !== null;
     var back = progress ? progress.returned : x.returned !== null;
-    var text = who[x.giver] + " gives " + x.count + " to " + who[x.receiver];
+    var you = who[x.giver] === "you";  // at a person's table: "you give", "you get back"
+    var text = who[x.giver] + (you ? " give " : " gives ") + x.count + " to " + who[x.receiver];
     if (!gave) { return text + " (to come)"; }
     text += x.given ? ": " + cardsText(x.given) : " (face down)";
     if (!back) { return text + "; the return is to come"; }
-    return text + (x.returned ? "; gets back " + cardsText(x.returned) : "; gets cards back");
+    var gets = you ? "; get back " : "; gets back ";
+    return text + (x.returned ? gets + cardsText(x.returned) : gets + "cards");
   }
 
   /* A game's end: "South (A) wins the game: 12 tricks or more in a hand.", "... on the
