@@ -32,7 +32,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var view = { replay: null, game: null, deals: [], dealIndex: 0, steps: [], step: 0, timer: null };
   // What the viewer asks of a replay's game; Sergeant Major's is window.smViewer (sm.js).
-  var KAISER = { format: "kaiser-replay", className: "game-kaiser", hand: "deal",
+  var KAISER = { format: "kaiser-replay", className: null, hand: "deal",
                  steps: function (entry) { return dealSteps(entry); }, state: stateAt,
                  draw: drawTable, label: stepLabel, summary: summary };
 
@@ -476,8 +476,8 @@
     stopPlay();
     view.replay = replay;
     view.game = game;
-    root.classList.remove(KAISER.className, window.smViewer ? window.smViewer.className : KAISER.className);
-    root.classList.add(game.className);
+    if (window.smViewer) { root.classList.remove(window.smViewer.className); }
+    if (game.className) { root.classList.add(game.className); }
     view.deals = flattenDeals(replay);
     var select = $("v-deal");
     select.innerHTML = "";
