@@ -53,18 +53,20 @@ class TimeSerializer(serializers.Serializer):
 class MatchSerializer(serializers.ModelSerializer):
     a = SideSerializer(source="version_a")
     b = SideSerializer(source="version_b")
+    c = SideSerializer(source="version_c", allow_null=True)  # Sergeant Major's third player
     ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     time = serializers.SerializerMethodField()
     forfeit = serializers.SerializerMethodField()
     stderr_a = serializers.SerializerMethodField()
     stderr_b = serializers.SerializerMethodField()
+    stderr_c = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
-        fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "a", "b",
-                  "seed", "rules", "games_per_match", "time", "score", "games_a", "games_b",
-                  "forfeit", "error", "created", "started", "finished", "play_ms", "attempts",
-                  "replay_size", "stderr_a", "stderr_b"]
+        fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "game", "a",
+                  "b", "c", "seed", "rules", "games_per_match", "time", "score", "games_a",
+                  "games_b", "games_c", "forfeit", "error", "created", "started", "finished",
+                  "play_ms", "attempts", "replay_size", "stderr_a", "stderr_b", "stderr_c"]
         read_only_fields = fields
 
     @extend_schema_field(TimeSerializer)
@@ -95,6 +97,12 @@ class MatchSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr_b(self, match: Match) -> str | None:
         return self._stderr(match, match.version_b, "stderr_b")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stderr_c(self, match: Match) -> str | None:
+        if match.version_c is None:
+            return None
+        return self._stderr(match, match.version_c, "stderr_c")
 
 
 def int_param(request: Request, name: str, *, required: bool = False) -> int | None:

@@ -98,7 +98,7 @@ def replays_export(*, matches: QuerySet[Match], chunk: int = 200,
                 yield text + "\n"
 
 
-LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "forfeit", "error", "lease_token")
+LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "stderr_c", "forfeit", "error", "lease_token")
 
 
 # A match row on the pages, read as plain values under flat names: rows are shown, never saved,
@@ -108,11 +108,14 @@ ROW_VALUES = {
     "a_bot": F("version_a__bot_id"), "a_name": F("version_a__bot__name"),
     "a_number": F("version_a__number"), "b_bot": F("version_b__bot_id"),
     "b_name": F("version_b__bot__name"), "b_number": F("version_b__number"),
+    "c_bot": F("version_c__bot_id"), "c_name": F("version_c__bot__name"),
+    "c_number": F("version_c__number"),
     "ladder_slug": F("ladder__slug"), "ladder_name": F("ladder__name"),
 }
 
 
-ROW_FIELDS = ("id", "status", "kind", "rated", "score", "games_a", "games_b", "forfeit_player",
+ROW_FIELDS = ("id", "status", "kind", "rated", "game", "score", "games_a", "games_b", "games_c",
+              "forfeit_player",
               "forfeit_reason", "tournament_id", "round", "created", "finished")
 
 
@@ -122,6 +125,15 @@ def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
     return qs.select_related("version_a__bot", "version_b__bot", "ladder").defer(*LIGHT_FIELDS)
 
 
+def _three_winners(row: dict[str, Any]) -> None:
+    games = {side: row[f"games_{side}"] for side in "abc"}
+    best = max((g for g in games.values() if g is not None), default=None)
+    top = [side for side, g in games.items() if g is not None and g == best]
+    for side in "abc":
+        row[f"{side}_won"] = row["status"] == Match.Status.FINISHED and top == [side]
+    row["shared"] = row["status"] == Match.Status.FINISHED and len(top) > 1
+
+
 def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
     """The queryset's matches (in its order) as rows for matches/_match_rows.html: plain
     dicts with the bots' names and numbers, the ladder, who won, and when, already worked out."""
@@ -129,8 +141,11 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
     rows = list(queryset.values(*ROW_FIELDS, **ROW_VALUES))
     for row in rows:
         score, when = row["score"], row["finished"] or row["created"]
-        row["a_won"] = score is not None and score > 0.5
-        row["b_won"] = score is not None and score < 0.5
+        if row["c_bot"] is None:
+            row["a_won"] = score is not None and score > 0.5
+            row["b_won"] = score is not None and score < 0.5
+        else:  # three players: the one with the most games won, if only one has it
+            _three_winners(row)
         row["ago"] = timesince(when, now)  # as the timesince filter would show it
         row["iso"] = localtime(row["created"]).isoformat()  # as the date:"c" filter would
     return rows
@@ -197,11 +212,11 @@ def head_to_head_records(*, version_ids: list[int], limit: int) -> tuple[list[di
 def newest_match_ids(*, version_ids: list[int], limit: int,
                      queryset: QuerySet[Match] | None = None) -> list[int]:
     """The ids of the newest `limit` matches (of `queryset`) played by any of the versions,
-    newest first: one short index scan per side (match_version_{a,b}_newest) instead of
+    newest first: one short index scan per side (match_version_{a,b,c}_newest) instead of
     reading every match of the versions, or scanning all matches newest first, for the OR."""
     qs = Match.objects.all() if queryset is None else queryset
     ids: set[int] = set()
-    for side in ("a", "b"):
+    for side in ("a", "b", "c"):
         ids.update(qs.filter(**{f"version_{side}_id__in": version_ids}).order_by("-id")
                    .values_list("id", flat=True)[:limit])
     return sorted(ids, reverse=True)[:limit]

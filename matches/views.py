@@ -99,19 +99,26 @@ def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
 @shared_page("match:{pk}")
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = get_object_or_404(
-        Match.objects.select_related("version_a__bot", "version_b__bot", "ladder", "tournament",
-                                     "requested_by").defer("replay_gz", "stderr_a", "stderr_b"),
+        Match.objects.select_related("version_a__bot", "version_b__bot", "version_c__bot", "ladder",
+                                     "tournament", "requested_by")
+        .defer("replay_gz", "stderr_a", "stderr_b", "stderr_c"),
         pk=pk)
+    sides = {"a": match.version_a, "b": match.version_b, "c": match.version_c}
     owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
-                for side, v in (("a", match.version_a), ("b", match.version_b))}
+                for side, v in sides.items() if v is not None}
     stderr = {}
     if any(owner_of.values()):
-        texts = Match.objects.filter(pk=pk).values("stderr_a", "stderr_b")[0]
+        texts = Match.objects.filter(pk=pk).values("stderr_a", "stderr_b", "stderr_c")[0]
         stderr = {side: texts[f"stderr_{side}"] for side, mine in owner_of.items() if mine}
     forfeit = (match.forfeit if match_fault_whole_for(request.user, match)
                else forfeit_public(match.forfeit))
     pruned = match_selectors.match_replay_pruned(match=match)
-    context = {"match": match, "stderr": stderr, "forfeit": forfeit or {},
+    context = {"match": match, "forfeit": forfeit or {},
+               "stderr": [(sides[side], text) for side, text in stderr.items()],
+               "at_fault": sides.get(match.forfeit_player.lower()),
+               "three_sides": [("A", match.version_a, match.games_a),
+                               ("B", match.version_b, match.games_b),
+                               ("C", match.version_c, match.games_c)],
                "has_replay": match.status == Match.Status.FINISHED and not pruned,
                "replay_pruned": pruned,
                "retention_days": settings.KAISER_REPLAY_RETENTION_DAYS}

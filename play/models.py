@@ -1,9 +1,12 @@
-"""A person's game against three bots: the game, its seats, and the moves the person posts."""
+"""A person's game against bots (three at Kaiser, two at Sergeant Major): the game, its seats,
+and the moves the person posts."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
+from bots.models import game_field
 
 
 class Game(models.Model):
@@ -24,6 +27,7 @@ class Game(models.Model):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                               related_name="play_games")
+    game = game_field()  # "kaiser" or "sergeant-major" (engine.games)
     rules = models.CharField(max_length=20, default="official")
     length = models.CharField(max_length=4, choices=Length.choices, default=Length.DEAL)
     seed = models.CharField(max_length=40)
@@ -36,7 +40,8 @@ class Game(models.Model):
     seq = models.PositiveIntegerField(default=0)
     view = models.JSONField(null=True, blank=True)
     resign_requested = models.BooleanField(default=False)
-    # Team 0 is the person's (seats 0 and 2); null while open, for a draw, or when void.
+    # Kaiser: the winning team, 0 the person's (seats 0 and 2); Sergeant Major: the winning
+    # seat, 0 the person's. Null while open, for a draw (a shared point), or when void.
     winner = models.SmallIntegerField(null=True, blank=True)
     score = models.JSONField(null=True, blank=True)
     forfeit_reason = models.CharField(max_length=12, blank=True)
@@ -67,7 +72,8 @@ class Game(models.Model):
 
 
 class Seat(models.Model):
-    """A bot's seat (1, 2 or 3) in a game: a bot version, or a house player by its spec."""
+    """A bot's seat (Kaiser: 1, 2 or 3; Sergeant Major: 1 or 2) in a game: a bot version, or
+    a house player by its spec."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
@@ -90,7 +96,7 @@ class Seat(models.Model):
 
     @property
     def partner(self) -> bool:
-        return self.seat == 2
+        return self.seat == 2 and self.game.game == "kaiser"
 
 
 class Move(models.Model):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
 from bots.models import BotVersion
 from bots.selectors import active_versions
-from engine.builtin import builtin_players
+from engine.games import KAISER, SERGEANT_MAJOR, get_game
 from play.models import Game, Seat
 
 
@@ -19,21 +19,24 @@ class SeatChoice:
     label: str
 
 
-def seat_choices() -> list[SeatChoice]:
-    """The house players, then the playing version of every bot that is not retired."""
-    choices = [SeatChoice(f"builtin:{name}", f"{name} (house)") for name in builtin_players()]
+def seat_choices(*, game: str = KAISER) -> list[SeatChoice]:
+    """The house players of `game`, then the playing version of every bot of that game that
+    is not retired."""
+    choices = [SeatChoice(f"builtin:{name}", f"{name} (house)")
+               for name in get_game(game).builtin_players()]
     versions = (active_versions().exclude(kind=BotVersion.Kind.BUILTIN)
-                .order_by("bot__name"))
+                .filter(bot__game=game).order_by("bot__name"))
     choices += [SeatChoice(str(v.pk), f"{v.bot.name} v{v.number} by {v.bot.owner.username}")
                 for v in versions]
     return choices
 
 
-def house_version(*, spec: str) -> BotVersion | None:
+def house_version(*, spec: str, game: str = KAISER) -> BotVersion | None:
     """The house bot's version that plays `spec` (made by house_bots_ensure), if there is one:
     its page then lists the games people played with it."""
     return (BotVersion.objects.filter(kind=BotVersion.Kind.BUILTIN, builtin=spec,
-                                      status=BotVersion.Status.ACTIVE, bot__retired=False)
+                                      status=BotVersion.Status.ACTIVE, bot__retired=False,
+                                      bot__game=game)
             .order_by("-number").first())
 
 
@@ -70,9 +73,13 @@ def people_records(*, version_ids: list[int]) -> list[PeopleRecord]:
     """Per bot version: its finished games with a person at the table (as partner or
     opponent), unrated and apart from the ladder. Void games count for nobody."""
     finished = Q(game__status=Game.Status.FINISHED)
-    # The bot's team is seat % 2: team 0 sits with the person (seat 2), team 1 against.
-    won = Q(seat=2, game__winner=0) | (Q(seat__in=(1, 3)) & Q(game__winner=1))
-    lost = Q(seat=2, game__winner=1) | (Q(seat__in=(1, 3)) & Q(game__winner=0))
+    # Kaiser: the bot's team is seat % 2: team 0 sits with the person (seat 2), team 1
+    # against. Sergeant Major: every seat plays for itself; the winner is a seat.
+    kaiser, sm = Q(game__game=KAISER), Q(game__game=SERGEANT_MAJOR)
+    won = kaiser & (Q(seat=2, game__winner=0) | (Q(seat__in=(1, 3)) & Q(game__winner=1))) | \
+        sm & Q(game__winner=F("seat"))
+    lost = kaiser & (Q(seat=2, game__winner=1) | (Q(seat__in=(1, 3)) & Q(game__winner=0))) | \
+        sm & ~Q(game__winner=F("seat")) & Q(game__winner__isnull=False)
     rows = (Seat.objects.filter(finished, version_id__in=version_ids)
             .values("version_id")
             .annotate(won=Count("game", filter=won, distinct=True),

@@ -28,17 +28,20 @@ from bots.models import BotVersion
 from engine.cards import mask_names
 from engine.faults import InfrastructureError
 from engine.game import GameState
+from engine.games import GAMES, KAISER, SERGEANT_MAJOR, get_game
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
 from engine.players import Player, TimeControl
 from engine.protocol import legal_to_wire
-from engine.rules import PRESETS, Rules, get_rules, replace
+from engine.rules import Rules, get_rules, replace
 from kaiser_site.task_send import task_send
 from play import push, selectors
 from play.models import Game, Move, Seat
 
-SEATS = (1, 2, 3)  # the bots' seats; the person is at seat 0, partner at 2
+SEATS = (1, 2, 3)  # Kaiser's bots' seats; the person is at seat 0, partner at 2
+SM_SEATS = (1, 2)  # Sergeant Major's: the person at seat 0, West 1, East 2
 logger = logging.getLogger(__name__)
 RECENT = 8  # moves listed in the view with the time each was made
+HIDDEN = ("discard", "give", "return")  # decisions whose cards a bot's move does not show
 
 
 class PlayError(ValueError):
@@ -59,17 +62,28 @@ def connection_release() -> None:
         connection.close()
 
 
-def game_create(*, owner: Any, rules: str, length: str, seats: list[str]) -> Game:
-    """A new game with the person at seat 0 and `seats` (three choices: "builtin:NAME" or a
-    bot version id) at seats 1, 2 (partner), 3; sent to the play queue once committed.
-    Refused beyond KAISER_PLAY_OPEN_GAMES open games."""
-    if rules not in PRESETS:
-        raise PlayError(f"unknown rule set {rules!r}; choose one of {', '.join(PRESETS)}")
+def bot_seats(game: str) -> tuple[int, ...]:
+    """The seats the bots take at a table of `game` (the person is at seat 0)."""
+    return SM_SEATS if game == SERGEANT_MAJOR else SEATS
+
+
+def game_create(*, owner: Any, rules: str, length: str, seats: list[str],
+                game: str = KAISER) -> Game:
+    """A new game of `game` with the person at seat 0 and `seats` ("builtin:NAME" or a bot
+    version id of that game) at the other seats: Kaiser's 1, 2 (partner), 3, Sergeant
+    Major's 1 and 2; sent to the play queue once committed. Refused beyond
+    KAISER_PLAY_OPEN_GAMES open games."""
+    if game not in GAMES:
+        raise PlayError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    presets = get_game(game).presets
+    if rules not in presets:
+        raise PlayError(f"unknown rule set {rules!r}; choose one of {', '.join(presets)}")
     if length not in Game.Length.values:
         raise PlayError(f"length must be one of {', '.join(Game.Length.values)}")
-    if len(seats) != 3:
-        raise PlayError("choose a player for each of the three other seats")
-    resolved = [_seat_resolve(value) for value in seats]
+    places = bot_seats(game)
+    if len(seats) != len(places):
+        raise PlayError(f"choose a player for each of the {len(places)} other seats")
+    resolved = [_seat_resolve(value, game) for value in seats]
     limit = settings.KAISER_PLAY_OPEN_GAMES
     with transaction.atomic():
         # The person's row, locked: two requests at once cannot both pass the limit.
@@ -77,31 +91,29 @@ def game_create(*, owner: Any, rules: str, length: str, seats: list[str]) -> Gam
         if selectors.open_games(owner=owner).count() >= limit:
             raise PlayError(f"you have {limit} open game{'s' * (limit != 1)} already: finish "
                             f"or resign one first", status=409)
-        game = Game.objects.create(
-            owner=owner, rules=rules, length=length, seed=secrets.token_hex(8),
+        row = Game.objects.create(
+            owner=owner, game=game, rules=rules, length=length, seed=secrets.token_hex(8),
             move_seconds=settings.KAISER_PLAY_MOVE_SECONDS,
             bot_move_ms=settings.KAISER_PLAY_BOT_MOVE_MS,
             bot_bank_ms=settings.KAISER_PLAY_BOT_BANK_MS,
             bot_startup_ms=settings.KAISER_PLAY_BOT_STARTUP_MS)
-        Seat.objects.bulk_create([Seat(game=game, seat=seat, version=version, builtin=spec)
-                                  for seat, (version, spec) in zip(SEATS, resolved, strict=True)])
-        transaction.on_commit(lambda: _dispatch(game.pk))
-    return game
+        Seat.objects.bulk_create([Seat(game=row, seat=seat, version=version, builtin=spec)
+                                  for seat, (version, spec) in zip(places, resolved, strict=True)])
+        transaction.on_commit(lambda: _dispatch(row.pk))
+    return row
 
 
 def _dispatch(game_id: int) -> None:
     task_send("play.tasks.game_play", game_id, queue=settings.KAISER_PLAY_QUEUE)
 
 
-def _seat_resolve(value: str) -> tuple[BotVersion | None, str]:
+def _seat_resolve(value: str, game: str) -> tuple[BotVersion | None, str]:
     if not isinstance(value, str) or not value:
         raise PlayError("choose a player for each seat")
     if value.startswith("builtin:"):
-        from engine.builtin import builtin_players
-
-        if value.removeprefix("builtin:") not in builtin_players():
-            raise PlayError(f"no house player {value!r}")
-        return selectors.house_version(spec=value), value
+        if value.removeprefix("builtin:") not in get_game(game).builtin_players():
+            raise PlayError(f"no house player {value!r} of {get_game(game).title}")
+        return selectors.house_version(spec=value, game=game), value
     if not value.isdigit():
         raise PlayError(f"not a seat choice: {value!r}")
     version = (BotVersion.objects.select_related("bot")
@@ -109,6 +121,9 @@ def _seat_resolve(value: str) -> tuple[BotVersion | None, str]:
                .first())
     if version is None:
         raise PlayError(f"bot version {value} is not active")
+    if version.bot.game != game:
+        raise PlayError(f"{version.bot.name} plays {version.bot.get_game_display()}, not "
+                        f"{get_game(game).title}")
     return version, ""
 
 
@@ -147,6 +162,8 @@ def _duplicate(seq: int, earlier: Any, action: Any) -> dict[str, Any]:
 
 def _check_action(view: dict[str, Any], action: Any) -> Any:
     """The action if the view's decision allows it; PlayError saying why not."""
+    if view.get("game") == SERGEANT_MAJOR:
+        return _check_sm_action(view, action)
     decision, legal = view["decision"], view["legal"]
     if decision == "discard":
         need = view["kitty"]
@@ -157,6 +174,26 @@ def _check_action(view: dict[str, Any], action: Any) -> Any:
             raise PlayError(f"you may not discard {', '.join(map(str, action))}")
         return sorted(action)
     if isinstance(action, bool) != (decision == "misdeal") or action not in legal:
+        shown = "nothing" if action is None else str(action)[:20]
+        raise PlayError(f"{shown} is not a legal {decision} now")
+    return action
+
+
+def _check_sm_action(view: dict[str, Any], action: Any) -> Any:
+    """Sergeant Major's: a card or a suit from `legal`; for give, return and discard a list of
+    `count` cards of `legal` (for return, exactly the cards that must go back)."""
+    decision, legal = view["decision"], view["legal"]
+    if decision in ("give", "return", "discard"):
+        need = view["count"]
+        if not (isinstance(action, list) and len(action) == need
+                and all(isinstance(c, str) for c in action)):
+            raise PlayError(f"a {decision} is a list of {need} card{'s' * (need != 1)}")
+        if len(set(action)) != need or not set(action) <= set(legal):
+            raise PlayError(f"you may not {decision} {', '.join(action)}")
+        if decision == "return" and set(action) != set(legal):
+            raise PlayError(f"the cards to return are {', '.join(legal)}")
+        return sorted(action)
+    if not isinstance(action, str) or action not in legal:
         shown = "nothing" if action is None else str(action)[:20]
         raise PlayError(f"{shown} is not a legal {decision} now")
     return action
@@ -268,8 +305,16 @@ def game_play(*, game_id: int, worker: str) -> str:
     return game_finish(game_id=game_id, replay=replay)
 
 
-def game_rules(game: Game) -> Rules:
-    rules = get_rules(game.rules)
+def game_rules(game: Game) -> Any:
+    """The game's rules; for one deal (practice), cut to one deal (Sergeant Major: one hand,
+    its point to the best total unless someone takes 12)."""
+    if game.game == SERGEANT_MAJOR:
+        from dataclasses import replace as sm_replace
+
+        sm_rules = get_game(SERGEANT_MAJOR).get_rules(game.rules)
+        short = game.length == Game.Length.DEAL
+        return sm_replace(sm_rules, hands=1, max_hands=1) if short else sm_rules
+    rules: Rules = get_rules(game.rules)
     return replace(rules, max_deals=1) if game.length == Game.Length.DEAL else rules
 
 
@@ -282,7 +327,7 @@ def _play(game: Game) -> dict[str, Any]:
     players: list[Player] = []
     try:
         for seat in seats:
-            name, player = _bot_player(seat, clock)
+            name, player = _bot_player(seat, clock, game.game)
             names.append(name)
             players.append(player)
     except BaseException:
@@ -290,24 +335,27 @@ def _play(game: Game) -> dict[str, Any]:
             player.close()
         raise
     single = SingleGame([], names, rules=game_rules(game), seed=game.seed, time=clock,
-                        on_move=channel.publish)
+                        on_move=channel.publish, game=game.game)
     human = HumanPlayer(channel, move_seconds=game.move_seconds,
-                        moves_made=lambda: len(single.moves), clock=time.monotonic)
+                        moves_made=lambda: len(single.moves), clock=time.monotonic,
+                        game=game.game)
     single.players = [human, *players]
     channel.single = single
     channel.publish(single.state, None)
     return single.run()
 
 
-def _bot_player(seat: Seat, clock: TimeControl) -> tuple[SeatName, Player]:
+def _bot_player(seat: Seat, clock: TimeControl, game: str) -> tuple[SeatName, Player]:
     from bots.runner import bot_version_player
-    from engine.builtin import resolve_player
+    from engine.games import resolve_player
 
-    if seat.version is not None:
+    if seat.version is not None and not (game != KAISER and seat.builtin):
         factory = bot_version_player(version=seat.version, time=clock)
-    else:
-        factory = resolve_player(seat.builtin, time=clock)  # type: ignore[assignment]
-    return SeatName(factory.name, factory.version), factory(seat.seat // 2)
+    else:  # a house player of the game, by its spec
+        factory = resolve_player(seat.builtin, game=game, time=clock)  # type: ignore[assignment]
+    # The factory's slot: Kaiser's side's first or second seat; each Sergeant Major seat's own.
+    slot = seat.seat // 2 if game == KAISER else seat.seat
+    return SeatName(factory.name, factory.version), factory(slot)
 
 
 def game_finish(*, game_id: int, replay: dict[str, Any]) -> str:
@@ -353,12 +401,15 @@ class Channel:
         self.beat = settings.KAISER_PLAY_HEARTBEAT_SECONDS
         self.recent: list[dict[str, Any]] = []
 
-    def publish(self, state: GameState, move: dict[str, Any] | None) -> None:
+    def publish(self, state: Any, move: dict[str, Any] | None) -> None:
         seq = len(self.single.moves) if self.single else 0
-        if move is not None and move["decision"] == "discard" and move["seat"] != 0:
-            move = {**move, "action": None}  # a bot's discards are hidden from the person
-        view = person_view(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
-                           names=[n.name for n in self.single.names] if self.single else [])
+        if move is not None and move["decision"] in HIDDEN and move["seat"] != 0:
+            # A bot's discards are hidden from the person, and so are the cards of an
+            # exchange (the view's exchanges show those of the person's own).
+            move = {**move, "action": None}
+        viewer = sm_person_view if self.game.game == SERGEANT_MAJOR else person_view
+        view = viewer(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
+                      names=[n.name for n in self.single.names] if self.single else [])
         if move is not None:
             # The moves a page polling between two publications would not see one by one,
             # each stamped with the time it was made (bench/play_latency.py reads them).
@@ -468,6 +519,52 @@ def person_view(state: GameState, *, seq: int, move: dict[str, Any] | None,
     return view
 
 
+def sm_person_view(state: Any, *, seq: int, move: dict[str, Any] | None,
+                   move_seconds: int, names: list[str]) -> dict[str, Any]:
+    """person_view at a Sergeant Major table: the person's hand and target, everyone's
+    targets, the exchanges the person gives or gets (their cards; the others' only by count),
+    trump, the person's discards (when dealing), the trick on the table and the last one, the
+    tricks taken, the ups and downs of each hand; the legal moves when it is their turn."""
+    from engine.sergeant_major.cards import mask_names as sm_mask_names
+    from engine.sergeant_major.protocol import decision_count
+    from engine.sergeant_major.protocol import legal_to_wire as sm_legal_to_wire
+
+    seen = state.observation(0)
+    over = state.is_terminal()
+    yours = state.seat == 0 and not over
+    tricks = seen["tricks"]
+    last_trick = tricks[-1] if tricks else None
+    if last_trick is None and state.log and state.log[-1].tricks:
+        last_trick = state.log[-1].to_dict()["tricks"][-1]
+    rules = state.rules
+    view: dict[str, Any] = {
+        "game": SERGEANT_MAJOR, "seq": seq, "at": _now_ms(), "over": over, "names": names,
+        "seat": state.seat, "decision": state.decision if yours else None,
+        "waiting_for": state.decision, "your_turn": yours,
+        "legal": sm_legal_to_wire(state, state.legal_actions()) if yours else [],
+        "count": decision_count(state) if yours else None,
+        "kitty": rules.kitty, "move_seconds": move_seconds,
+        "deadline": _now_ms() + move_seconds * 1000 if yours else None,
+        "rules": rules.to_dict(),
+        # Once the game is over, the hand shown is the last one played.
+        "deal": seen["deal"] - over, "dealer": seen["dealer"], "targets": seen["targets"],
+        "hand": seen["hand"], "hand_sizes": [h.bit_count() for h in state.hands],
+        "exchanges": seen["exchanges"], "trump": seen["trump"], "discards": seen["discards"],
+        "trick": seen["trick"], "last_trick": last_trick, "taken": seen["taken"],
+        "tricks_done": sum(len(e.tricks) for e in state.log) + (0 if over else len(tricks)),
+        "score": seen["score"], "last": seen["last"], "last_move": move,
+        "deals": [_hand_summary(entry.to_dict()) for entry in state.log],
+    }
+    if yours and state.decision == "discard" and rules.kitty_first:
+        view["kitty_cards"] = sm_mask_names(state.kitty)
+    return view
+
+
+def _hand_summary(hand: dict[str, Any]) -> dict[str, Any]:
+    return {key: hand.get(key) for key in ("dealer", "targets", "trump", "taken", "delta",
+                                           "score")}
+
+
 def _tricks_done(state: GameState) -> int:
     # The deal under way is in the log too once it is scored (the game over): count it once.
     logged = sum(len(entry.tricks) for entry in state.log if entry.tricks is not state.tricks)
@@ -480,5 +577,5 @@ def _deal_summary(deal: dict[str, Any]) -> dict[str, Any]:
             "score": deal.get("score")}
 
 
-__all__ = ["PlayError", "game_create", "game_play", "game_resign", "move_submit",
-           "games_void_stale", "person_view"]
+__all__ = ["PlayError", "bot_seats", "game_create", "game_play", "game_resign", "move_submit",
+           "games_void_stale", "person_view", "sm_person_view"]

@@ -17,38 +17,46 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from engine.rules import PRESETS
+from engine.games import GAMES, KAISER, SERGEANT_MAJOR, get_game
 from play import push, selectors, services
 from play.models import Game
 from play.services import PlayError
 
 MAX_BODY = 4096
-SEAT_LABELS = ("West (opponent)", "North (your partner)", "East (opponent)")
+SEAT_LABELS = {KAISER: ("West (opponent)", "North (your partner)", "East (opponent)"),
+               SERGEANT_MAJOR: ("West (on your left)", "East (on your right)")}
 STREAM_RETRY_MS = 2000  # an EventSource that lost its stream opens it again after this
 
 
 @login_required
 def play_home(request: HttpRequest) -> HttpResponse:
-    """The new-game form (POST opens the game) and the person's games."""
+    """The new-game form of a game (`?game=sergeant-major`; Kaiser by default; POST opens
+    the game) and the person's games."""
     error, status = "", 200
-    chosen = {"rules": "official", "length": Game.Length.DEAL,
-              "seats": ["builtin:random", "builtin:random", "builtin:random"]}
+    name = request.POST.get("game") or request.GET.get("game") or KAISER
+    if name not in GAMES:
+        name = KAISER
+    places = services.bot_seats(name)
+    spec = get_game(name)
+    chosen = {"rules": spec.default_preset, "length": Game.Length.DEAL,
+              "seats": ["builtin:random"] * len(places)}
     if request.method == "POST":
         chosen = {"rules": request.POST.get("rules", ""),
                   "length": request.POST.get("length", ""),
-                  "seats": [request.POST.get(f"seat{n}", "") for n in services.SEATS]}
+                  "seats": [request.POST.get(f"seat{n}", "") for n in places]}
         try:
-            game = services.game_create(owner=request.user, **chosen)
+            game = services.game_create(owner=request.user, game=name, **chosen)
         except PlayError as refused:
             error, status = str(refused), refused.status
         else:
             return redirect("play-game", pk=game.pk)
     context = {
-        "error": error, "chosen": chosen, "presets": list(PRESETS),
-        "lengths": Game.Length.choices, "choices": selectors.seat_choices(),
-        "seat_fields": list(zip(services.SEATS, SEAT_LABELS, chosen["seats"], strict=True)),
+        "error": error, "chosen": chosen, "presets": list(spec.presets), "game": name,
+        "game_title": spec.title, "games": [(g.name, g.title) for g in GAMES.values()],
+        "lengths": Game.Length.choices, "choices": selectors.seat_choices(game=name),
+        "seat_fields": list(zip(places, SEAT_LABELS[name], chosen["seats"], strict=True)),
         "move_minutes": max(1, round(settings.KAISER_PLAY_MOVE_SECONDS / 60)),
-        "games": selectors.games_of(owner=request.user)[:50],
+        "my_games": selectors.games_of(owner=request.user)[:50],
         "open_limit": settings.KAISER_PLAY_OPEN_GAMES,
     }
     return render(request, "play/home.html", context, status=status)

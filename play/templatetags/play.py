@@ -50,6 +50,8 @@ def game_result(game: Any, seats: Any = None) -> str:
     """A finished game's result in words: the teams by their players' names when the seats
     are given ("ada and north-bot v2 won, 52 to 30"), else by the person's name."""
     person = game.owner.username
+    if game.game == "sergeant-major":
+        return sm_result_text(game, person, seats)
     if seats is None:
         teams = (f"{person}'s team", f"{person}'s opponents")
     else:
@@ -57,3 +59,15 @@ def game_result(game: Any, seats: Any = None) -> str:
         teams = (f"{person} and {label.get(2, '?')}",
                  f"{label.get(1, '?')} and {label.get(3, '?')}")
     return result_text(winner=game.winner, score=game.score, teams=teams)
+
+
+def sm_result_text(game: Any, person: str, seats: Any) -> str:
+    """A Sergeant Major game's result: "ada won (17, −6, −11)", "greedy won (...)" (by seat:
+    the person, West, East), or "no outright winner (...)" when the point was shared."""
+    if seats is None:
+        seats = list(game.seats.all())
+    names = [person] + [s.label for s in sorted(seats, key=lambda s: s.seat)]
+    scores = ", ".join(signed_number(n) for n in game.score)
+    if game.winner is None:
+        return f"no outright winner ({scores})"
+    return f"{names[game.winner]} won ({scores})"

@@ -14,6 +14,8 @@
   var root = document.getElementById("play");
   if (!root || !window.kaiserCards) { return; }
   var K = window.kaiserCards, SEAT_NAMES = K.SEAT_NAMES;
+  // Sergeant Major's words (sm.js), for a table of three (root's data-game).
+  var S = window.smCards, SM = "sergeant-major";
   var SUIT_NAMES = { C: "\u2663 clubs", D: "\u2666 diamonds", H: "\u2665 hearts", S: "\u2660 spades" };
   var DOING = { bid: "to bid", trump: "naming trump", discard: "discarding", play: "to play",
                 misdeal: "deciding whether to throw the hand in" };
@@ -132,7 +134,8 @@
       return;
     }
     var r = data.view && data.view.result;
-    message(r ? K.personResultText(r, data.view.names) : "The game is over.");
+    message(!r ? "The game is over." : data.view.game === SM ? S.personResultText(data.view) :
+      K.personResultText(r, data.view.names));
     if (data.replay) {
       var link = el("a", "button", "Watch the replay");
       link.href = data.replay;
@@ -163,6 +166,7 @@
 
   function draw() {
     var v = game.view;
+    if (v.game === SM) { smDraw(v); return; }
     for (var seat = 0; seat < 4; seat++) { drawSeat(v, seat); }
     drawTrick(v);
     drawActions(v);
@@ -196,15 +200,20 @@
   }
 
   function playable(v) {
-    return v.your_turn && !game.pending && (v.decision === "play" || v.decision === "discard");
+    return v.your_turn && !game.pending &&
+      (v.decision === "play" || v.decision === "discard" || v.decision === "give");
   }
+
+  /* How many cards the decision takes: a discard (the kitty's size), a gift (its count). */
+  function needed(v) { return v.count || v.kitty; }
 
   function drawHand(v, hand) {
     var cards = v.hand.slice().sort(K.cardOrder), legal = playable(v) ? v.legal : [];
+    var cardNode = v.game === SM ? S.cardNode : K.cardNode;
     var legalCards = cards.filter(function (c) { return legal.indexOf(c) >= 0; });
     if (game.focus >= legalCards.length) { game.focus = 0; }
     cards.forEach(function (c) {
-      var node = K.cardNode(c), isLegal = legal.indexOf(c) >= 0;
+      var node = cardNode(c), isLegal = legal.indexOf(c) >= 0;
       node.setAttribute("role", "button");
       if (isLegal) {
         node.classList.add("legal");
@@ -285,16 +294,29 @@
     }
   }
 
-  function drawSide(v) {
+  function drawTurn(v, word) {
     var turn = $("p-turn");
     turn.innerHTML = "";
-    turn.appendChild(el("strong", null, "Deal " + (v.deal + 1) + " \u00b7 move " + (v.seq + 1)));
+    turn.appendChild(el("strong", null, word + " " + (v.deal + 1) + " \u00b7 move " + (v.seq + 1)));
     if (v.your_turn && v.deadline) {
       var clock = el("div", "clock");
       clock.id = "p-clock";
       turn.appendChild(clock);
       tick();
     }
+  }
+
+  function lastToggle(v) {
+    var toggle = el("button", "link", game.showLast ? "Back to the table" : "Show the last trick");
+    toggle.type = "button";
+    toggle.id = "p-last-toggle";
+    toggle.disabled = !v.last_trick;
+    toggle.addEventListener("click", function () { game.showLast = !game.showLast; draw(); });
+    return toggle;
+  }
+
+  function drawSide(v) {
+    drawTurn(v, "Deal");
     var contract = $("p-contract");
     contract.innerHTML = "";
     if (v.contract) {
@@ -316,12 +338,7 @@
     bids.appendChild(list);
     var last = $("p-last");
     last.innerHTML = "";
-    var toggle = el("button", "link", game.showLast ? "Back to the table" : "Show the last trick");
-    toggle.type = "button";
-    toggle.id = "p-last-toggle";
-    toggle.disabled = !v.last_trick;
-    toggle.addEventListener("click", function () { game.showLast = !game.showLast; draw(); });
-    last.appendChild(toggle);
+    last.appendChild(lastToggle(v));
     if (v.last_trick) { last.appendChild(lastTrickLine(v)); }
     drawScores(v);
   }
@@ -365,6 +382,167 @@
     box.appendChild(el("div", "running", "Now: you and North " + K.number(v.score[0]) + ", West and East " + K.number(v.score[1])));
   }
 
+  /* --- Sergeant Major: three seats, South (you), West and East --------------------------- */
+
+  function smDraw(v) {
+    for (var seat = 0; seat < 3; seat++) { smSeat(v, seat); }
+    smTrick(v);
+    smActions(v);
+    smSide(v);
+  }
+
+  function smSeat(v, seat) {
+    var box = root.querySelector('.seat[data-seat="' + seat + '"]');
+    box.innerHTML = "";
+    box.className = "seat seat-" + seat + (v.seat === seat && !v.over ? " to-play" : "");
+    var head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-name", S.SEAT_NAMES[seat] + (seat === 0 ? " (you)" : "")));
+    head.appendChild(el("span", "seat-player", v.names[seat] || ""));
+    if (v.dealer === seat) { head.appendChild(el("span", "badge dealer", "dealer")); }
+    var target = el("span", "badge target", "target " + v.targets[seat]);
+    target.setAttribute("data-target", String(v.targets[seat]));
+    head.appendChild(target);
+    box.appendChild(head);
+    box.appendChild(el("div", "sm-count", "tricks " + v.taken[seat] + " of " + v.targets[seat]));
+    var hand = el("div", "hand");
+    if (seat === 0) { drawHand(v, hand); }
+    else {
+      for (var i = 0; i < v.hand_sizes[seat]; i++) { hand.appendChild(el("span", "card back", "\u00a0")); }
+    }
+    box.appendChild(hand);
+  }
+
+  function smTrick(v) {
+    var box = $("p-trick"), shows = game.showLast ? "last" : game.held ? "held" : "current";
+    var trick = shows === "last" ? v.last_trick : shows === "held" ? game.held : v.trick;
+    var who = S.tableWho(v.names);
+    box.innerHTML = "";
+    box.setAttribute("data-shows", shows);
+    if (!trick || !trick.cards.length) {
+      box.appendChild(el("div", "trick-note muted", S.tableNote(v, who)));
+      return;
+    }
+    trick.cards.forEach(function (c, i) {
+      var seat = (trick.leader + i) % 3, slot = el("div", "played played-" + seat), node = S.cardNode(c);
+      node.setAttribute("data-seat", String(seat));
+      if (trick.winner === seat) { slot.classList.add("winner"); }
+      slot.appendChild(node);
+      box.appendChild(slot);
+    });
+    if (shows !== "current") {
+      box.appendChild(el("div", "trick-note", (shows === "last" ? "last trick: " : "") + who[trick.winner] + " won it"));
+    }
+  }
+
+  var SM_DOING = { give: "giving cards", "return": "returning cards", trump: "naming trump",
+                   discard: "discarding", play: "to play" };
+
+  function smActions(v) {
+    var box = $("p-actions"), who = S.tableWho(v.names);
+    box.innerHTML = "";
+    if (v.over) { return; }
+    if (!v.your_turn) {
+      box.appendChild(el("p", "muted", S.SEAT_NAMES[v.seat] + " (" + (v.names[v.seat] || "a bot") + ") is " +
+        (SM_DOING[v.waiting_for] || v.waiting_for) + "\u2026"));
+      return;
+    }
+    var x = v.exchanges[v.exchanges.length - 1], n = needed(v);
+    var prompt = {
+      trump: "Name trump:",
+      discard: "Choose " + n + " cards to discard" + (v.rules.kitty_first ? " (the kitty is in your hand):" :
+        " (then you take the kitty, unseen):"),
+      give: x ? "Choose " + n + " card" + (n === 1 ? "" : "s") + " to give to " + who[x.receiver] + ":" : "",
+      "return": x ? who[x.giver] + " gave you " + S.cardsText(x.given || []) + "; the rules send back " +
+        S.cardsText(v.legal) + ":" : "",
+      play: "Your turn: play a raised card (click it, or \u2190 \u2192 and Enter).",
+    }[v.decision];
+    box.appendChild(el("p", "prompt", prompt));
+    if (v.decision === "trump") {
+      v.legal.forEach(function (s) { box.appendChild(button(SUIT_NAMES[s], { suit: s }, s)); });
+    } else if (v.decision === "return") {
+      var back = button("Return " + S.cardsText(v.legal), { "return": v.legal.join(" ") }, v.legal.slice());
+      back.id = "p-return";
+      box.appendChild(back);
+    } else if (v.decision === "discard" || v.decision === "give") {
+      if (v.kitty_cards) { box.appendChild(el("span", "muted", "The kitty held " + S.cardsText(v.kitty_cards) + ". ")); }
+      var word = v.decision === "give" ? "Give " : "Discard ";
+      var go = el("button", "move", word + (game.chosen.map(K.cardText).join(" ") || "\u2026"));
+      go.type = "button";
+      go.id = v.decision === "give" ? "p-give" : "p-discard";
+      go.disabled = game.pending || game.chosen.length !== n;
+      go.addEventListener("click", function () { send(game.chosen.slice()); });
+      box.appendChild(go);
+    }
+  }
+
+  function smSide(v) {
+    var who = S.tableWho(v.names);
+    drawTurn(v, "Hand");
+    var info = $("p-contract");
+    info.innerHTML = "";
+    info.appendChild(el("div", "sm-targets", "Targets: " + S.targetsText(v.targets, who)));
+    var trump = el("div", "trump", "Trump: ");
+    trump.appendChild(el("span", v.trump ? "suit-" + v.trump : null, v.trump ?
+      K.SUIT[v.trump] + " " + K.SUIT_WORDS[v.trump] : "not named yet"));
+    info.appendChild(trump);
+    if (v.discards && v.discards.length) {
+      info.appendChild(el("div", "sm-discard", "Your discard: " + S.cardsText(v.discards)));
+    }
+    info.appendChild(el("div", "taken", "Tricks: " + v.taken.map(function (t, seat) {
+      return who[seat] + " " + t + "/" + v.targets[seat];
+    }).join(" \u00b7 ")));
+    var ex = $("p-bids"), list = el("ol", "bid-list sm-exchanges"), progress = S.exchangeProgress(v);
+    ex.innerHTML = "";
+    ex.appendChild(el("strong", null, "Exchange"));
+    v.exchanges.forEach(function (x, i) { list.appendChild(el("li", null, S.exchangeText(x, who, progress[i]))); });
+    if (!v.exchanges.length) {
+      list.appendChild(el("li", "muted", v.last ? "none this hand" : "none: the first hand"));
+    }
+    ex.appendChild(list);
+    var last = $("p-last");
+    last.innerHTML = "";
+    last.appendChild(lastToggle(v));
+    if (v.last_trick) { last.appendChild(smLastTrickLine(v, who)); }
+    smScores(v, who);
+  }
+
+  function smLastTrickLine(v, who) {
+    var line = el("div", "last-trick", "Last trick: "), t = v.last_trick;
+    line.id = "p-last-trick";
+    t.cards.forEach(function (card, i) {
+      line.appendChild(document.createTextNode((i ? ", " : "") + who[(t.leader + i) % 3] + ": "));
+      var node = el("span", "suit-" + card.slice(-1), K.cardText(card));
+      node.setAttribute("data-card", card);
+      line.appendChild(node);
+    });
+    line.appendChild(document.createTextNode("; won by " + who[t.winner]));
+    return line;
+  }
+
+  function smScores(v, who) {
+    var box = $("p-scores");
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Ups and downs"));
+    var table = el("table", "score-table sm-scores"), head = el("tr");
+    ["hand", "you", "W", "E"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    v.deals.forEach(function (d, i) {
+      if (!d.score) { return; }
+      var row = el("tr");
+      row.appendChild(el("td", null, String(i + 1)));
+      for (var seat = 0; seat < 3; seat++) {
+        row.appendChild(el("td", null, S.number(d.score[seat]) + " (" + S.signed(d.delta[seat]) + ")"));
+      }
+      table.appendChild(row);
+    });
+    box.appendChild(table);
+    var now = el("div", "running", "Now: " + v.score.map(function (n, seat) {
+      return who[seat] + " " + S.number(n);
+    }).join(", "));
+    now.id = "p-now";
+    box.appendChild(now);
+  }
+
   function tick() {
     var clock = $("p-clock"), v = game.view;
     if (!clock || !v || !v.deadline) { return; }
@@ -382,7 +560,7 @@
     if (v.decision === "play") { send(card); return; }
     var at = game.chosen.indexOf(card);
     if (at >= 0) { game.chosen.splice(at, 1); }
-    else if (game.chosen.length < v.kitty) { game.chosen.push(card); }
+    else if (game.chosen.length < needed(v)) { game.chosen.push(card); }
     draw();
   }
 

@@ -30,7 +30,11 @@
   var root = typeof document !== "undefined" && document.getElementById("viewer");
   if (!root) { return; }
   var $ = function (id) { return document.getElementById(id); };
-  var view = { replay: null, deals: [], dealIndex: 0, steps: [], step: 0, timer: null };
+  var view = { replay: null, game: null, deals: [], dealIndex: 0, steps: [], step: 0, timer: null };
+  // What the viewer asks of a replay's game; Sergeant Major's is window.smViewer (sm.js).
+  var KAISER = { format: "kaiser-replay", className: null, hand: "deal",
+                 steps: function (entry) { return dealSteps(entry); }, state: stateAt,
+                 draw: drawTable, label: stepLabel, summary: summary };
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -376,18 +380,22 @@
       discard: "discards", card: "play", won: "trick won", end: "deal over", fault: "fault" }[step.kind];
   }
 
-  function draw() {
-    var entry = view.deals[view.dealIndex];
-    if (!entry) { return; }
-    var s = stateAt(entry, view.steps, view.step);
+  function drawTable(_root, entry, s) {
     for (var seat = 0; seat < 4; seat++) { drawSeat(entry, seat, s); }
     drawTrick(entry, s);
     drawSide(entry, s);
+  }
+
+  function draw() {
+    var entry = view.deals[view.dealIndex];
+    if (!entry) { return; }
+    var s = view.game.state(entry, view.steps, view.step);
+    view.game.draw(root, entry, s, view.replay);
     $("v-slider").max = String(view.steps.length - 1);
     $("v-slider").value = String(view.step);
     $("v-deal").value = String(view.dealIndex);
     $("v-step").textContent = "step " + (view.step + 1) + " of " + view.steps.length + " \u00b7 " +
-      stepLabel(view.steps[view.step]);
+      view.game.label(view.steps[view.step]);
     root.setAttribute("data-deal", String(view.dealIndex));
     root.setAttribute("data-step", String(view.step));
     if (history.replaceState) {
@@ -400,7 +408,7 @@
   function goDeal(index, atEnd) {
     if (index < 0 || index >= view.deals.length) { return false; }
     view.dealIndex = index;
-    view.steps = dealSteps(view.deals[index]);
+    view.steps = view.game.steps(view.deals[index], view.replay);
     view.step = atEnd ? view.steps.length - 1 : 0;
     draw();
     return true;
@@ -451,18 +459,30 @@
     box.classList.toggle("errors", !!isError);
   }
 
+  /* The viewer of the replay's game, or null when it is not a replay of one. */
+  function gameOf(replay) {
+    if (replay && replay.format === KAISER.format) { return KAISER; }
+    var sm = window.smViewer;
+    return replay && sm && replay.format === sm.format ? sm : null;
+  }
+
   function show(replay) {
-    if (!replay || replay.format !== "kaiser-replay") {
-      message("This is not a Kaiser Arena replay (no \"format\": \"kaiser-replay\").", true);
+    var game = gameOf(replay);
+    if (!game) {
+      message("This is not a Kaiser Arena replay (no \"format\": \"kaiser-replay\" or " +
+        "\"sergeant-major-replay\").", true);
       return;
     }
     stopPlay();
     view.replay = replay;
+    view.game = game;
+    if (window.smViewer) { root.classList.remove(window.smViewer.className); }
+    if (game.className) { root.classList.add(game.className); }
     view.deals = flattenDeals(replay);
     var select = $("v-deal");
     select.innerHTML = "";
     view.deals.forEach(function (entry, i) {
-      var option = el("option", null, "game " + (entry.g + 1) + " \u00b7 deal " + (entry.d + 1));
+      var option = el("option", null, "game " + (entry.g + 1) + " \u00b7 " + game.hand + " " + (entry.d + 1));
       option.value = String(i);
       select.appendChild(option);
     });
@@ -472,7 +492,7 @@
       message("No deal was played" + (f ? ": " + f.player + " forfeited (" + f.reason + ")" : "") + ".", true);
       return;
     }
-    message(summary(replay));
+    message(game.summary(replay));
     if (!fromHash()) { goDeal(0, false); }
   }
 
@@ -512,7 +532,7 @@
     choose.hidden = replays.length < 2;
     choose.innerHTML = "";
     replays.forEach(function (r, i) {
-      var option = el("option", null, "replay " + (i + 1) + ": " + summary(r).slice(0, 60));
+      var option = el("option", null, "replay " + (i + 1) + ": " + (gameOf(r) || KAISER).summary(r).slice(0, 60));
       option.value = String(i);
       choose.appendChild(option);
     });

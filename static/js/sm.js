@@ -1,0 +1,423 @@
+/* Sergeant Major (9-5-2) on the site's tables: the words for its hands (targets, ups and
+   downs, the exchange, results), the steps of a hand and the table at a step for the replay
+   viewer (replay.js hands a replay whose format is "sergeant-major-replay" to
+   window.smViewer), shared with a person's table (play.js, window.smCards). Cards are drawn
+   by replay.js's window.kaiserCards, looked up when needed (this file may load first).
+   Seats: 0 South, 1 West (seat 0's left), 2 East. No dependencies. */
+(function () {
+  "use strict";
+
+  var FORMAT = "sergeant-major-replay";
+  var SEAT_NAMES = ["South", "West", "East"];
+  var MINUS = "\u2212";
+  var K = function () { return window.kaiserCards; };
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) { node.className = cls; }
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+
+  /* --- Words ------------------------------------------------------------------------------ */
+
+  function number(n) { return n < 0 ? MINUS + Math.abs(n) : String(n); }
+  function signed(n) { return (n > 0 ? "+" : "") + number(n); }
+  /* A card as replay.js draws it, without Kaiser's marks (5♥ and 3♠ count nothing here). */
+  function cardNode(code) {
+    var node = K().cardNode(code);
+    node.classList.remove("special");
+    node.removeAttribute("title");
+    return node;
+  }
+
+  function cardsText(cards) { return cards.map(function (c) { return K().cardText(c); }).join(" "); }
+
+  /* A hand's result for one seat: "up 3", "down 2", "on target". */
+  function upText(delta) {
+    return delta > 0 ? "up " + delta : delta < 0 ? "down " + (-delta) : "on target";
+  }
+
+  /* "South 2, West 9, East 5" from targets by seat; `who` names the seats. */
+  function targetsText(targets, who) {
+    return targets.map(function (t, seat) { return who[seat] + " " + t; }).join(", ");
+  }
+
+  /* One exchange in words, as far as it has gone and as far as the reader may see it (a
+     person sees the cards of an exchange only if it is theirs): "West gives 2 to South:
+     6♠ 5♥; gets back A♠ 5♥". */
+  function exchangeText(x, who, progress) {
+    var gave = progress ? progress.given : x.given !== null;
+    var back = progress ? progress.returned : x.returned !== null;
+    var you = who[x.giver] === "you";  // at a person's table: "you give", "you get back"
+    var text = who[x.giver] + (you ? " give " : " gives ") + x.count + " to " + who[x.receiver];
+    if (!gave) { return text + " (to come)"; }
+    text += x.given ? ": " + cardsText(x.given) : " (face down)";
+    if (!back) { return text + "; the return is to come"; }
+    var gets = you ? "; get back " : "; gets back ";
+    return text + (x.returned ? gets + cardsText(x.returned) : gets + "cards");
+  }
+
+  /* A game's end: "South (A) wins the game: 12 tricks or more in a hand.", "... on the
+     totals.", "No outright winner: South and West share the point."; then the scores.
+     `who` names the seats; `inHand`: the winner took win_tricks in the last hand. */
+  function gameResultText(result, who, rules, inHand) {
+    var score = " Score: " + result.score.map(function (s, seat) {
+      return who[seat] + " " + number(s);
+    }).join(", ") + ".";
+    if (result.winner === null || result.winner === undefined) {
+      var sharing = (result.points || []).map(function (p, seat) { return p > 0 ? who[seat] : null; })
+        .filter(function (n) { return n; });
+      return (result.forfeit ? "Ended by a fault" : "No outright winner") +
+        (sharing.length ? ": " + sharing.join(" and ") + " share the point." : ".") + score;
+    }
+    var how = inHand ? ": " + rules.win_tricks + " tricks or more in a hand" : " on the totals";
+    return who[result.winner] + " wins the game" + how + "." + score;
+  }
+
+  /* --- The steps of one hand ------------------------------------------------------------ */
+
+  function handSteps(entry, rules) {
+    var deal = entry.deal, steps = [{ kind: "deal" }];
+    (deal.exchanges || []).forEach(function (x, i) {
+      if (x.given) { steps.push({ kind: "give", x: i }); }
+      if (x.returned) { steps.push({ kind: "return", x: i }); }
+    });
+    if (rules.kitty_first && deal.trump) { steps.push({ kind: "kitty" }); }
+    if (deal.trump) { steps.push({ kind: "trump" }); }
+    if ((deal.discards || []).length) { steps.push({ kind: "discard" }); }
+    (deal.tricks || []).forEach(function (trick, t) {
+      trick.cards.forEach(function (_, c) { steps.push({ kind: "card", trick: t, cards: c + 1 }); });
+      if (trick.cards.length === 3) { steps.push({ kind: "won", trick: t }); }
+    });
+    if (deal.taken) { steps.push({ kind: "end" }); }
+    if (entry.last && entry.game.result && entry.game.result.forfeit) { steps.push({ kind: "fault" }); }
+    return steps;
+  }
+
+  function stepLabel(step) {
+    return { deal: "the deal", give: "exchange: a gift", "return": "exchange: the return",
+      kitty: "the dealer takes the kitty", trump: "trump", discard: "the discard",
+      card: "play", won: "trick won", end: "hand over", fault: "fault" }[step.kind];
+  }
+
+  /* The table after steps 0..index. */
+  function stateAt(entry, steps, index) {
+    var deal = entry.deal, s = {
+      exchanges: (deal.exchanges || []).map(function () { return { given: false, returned: false }; }),
+      kitty: false, trump: false, discarded: false, played: [], trick: null, trickWinner: null,
+      taken: [0, 0, 0], ended: false, fault: false,
+    };
+    for (var i = 0; i <= index; i++) {
+      var step = steps[i];
+      if (step.kind === "give") { s.exchanges[step.x].given = true; }
+      if (step.kind === "return") { s.exchanges[step.x].returned = true; }
+      if (step.kind === "kitty") { s.kitty = true; }
+      if (step.kind === "trump") { s.trump = true; }
+      if (step.kind === "discard") { s.discarded = true; }
+      if (step.kind === "card") {
+        var trick = deal.tricks[step.trick];
+        s.trick = { leader: trick.leader, cards: trick.cards.slice(0, step.cards), t: step.trick };
+        s.trickWinner = null;
+        s.played.push(trick.cards[step.cards - 1]);
+      }
+      if (step.kind === "won") {
+        s.trickWinner = deal.tricks[step.trick].winner;
+        s.taken[s.trickWinner] += 1;
+      }
+      if (step.kind === "end") { s.ended = true; s.trick = null; }
+      if (step.kind === "fault") { s.fault = true; }
+    }
+    return s;
+  }
+
+  function without(cards, gone) { return cards.filter(function (c) { return gone.indexOf(c) < 0; }); }
+
+  /* A seat's cards at a step: as dealt, through the exchanges so far, the dealer's kitty and
+     discard, less the cards played. */
+  function handAt(entry, seat, s, rules) {
+    var deal = entry.deal, hand = deal.hands[seat].slice();
+    (deal.exchanges || []).forEach(function (x, i) {
+      var p = s.exchanges[i];
+      if (p.given && x.given) {
+        if (x.giver === seat) { hand = without(hand, x.given); }
+        if (x.receiver === seat) { hand = hand.concat(x.given); }
+      }
+      if (p.returned && x.returned) {
+        if (x.receiver === seat) { hand = without(hand, x.returned); }
+        if (x.giver === seat) { hand = hand.concat(x.returned); }
+      }
+    });
+    if (deal.dealer === seat) {
+      if (rules.kitty_first && s.kitty) { hand = hand.concat(deal.kitty); }
+      if (s.discarded) {
+        hand = without(hand, deal.discards);
+        if (!rules.kitty_first) { hand = hand.concat(deal.kitty); }
+      }
+    }
+    return without(hand, s.played).sort(K().cardOrder);
+  }
+
+  /* --- The viewer: drawing one step ------------------------------------------------------- */
+
+  /* Each seat's player at a game: "A · greedy v1", or the person's name in a game with one. */
+  function seatPlayers(replay, game) {
+    var people = replay.seat_players, players = replay.players || {};
+    return [0, 1, 2].map(function (seat) {
+      var side = game.seats[seat], p = people ? people[seat] : players[side];
+      if (!p) { return side; }
+      if (p.human) { return p.name + " (person)"; }
+      return side + " \u00b7 " + p.name + (p.version ? " v" + p.version : "");
+    });
+  }
+
+  function drawSeat(root, entry, seat, s, replay) {
+    var box = root.querySelector('.seat[data-seat="' + seat + '"]');
+    var deal = entry.deal, forfeit = entry.game.result && entry.game.result.forfeit;
+    box.innerHTML = "";
+    box.className = "seat seat-" + seat + " sm-side-" + entry.game.seats[seat];
+    var head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat] + " (" + seat + ")"));
+    head.appendChild(el("span", "seat-player", seatPlayers(replay, entry.game)[seat]));
+    if (deal.dealer === seat) { head.appendChild(el("span", "badge dealer", "dealer")); }
+    var target = el("span", "badge target", "target " + deal.targets[seat]);
+    target.setAttribute("data-target", String(deal.targets[seat]));
+    head.appendChild(target);
+    box.appendChild(head);
+    var count = el("div", "sm-count", s.ended && deal.taken ?
+      "took " + deal.taken[seat] + ": " + upText(deal.delta[seat]) :
+      "tricks " + s.taken[seat] + " of " + deal.targets[seat]);
+    count.setAttribute("data-taken", String(s.ended && deal.taken ? deal.taken[seat] : s.taken[seat]));
+    box.appendChild(count);
+    var hand = el("div", "hand");
+    handAt(entry, seat, s, replay.rules).forEach(function (c) { hand.appendChild(cardNode(c)); });
+    if (!hand.childNodes.length) { hand.appendChild(el("span", "muted", "no cards")); }
+    box.appendChild(hand);
+    if (s.fault && forfeit && forfeit.seat === seat) {
+      box.classList.add("at-fault");
+      box.appendChild(el("div", "fault-note", "fault: " + forfeit.reason));
+    }
+  }
+
+  function drawTrick(root, entry, s) {
+    var box = root.querySelector("#v-trick"), deal = entry.deal;
+    box.innerHTML = "";
+    if (s.ended) {
+      box.appendChild(el("div", "trick-note", "Hand over \u00b7 " + deal.taken.map(function (t, seat) {
+        return SEAT_NAMES[seat] + " took " + t + " (" + upText(deal.delta[seat]) + ")";
+      }).join(" \u00b7 ")));
+      return;
+    }
+    if (!s.trick) {
+      var note = s.discarded ? "lead to the first trick" : s.trump ? "the dealer discards" :
+        (deal.exchanges || []).length && !s.exchanges.every(function (p) { return p.returned; }) ?
+        "the exchange" : "the dealer names trump";
+      box.appendChild(el("div", "trick-note muted", note));
+      return;
+    }
+    s.trick.cards.forEach(function (c, i) {
+      var seat = (s.trick.leader + i) % 3, slot = el("div", "played played-" + seat);
+      var node = cardNode(c);
+      node.setAttribute("data-seat", String(seat));
+      if (s.trickWinner === seat) { slot.classList.add("winner"); }
+      slot.appendChild(node);
+      box.appendChild(slot);
+    });
+    box.appendChild(el("div", "trick-note", "trick " + (s.trick.t + 1) + " of 16" +
+      (s.trickWinner !== null ? ": " + SEAT_NAMES[s.trickWinner] + " wins" : "")));
+  }
+
+  function suitLine(cls, label, suit) {
+    var line = el("div", cls, label);
+    if (suit) {
+      var words = K().SUIT_WORDS[suit];
+      line.appendChild(el("span", "suit-" + suit, K().SUIT[suit] + " " + words));
+    } else {
+      line.appendChild(document.createTextNode("not named yet"));
+    }
+    return line;
+  }
+
+  function drawHandBox(root, entry, s, replay) {
+    var box = root.querySelector("#v-contract"), deal = entry.deal, rules = replay.rules;
+    box.innerHTML = "";
+    box.appendChild(el("div", "sm-dealer", "Dealer: " + SEAT_NAMES[deal.dealer] + " (" +
+      entry.game.seats[deal.dealer] + ")"));
+    box.appendChild(el("div", "sm-targets", "Targets: " + targetsText(deal.targets, SEAT_NAMES)));
+    box.appendChild(suitLine("trump", "Trump: ", s.trump ? deal.trump : null));
+    var kitty = el("div", "sm-kitty", "Kitty: " + cardsText(deal.kitty) + (rules.kitty_first ?
+      (s.kitty ? " (in the dealer's hand)" : " (the dealer takes it before naming trump)") :
+      (s.discarded ? " (taken unseen after the discard)" : " (taken unseen after the discard, to come)")));
+    box.appendChild(kitty);
+    var discard = el("div", "sm-discard", "Discard: " + (s.discarded ? cardsText(deal.discards) : "\u2014"));
+    box.appendChild(discard);
+    box.appendChild(el("div", "taken", "Tricks: " + s.taken.map(function (t, seat) {
+      return SEAT_NAMES[seat] + " " + t + "/" + deal.targets[seat];
+    }).join(" \u00b7 ")));
+  }
+
+  function drawExchanges(root, entry, s) {
+    var box = root.querySelector("#v-bids"), list = el("ol", "bid-list sm-exchanges");
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Exchange"));
+    var exchanges = entry.deal.exchanges || [];
+    exchanges.forEach(function (x, i) {
+      var item = el("li", s.exchanges[i].given ? null : "muted", exchangeText(x, SEAT_NAMES, s.exchanges[i]));
+      item.setAttribute("data-giver", String(x.giver));
+      list.appendChild(item);
+    });
+    if (!exchanges.length) {
+      list.appendChild(el("li", "muted", entry.d === 0 ? "none: the first hand of a game" :
+        "none: everyone made their target"));
+    }
+    box.appendChild(list);
+  }
+
+  function drawScores(root, entry, s, replay) {
+    var box = root.querySelector("#v-scores"), game = entry.game;
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Game " + (entry.g + 1) + ": ups and downs"));
+    var table = el("table", "score-table sm-scores"), head = el("tr");
+    ["hand", "S", "W", "E"].forEach(function (h, i) {
+      var th = el("th", null, h);
+      if (i) { th.title = SEAT_NAMES[i - 1] + " (" + game.seats[i - 1] + ")"; }
+      head.appendChild(th);
+    });
+    table.appendChild(head);
+    game.deals.forEach(function (deal, d) {
+      if (d > entry.d || (d === entry.d && !s.ended) || !deal.score) { return; }
+      var row = el("tr");
+      row.appendChild(el("td", null, String(d + 1)));
+      for (var seat = 0; seat < 3; seat++) {
+        var cell = el("td", null, number(deal.score[seat]) + " (" + signed(deal.delta[seat]) + ")");
+        cell.title = SEAT_NAMES[seat] + " took " + deal.taken[seat] + " of " + deal.targets[seat];
+        row.appendChild(cell);
+      }
+      if (d === entry.d) { row.className = "current"; }
+      table.appendChild(row);
+    });
+    if (table.rows.length === 1) {
+      var none = el("tr"), cell = el("td", "muted", "no hand of this game is over yet");
+      cell.colSpan = 4;
+      none.appendChild(cell);
+      table.appendChild(none);
+    }
+    box.appendChild(table);
+    var who = game.seats.map(function (side, seat) { return SEAT_NAMES[seat] + " (" + side + ")"; });
+    if (entry.last && (s.ended || s.fault) && game.result) {
+      box.appendChild(el("p", "game-result", gameResultText(game.result, who, replay.rules,
+        wonInHand(game, replay.rules))));
+      if (entry.g === replay.games.length - 1) {
+        box.appendChild(el("p", "match-result", matchText(replay)));
+      }
+    }
+    if (s.fault && game.result && game.result.forfeit) {
+      var f = game.result.forfeit;
+      box.appendChild(el("p", "fault-note", "Fault: seat " + f.seat + " (" + f.player + ") " + f.reason +
+        (f.message_id !== undefined && f.message_id !== null ? " at message " + f.message_id : "") +
+        (f.detail ? ": " + f.detail : "")));
+    }
+  }
+
+  /* Whether the game's last hand gave its winner the tricks that win outright. */
+  function wonInHand(game, rules) {
+    var last = game.deals[game.deals.length - 1], w = game.result.winner;
+    return !!(last && last.taken && w !== null && w !== undefined && rules.win_tricks !== null &&
+      last.taken[w] >= rules.win_tricks);
+  }
+
+  function draw(root, entry, s, replay) {
+    for (var seat = 0; seat < 3; seat++) { drawSeat(root, entry, seat, s, replay); }
+    drawTrick(root, entry, s);
+    drawHandBox(root, entry, s, replay);
+    drawExchanges(root, entry, s);
+    drawScores(root, entry, s, replay);
+  }
+
+  /* --- The whole match --------------------------------------------------------------------- */
+
+  function sideName(p, side) {
+    return p ? p.name + (p.version ? " v" + p.version : "") : side;
+  }
+
+  function players(replay) {
+    var p = replay.players || {};
+    return ["A", "B", "C"].map(function (side) { return side + " = " + sideName(p[side], side); }).join(", ");
+  }
+
+  /* "Match: A 3 games won (3 points, ups +50) · B 0 (0, −18) · C 0 (0, −32)". */
+  function matchText(replay) {
+    var r = replay.result || {}, games = r.games || {}, points = r.points || {}, ups = r.ups || {};
+    return "Match: " + ["A", "B", "C"].map(function (side) {
+      return side + " " + (games[side] || 0) + " won (" + (points[side] || 0) + " points, ups " +
+        signed(ups[side] || 0) + ")";
+    }).join(" \u00b7 ") + (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
+  }
+
+  function summary(replay) {
+    var r = replay.result || {}, games = r.games || {};
+    return players(replay) + " \u00b7 Sergeant Major, rules " + ((replay.rules || {}).preset || "?") +
+      " \u00b7 games won " + ["A", "B", "C"].map(function (k) { return games[k] || 0; }).join("\u2013") +
+      " \u00b7 seed " + replay.seed + (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
+  }
+
+  /* --- A person's table (play.js) ------------------------------------------------------- */
+
+  /* Each seat by name at a person's table: "you", "random (West)", "greedy (East)". */
+  function tableWho(names) {
+    return names.map(function (name, seat) { return seat === 0 ? "you" : name + " (" + SEAT_NAMES[seat] + ")"; });
+  }
+
+  /* How far each exchange of the person's view has gone: the view lists an exchange from its
+     gift's turn on, and shows the cards of the person's own only. */
+  function exchangeProgress(v) {
+    var n = v.exchanges.length;
+    return v.exchanges.map(function (_, i) {
+      var current = i === n - 1 && (v.waiting_for === "give" || v.waiting_for === "return");
+      return { given: !current || v.waiting_for === "return", returned: !current };
+    });
+  }
+
+  /* What the table says while no card is on it. */
+  function tableNote(v, who) {
+    if (v.over) { return "game over"; }
+    var you = v.seat === 0, name = who[v.seat];
+    var doing = { give: you ? "you give cards" : name + " is giving cards",
+      "return": you ? "you return cards" : name + " is returning cards",
+      trump: you ? "you name trump" : name + " is naming trump",
+      discard: you ? "you discard" : name + " is discarding",
+      play: you ? "your lead" : name + " leads" };
+    return doing[v.waiting_for] || "";
+  }
+
+  /* The end of a person's game: "You win the game: 12 tricks or more in a hand. Score: you
+     12, random (West) −5, greedy (East) −7." and who resigned or forfeited. */
+  function personResultText(v) {
+    var r = v.result, who = tableWho(v.names), rules = v.rules || {}, text;
+    var last = v.deals[v.deals.length - 1];
+    var inHand = r.winner !== null && rules.win_tricks !== null && !!last && !!last.taken &&
+      last.taken[r.winner] >= rules.win_tricks;
+    if (r.winner === null) { text = "No outright winner"; }
+    else { text = (r.winner === 0 ? "You win" : who[r.winner] + " wins") + " the game" +
+      (inHand ? ": " + rules.win_tricks + " tricks or more in a hand" : " on the totals"); }
+    text += ". Score: " + r.score.map(function (n, seat) { return who[seat] + " " + number(n); }).join(", ") + ".";
+    if (r.forfeit) {
+      var f = r.forfeit;
+      text += f.seat === 0 ? (f.reason === "resign" ? " You resigned." : " You forfeited (" + f.reason + ").") :
+        " " + who[f.seat] + " forfeited (" + f.reason + ").";
+    }
+    return text;
+  }
+
+  window.smCards = {
+    SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
+    gameResultText: gameResultText, cardNode: cardNode, tableWho: tableWho,
+    exchangeProgress: exchangeProgress, tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
+  };
+  window.smViewer = {
+    format: FORMAT, className: "game-sm", hand: "hand",
+    steps: function (entry, replay) { return handSteps(entry, replay.rules || {}); },
+    state: stateAt, draw: draw, label: stepLabel, summary: summary,
+    handAt: function (entry, seat, s, replay) { return handAt(entry, seat, s, replay.rules || {}); },
+  };
+})();
