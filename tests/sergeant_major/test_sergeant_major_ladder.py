@@ -97,7 +97,7 @@ def _wait_rated(ladder: Ladder, count: int, timeout: float = 300) -> None:
 def test_a_sergeant_major_ladder_ranks_uploaded_bots_in_their_true_order(
         worker: LoggedProcess) -> None:
     versions = [_upload_checked(name, content) for name, content in BOTS]
-    ladder = Ladder.objects.get(slug="sergeant-major")
+    ladder = ladder_services.ladder_sergeant_major_ensure()
     ladder.queue_depth = 2
     ladder.save(update_fields=["queue_depth"])
     # Kaiser's ladder is left alone, and never takes a Sergeant Major bot.

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 
+from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry, RatingChange
 from matches import services
 from matches.models import BoardLoss, Match
@@ -30,7 +31,7 @@ for line in sys.stdin:
 
 @pytest.fixture
 def sm_ladder() -> Ladder:
-    return Ladder.objects.get(slug="sergeant-major")
+    return ladder_services.ladder_sergeant_major_ensure()
 
 
 def _play(ladder: Ladder, a: Any, b: Any, c: Any) -> Match:
