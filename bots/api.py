@@ -22,7 +22,7 @@ from rest_framework.reverse import reverse
 
 from bots import selectors, services
 from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, Game
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import AnonymousSharedReads
@@ -39,7 +39,8 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "description", "owner", "retired", "created", "active_version"]
+        fields = ["id", "name", "game", "description", "owner", "retired", "created",
+                  "active_version"]
         read_only_fields = ["id", "owner", "retired", "created"]
         extra_kwargs = {"name": {"validators": []}}  # the service checks names (any case)
 
@@ -160,8 +161,8 @@ class BotViewSet(
     def perform_create(self, serializer: BotSerializer) -> None:
         data = serializer.validated_data
         serializer.instance = services.bot_create(
-            owner=self.request.user, name=data["name"], description=data.get("description", "")
-        )
+            owner=self.request.user, name=data["name"], description=data.get("description", ""),
+            game=data.get("game", Game.KAISER))
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         bot = self.get_object()

@@ -1,7 +1,7 @@
 from django import forms
 from django.conf import settings
 
-from bots.models import BOT_NAME_VALIDATOR
+from bots.models import BOT_NAME_VALIDATOR, Game
 
 
 class BotForm(forms.Form):
@@ -11,6 +11,13 @@ class BotForm(forms.Form):
     description = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 4})
     )
+
+
+class BotCreateForm(BotForm):
+    """A new bot: its game too, chosen once (every version of the bot plays it)."""
+
+    game = forms.ChoiceField(choices=Game.choices, initial=Game.KAISER,
+                             help_text="The game this bot plays; it cannot change later.")
 
 
 class UploadForm(forms.Form):

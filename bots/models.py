@@ -14,12 +14,28 @@ BOT_NAME_VALIDATOR = RegexValidator(
 )
 
 
+class Game(models.TextChoices):
+    """The games a bot plays (engine.games.GAMES); a bot plays one, chosen when it is made."""
+
+    KAISER = "kaiser", "Kaiser"
+    SERGEANT_MAJOR = "sergeant-major", "Sergeant Major (9-5-2)"
+
+
+def game_field() -> models.CharField:
+    """The `game` column of bots and play conditions. db_default too: raw SQL and COPY
+    inserts that predate games (bench scripts, restores of old dumps) still make Kaiser rows."""
+    return models.CharField(max_length=20, choices=Game.choices, default=Game.KAISER,
+                            db_default=Game.KAISER)
+
+
 class Bot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
     )
     name = models.CharField(max_length=40, unique=True, validators=[BOT_NAME_VALIDATOR])
     description = models.TextField(blank=True, max_length=2000)
+    # Set when the bot is made, never changed: each of its versions plays this game.
+    game = game_field()
     retired = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     # The version the owner chose to play (bots.services.bot_version_play); null: the newest

@@ -36,14 +36,16 @@ def bot_version_spec(*, version: BotVersion) -> str:
 
 
 def bot_version_player(*, version: BotVersion, time: TimeControl) -> RecordingFactory:
-    """The version's factory, named after the bot (the replay shows "name", "version")."""
-    from engine.builtin import resolve_player
+    """The version's factory, named after the bot (the replay shows "name", "version"): a
+    built-in player of the bot's game, or its program in the sandbox."""
+    from engine.games import resolve_player
 
     spec = bot_version_spec(version=version)
+    game = version.bot.game
     if spec.startswith("builtin:"):
-        inner = resolve_player(spec, time=time)
+        inner = resolve_player(spec, game=game, time=time)
     else:
-        inner = resolve_player(spec, time=time, **sandbox_options())
+        inner = resolve_player(spec, game=game, time=time, **sandbox_options())
     return RecordingFactory(inner, name=version.bot.name, version=str(version.number))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import time
 from datetime import timedelta
 from typing import Any
@@ -16,7 +17,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from bots import signals
-from bots.models import Bot, BotProgram, BotVersion
+from bots.models import Bot, BotProgram, BotVersion, Game
 from bots.programs import ProgramError, program_inspect
 from kaiser_site.page_cache import bot_topics, pages_changed
 from kaiser_site.task_send import task_send
@@ -26,6 +27,11 @@ logger = logging.getLogger(__name__)
 # The upload check (bots.tasks.bot_version_check), sent by name: see kaiser_site.task_send.
 CHECK_TASK = "bots.tasks.bot_version_check"
 CHECK_OPPONENT = "builtin:random"
+# A game other than Kaiser: its check plays one set of games (engine.games: games_per_set)
+# against the game's built-in random players, under a preset of a known length.
+CHECK_RULES = {Game.SERGEANT_MAJOR: "952-six-hands"}
+# engine.botproc's detail of a ready line that declares another game than the table's.
+DECLARED_GAME = re.compile(r"this match is (\S+), but the bot's ready declares game '([^']*)'")
 
 
 def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
@@ -34,8 +40,10 @@ def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
         raise ValidationError({"name": f"the name {name!r} is taken"})
 
 
-def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> Bot:
-    bot = Bot(owner=owner, name=name.strip(), description=description.strip())
+def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "",
+               game: str = Game.KAISER) -> Bot:
+    """A new bot of `game` (never changed afterwards: each of its versions plays it)."""
+    bot = Bot(owner=owner, name=name.strip(), description=description.strip(), game=game)
     bot.full_clean(exclude=["owner"], validate_unique=False, validate_constraints=False)
     _check_name_free(bot.name)
     bot.save()
@@ -183,17 +191,22 @@ def bot_version_check(*, version_id: int) -> BotVersion | None:
 
 
 def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
+    """A short match of the bot's game, the bot as A against the game's built-in random
+    player in every other seat (Kaiser: B; Sergeant Major: B and C)."""
     from bots.runner import bot_version_player, check_time_control
-    from engine.builtin import resolve_player
-    from engine.match import run_match
+    from engine.games import get_game, resolve_player
 
     time_control = check_time_control()
+    game = get_game(version.bot.game)
     bot = bot_version_player(version=version, time=time_control)
-    opponent = resolve_player(CHECK_OPPONENT, time=time_control)
-    replay = run_match(
-        bot, opponent, games=settings.KAISER_CHECK_GAMES, seed=f"check-{version.pk}",
-        time=time_control,
-    )
+    opponents = [resolve_player(CHECK_OPPONENT, game=game.name, time=time_control)
+                 for _ in game.sides[1:]]
+    if game.name == Game.KAISER:
+        games, rules = settings.KAISER_CHECK_GAMES, game.get_rules(game.default_preset)
+    else:
+        games, rules = game.games_per_set, game.get_rules(CHECK_RULES[game.name])
+    replay = game.run_match([bot, *opponents], games=games, seed=f"check-{version.pk}",
+                            rules=rules, time=time_control)
     return replay, bot.stderr_text(limit=settings.KAISER_CHECK_STDERR_MAX)
 
 
@@ -209,6 +222,10 @@ def _verdict(replay: dict[str, Any], *, seconds: float) -> dict[str, Any]:
     }
     if forfeit and forfeit.get("player") == "A":
         reason = f"{forfeit['reason']} at seat {forfeit['seat']}: {forfeit.get('detail', '')}"
+        if wrong_game := DECLARED_GAME.search(forfeit.get("detail") or ""):
+            table, declared = wrong_game.groups()
+            reason = (f"this bot plays {declared}, but the bot was created for {table} "
+                      f"(its ready line declares the game it plays; {reason})")
         return {"status": BotVersion.Status.REJECTED, "reason": reason.strip(), "summary": summary}
     played = sum(result["games"].values())
     reason = f"played {played} games against {CHECK_OPPONENT} without a fault"

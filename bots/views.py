@@ -11,12 +11,12 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from bots import selectors, services
-from bots.forms import BotForm, UploadForm
+from bots.forms import BotCreateForm, BotForm, UploadForm
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import shared_page
-from matches.selectors import challenge_versions
+from matches.selectors import challenge_versions, third_player_versions
 from matches.stats import bot_stats_context
 from matches.views import bot_activity_html, costliest_boards_context
 
@@ -50,6 +50,8 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         version_ids=[v.pk for v in context["versions"]],
         playing_id=context["active"].pk if context["active"] else None)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
+    context["third_players"] = (third_player_versions(opponent=bot)
+                                if context["challengers"] else [])
     context.update(costliest_boards_context(
         versions=[v for v in context["versions"] if v.status == BotVersion.Status.ACTIVE],
         active=context["active"], params=request.GET))
@@ -70,7 +72,7 @@ def _versions_with_stderr_tails(bot: Bot, *, shown: bool) -> list[BotVersion]:
 
 @login_required
 def bot_create(request: HttpRequest) -> HttpResponse:
-    form = BotForm(request.POST or None)
+    form = BotCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             bot = services.bot_create(owner=request.user, **form.cleaned_data)

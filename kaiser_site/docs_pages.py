@@ -118,6 +118,8 @@ EXAMPLES_DIR = Path(settings.BASE_DIR) / "bots" / "examples"
 
 STARTER_FILES = {
     "minimal_bot.py": "The smallest complete bot: one file, plays the first legal action.",
+    "sergeant_major_bot.py": "A Sergeant Major (9-5-2) starter: one file, a simple sensible "
+                             "strategy.",
     "kaiser_bot.py": "The protocol loop in one file: import it and write decide().",
     "random.zip": "A random player (Python, zip with bot.py).",
     "greedy.zip": "A greedy player (Python, zip with bot.py).",

@@ -32,7 +32,7 @@ class LadderSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Ladder
-        fields = ["id", "slug", "name", "description", "rules", "games_per_match", "time",
+        fields = ["id", "slug", "name", "game", "description", "rules", "games_per_match", "time",
                   "active", "created"]
 
     @extend_schema_field(TimeSerializer)
@@ -115,10 +115,16 @@ def active_version(bot_id: int, field: str) -> BotVersion:
 class ChallengeSerializer(serializers.Serializer):
     bot = serializers.IntegerField(help_text="Your bot (its active version plays)")
     opponent = serializers.IntegerField(help_text="Any bot with an active version")
+    opponent_c = serializers.IntegerField(
+        required=False, allow_null=True, default=None,
+        help_text="The second opponent, in a three-player game (Sergeant Major)")
     rated = serializers.BooleanField(
         default=False, help_text="Counts on the ladder's ratings; only against a bot of another "
         "owner (a rated challenge between two of your own bots is refused with a 400)")
-    ladder = serializers.SlugField(default="main", help_text="Rules, clock, and rating pool")
+    ladder = serializers.SlugField(
+        required=False, allow_null=True, default=None,
+        help_text="Rules, clock, and rating pool; by default the ladder of your bot's game "
+        "(main for Kaiser, sergeant-major for Sergeant Major)")
 
 
 class ChallengeView(APIView):
@@ -130,12 +136,16 @@ class ChallengeView(APIView):
         form = ChallengeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        ladder = get_object_or_404(Ladder, slug=data["ladder"])
+        version = active_version(data["bot"], "bot")
+        ladder = (get_object_or_404(Ladder, slug=data["ladder"]) if data["ladder"]
+                  else selectors.ladder_of_game(version.bot.game))
+        third = data["opponent_c"]
         try:
             match = services.challenge_create(
-                user=request.user, version=active_version(data["bot"], "bot"),
+                user=request.user, version=version,
                 opponent=active_version(data["opponent"], "opponent"), rated=data["rated"],
                 ladder=ladder,
+                opponent_c=active_version(third, "opponent_c") if third is not None else None,
             )
         except services.RateLimited as limited:
             raise Throttled(detail=str(limited)) from None

@@ -126,3 +126,61 @@ def ladder_pairs(
             e.pending += 1
             e.recent = (*e.recent, other.key)
     return pairs
+
+
+def ladder_triples(
+    *,
+    entrants: Sequence[Entrant],
+    slots: int,
+    rng: random.Random,
+    explore: float = EXPLORE,
+    max_pending: int = MAX_PENDING,
+    met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
+    settled_after: int = SETTLED_MATCHES,
+) -> list[tuple[Hashable, Hashable, Hashable]]:
+    """Up to `slots` new groups of three (a three-player game: Sergeant Major), by the rules of
+    ladder_pairs: the entrant with the fewest games first, then two opponents drawn by rating
+    closeness to it (now and then any), three different owners, never a group of house
+    entrants only, at most `max_pending` matches waiting per entrant. A group whose two
+    opponents have both settled their pairs with the first (`met`) is kept with SETTLED_WEIGHT
+    only. The order within a group is shuffled (the match rotates the seats anyway)."""
+    pool = [Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
+            for e in entrants]
+
+    def settled_with(key: Hashable) -> set[Hashable]:
+        counts = met(key) if met is not None else {}
+        return {other for other, n in counts.items() if n >= settled_after}
+
+    passed: set[Hashable] = set()
+    groups: list[tuple[Hashable, Hashable, Hashable]] = []
+    while len(groups) < slots:
+        free = [e for e in pool if e.pending < max_pending]
+        candidates = [e for e in free if e.key not in passed]
+        if len(free) < 3 or not candidates:
+            break
+        first = _first_player(candidates, rng)
+        group = [first]
+        settled = settled_with(first.key)
+        for _ in range(2):
+            others = [e for e in free if all(_may_join(e, g) for g in group)]
+            if len(group) == 2 and all(g.house for g in group):
+                others = [e for e in others if not e.house]
+            if not others:
+                break
+            group.append(_opponent(first, others, rng, explore, settled))
+        if len(group) < 3 or (all(g.key in settled for g in group[1:])
+                              and rng.random() >= SETTLED_WEIGHT):
+            passed.add(first.key)
+            continue
+        rng.shuffle(group)
+        groups.append((group[0].key, group[1].key, group[2].key))
+        for e in group:
+            e.pending += 1
+            e.recent = (*e.recent, *(g.key for g in group if g is not e))
+    return groups
+
+
+def _may_join(candidate: Entrant, member: Entrant) -> bool:
+    """May `candidate` sit at a table with `member`: another entrant, of another owner."""
+    return candidate.key != member.key and (member.owner is None
+                                            or candidate.owner != member.owner)

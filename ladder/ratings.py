@@ -9,6 +9,13 @@ amount in opposite directions (zero-sum), with K = 32, or 64 while either side i
 it never moves, which holds the scale still over time (matches against anchors are the only
 ones that are not zero-sum, and that is their purpose).
 
+A three-player match (Sergeant Major) is rated as its three pairwise outcomes
+(`elo_changes_multi`): for each pair X, Y of the match, X's actual score is
+points_X / (points_X + points_Y) (0.5 when both took none) and its expected score is Elo's;
+each player's change is the sum over its two pairs, each with K halved, so that one
+three-player match moves a rating about as much as one two-player match. The fit counts each
+pair of a three-player match as a result with the match's games (`pairwise_results`).
+
 The fitted rating is a Bradley-Terry model on the Elo scale (as BayesElo does): it uses every
 game of the ladder at once, so it does not depend on the order of the results, and it comes
 with a 95% interval from the curvature of the likelihood.
@@ -41,6 +48,14 @@ class Result:
     a: Hashable
     b: Hashable
     score: float
+    games: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class MultiResult:
+    """One match of three (or more) players: each player's points of the `games` games."""
+
+    points: Mapping[Hashable, float]
     games: int = 1
 
 
@@ -93,8 +108,47 @@ def elo_changes(
     return (0.0 if pinned_a else delta, 0.0 if pinned_b else -delta)
 
 
+def pairwise_scores(points: Mapping[Hashable, float]) -> list[tuple[Hashable, Hashable, float]]:
+    """Each pair (x, y) of a multi-player result, in the given order, with x's actual score
+    against y: its share of the two players' points, 0.5 when neither took any."""
+    players = list(points)
+    out = []
+    for i, x in enumerate(players):
+        for y in players[i + 1:]:
+            both = points[x] + points[y]
+            out.append((x, y, 0.5 if both <= 0 else points[x] / both))
+    return out
+
+
+def elo_changes_multi(
+    *,
+    ratings: Mapping[Hashable, float],
+    points: Mapping[Hashable, float],
+    games: Mapping[Hashable, int],
+    pinned: Iterable[Hashable] = (),
+) -> dict[Hashable, float]:
+    """The rating changes of a match of three (or more) players, rated as pairwise outcomes:
+    each pair with K halved (K per pair as for two players: the larger of the two players'),
+    a player's change the sum over its pairs. Zero-sum over the unpinned players unless an
+    anchor is among them, as for two players."""
+    fixed = set(pinned)
+    changes = dict.fromkeys(points, 0.0)
+    for x, y, score in pairwise_scores(points):
+        delta = 0.5 * elo_delta(rating_a=ratings[x], rating_b=ratings[y], score=score,
+                                games_a=games[x], games_b=games[y])
+        changes[x] += delta
+        changes[y] -= delta
+    return {p: (0.0 if p in fixed else change) for p, change in changes.items()}
+
+
+def pairwise_results(*, points: Mapping[Hashable, float], games: int) -> list[Result]:
+    """A multi-player match as two-player Results (one per pair), for the fit."""
+    return [Result(a=x, b=y, score=score, games=games)
+            for x, y, score in pairwise_scores(points)]
+
+
 def elo_replay(
-    *, results: Iterable[Result], pinned: Mapping[Hashable, float] | None = None
+    *, results: Iterable[Result | MultiResult], pinned: Mapping[Hashable, float] | None = None
 ) -> dict[Hashable, tuple[float, int]]:
     """Recompute Elo from the history, in order: {player: (rating, rated games)}.
 
@@ -103,6 +157,9 @@ def elo_replay(
     pinned = pinned or {}
     state: dict[Hashable, tuple[float, int]] = {p: (r, 0) for p, r in pinned.items()}
     for result in results:
+        if isinstance(result, MultiResult):
+            _replay_multi(state, result, pinned)
+            continue
         ra, ga = state.get(result.a, (START, 0))
         rb, gb = state.get(result.b, (START, 0))
         da, db = elo_changes(
@@ -112,6 +169,27 @@ def elo_replay(
         state[result.a] = (ra + da, ga + 1)
         state[result.b] = (rb + db, gb + 1)
     return state
+
+
+def _replay_multi(state: dict[Hashable, tuple[float, int]], result: MultiResult,
+                  pinned: Mapping[Hashable, float]) -> None:
+    now = {p: state.get(p, (START, 0)) for p in result.points}
+    changes = elo_changes_multi(ratings={p: r for p, (r, _) in now.items()},
+                                points=result.points, games={p: g for p, (_, g) in now.items()},
+                                pinned=[p for p in result.points if p in pinned])
+    for p, (r, g) in now.items():
+        state[p] = (r + changes[p], g + 1)
+
+
+def _as_pairs(results: Iterable[Result | MultiResult]) -> list[Result]:
+    """Two-player results as they are, a multi-player one as its pairs (pairwise_results)."""
+    out: list[Result] = []
+    for r in results:
+        if isinstance(r, MultiResult):
+            out += pairwise_results(points=r.points, games=r.games)
+        else:
+            out.append(r)
+    return out
 
 
 def _pair_tallies(
@@ -220,14 +298,15 @@ def _newton_step(system: _System, tolerance: float = 1e-10) -> list[float]:
 
 def ratings_fit(
     *,
-    results: Iterable[Result],
+    results: Iterable[Result | MultiResult],
     pinned: Mapping[Hashable, float] | None = None,
     mean: float = START,
     iterations: int = 50,
 ) -> dict[Hashable, Fitted]:
     """Maximum a posteriori Bradley-Terry ratings on the Elo scale with 95% intervals.
 
-    Every game counts as one observation (a match's score times its games are A's wins).
+    Every game counts as one observation (a match's score times its games are A's wins); a
+    three-player match counts as its three pairs, each with the match's games.
     Pinned players (anchors) hold their rating and carry no interval of their own.
 
     How, and what it costs: the results are first tallied per pair (games, wins), then
@@ -244,7 +323,7 @@ def ratings_fit(
     """
     pinned = pinned or {}
     results = list(results)
-    players, tallies = _pair_tallies(results)
+    players, tallies = _pair_tallies(_as_pairs(results))
     players += [p for p in pinned if p not in players]
     graph = _graph(len(players), tallies)
     start = elo_replay(results=results, pinned=pinned)  # a good start: few Newton steps

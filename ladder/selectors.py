@@ -38,12 +38,21 @@ class LeaderboardRow:
     fitted_high: float | None
 
 
-def ladder_results(*, ladder: Ladder) -> list[ratings.Result]:
+def ladder_results(*, ladder: Ladder) -> list[ratings.Result | ratings.MultiResult]:
     """Every rated, finished match of the ladder, oldest first, as the rating code takes them."""
     rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
             .order_by("finished", "id")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match"))
-    return [ratings.Result(a, b, score, games) for a, b, score, games in rows]
+            .values_list("version_a_id", "version_b_id", "score", "games_per_match",
+                         "version_c_id", "points"))
+    return [_result(*row) for row in rows]
+
+
+def _result(a: int, b: int, score: float, games: int, c: int | None,
+            points: dict[str, float] | None) -> ratings.Result | ratings.MultiResult:
+    """A match's result for the rating code: a three-player one by each version's points."""
+    if c is None or points is None:
+        return ratings.Result(a, b, score, games)
+    return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games)
 
 
 # Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
@@ -121,8 +130,9 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
                 .values_list("version_id", "elo"))
     rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
             .filter(first_change__isnull=False).order_by("first_change")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match"))
-    results = [ratings.Result(a, b, s, g) for a, b, s, g in rows]
+            .values_list("version_a_id", "version_b_id", "score", "games_per_match",
+                         "version_c_id", "points"))
+    results = [_result(*row) for row in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 
 
@@ -307,6 +317,13 @@ def bot_activity(*, facts: BotFacts, matches: int = 20) -> dict[str, Any]:
         "head_to_head": records,
         "head_to_head_total": total,
     }
+
+
+def ladder_of_game(game: str) -> Ladder:
+    """The ladder a game's challenges play on by default: Kaiser's main ladder, the
+    Sergeant Major ladder (404 if it is gone)."""
+    slug = MAIN_LADDER if game == "kaiser" else game
+    return get_object_or_404(Ladder, slug=slug)
 
 
 def ladder_or_main(slug: str | None) -> Ladder | None:

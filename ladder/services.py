@@ -34,6 +34,9 @@ def ratings_apply(match: Match) -> None:
     """The Elo update of one finished match. The entries are locked in a fixed order, so two
     matches of the same bot finishing together queue here instead of losing an update."""
     assert match.ladder_id and match.score is not None
+    if match.version_c_id is not None:
+        ratings_apply_multi(match)
+        return
     ids = [match.version_a_id, match.version_b_id]
     locked = {
         e.version_id: e for e in LadderEntry.objects.select_for_update()
@@ -52,11 +55,31 @@ def ratings_apply(match: Match) -> None:
                                                        games=F("games") + 1)
 
 
+def ratings_apply_multi(match: Match) -> None:
+    """The Elo update of a three-player match: its pairwise outcomes (ratings.elo_changes_multi),
+    the entries locked in a fixed order as for two players."""
+    assert match.points is not None
+    sides = dict(zip("ABC", match.version_ids, strict=True))
+    locked = {e.version_id: e for e in LadderEntry.objects.select_for_update()
+              .filter(ladder_id=match.ladder_id, version_id__in=sides.values()).order_by("pk")}
+    entries = {side: locked.get(v) or _entry_for(match.ladder_id, v) for side, v in sides.items()}
+    changes = ratings.elo_changes_multi(
+        ratings={side: e.elo for side, e in entries.items()}, points=match.points,
+        games={side: e.games for side, e in entries.items()},
+        pinned=[side for side, e in entries.items() if e.pinned])
+    for side, entry in entries.items():
+        RatingChange.objects.create(match=match, entry=entry, before=entry.elo,
+                                    after=entry.elo + changes[side])
+        LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + changes[side],
+                                                       games=F("games") + 1)
+
+
 def ladder_entries_sync(*, ladder: Ladder) -> None:
-    """Every bot's playing version is on the ladder; its older versions stop being scheduled."""
+    """Every playing version of a bot of the ladder's game is on the ladder; its older
+    versions stop being scheduled. A ladder never holds another game's bots."""
     from bots.selectors import active_versions
 
-    playing = set(active_versions().values_list("pk", flat=True))
+    playing = set(active_versions().filter(bot__game=ladder.game).values_list("pk", flat=True))
     have = set(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", flat=True))
     added = LadderEntry.objects.bulk_create(
         [LadderEntry(ladder=ladder, version_id=v) for v in playing - have],
@@ -73,10 +96,11 @@ def ladder_entries_sync(*, ladder: Ladder) -> None:
 def _recent_opponents(ladder: Ladder) -> dict[int, tuple[int, ...]]:
     recent: dict[int, list[int]] = {}
     rows = (Match.objects.filter(ladder=ladder, kind=Match.Kind.LADDER)
-            .order_by("-id").values_list("version_a_id", "version_b_id")[:200])
-    for a, b in reversed(rows):
-        recent.setdefault(a, []).append(b)
-        recent.setdefault(b, []).append(a)
+            .order_by("-id").values_list("version_a_id", "version_b_id", "version_c_id")[:200])
+    for row in reversed(rows):
+        players = [v for v in row if v is not None]
+        for v in players:
+            recent.setdefault(v, []).extend(o for o in players if o != v)
     return {k: tuple(v[-3:]) for k, v in recent.items()}
 
 
@@ -84,10 +108,9 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
     entries = list(LadderEntry.objects.filter(ladder=ladder, active=True)
                    .select_related("version__bot"))
     pending: Counter[int] = Counter()
-    for a, b in Match.objects.filter(status__in=OPEN).values_list("version_a_id",
-                                                                   "version_b_id"):
-        pending[a] += 1
-        pending[b] += 1
+    for row in Match.objects.filter(status__in=OPEN).values_list(
+            "version_a_id", "version_b_id", "version_c_id"):
+        pending.update(v for v in row if v is not None)
     recent = _recent_opponents(ladder)
     house = set(BotVersion.objects.filter(
         pk__in=[e.version_id for e in entries], bot__owner__username=HOUSE_USER,
@@ -107,11 +130,17 @@ def _meetings_on(ladder: Ladder) -> Callable[[Any], dict[Any, int]]:
     def meetings(version_id: Any) -> dict[Any, int]:
         done = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
         met: Counter[Any] = Counter()
-        for mine, theirs in (("version_a_id", "version_b_id"), ("version_b_id", "version_a_id")):
-            rows = (done.filter(**{mine: version_id}).values_list(theirs)
-                    .annotate(n=Count("pk")).order_by())
-            for opponent, n in rows:
-                met[opponent] += n
+        sides = ("version_a_id", "version_b_id", "version_c_id")
+        if ladder.game == "kaiser":  # (two sides: the C queries would find nothing)
+            sides = sides[:2]
+        for mine in sides:
+            for theirs in sides:
+                if theirs == mine:
+                    continue
+                rows = (done.filter(**{mine: version_id}).values_list(theirs)
+                        .annotate(n=Count("pk")).order_by())
+                for opponent, n in rows:
+                    met[opponent] += n
         return dict(met)
 
     return meetings
@@ -128,14 +157,18 @@ def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
         slots = ladder.queue_depth - waiting
         if slots <= 0:
             return 0
-        pairs = pairing.ladder_pairs(
+        # A ladder of a three-player game pairs triples, the same way (pairing.ladder_triples).
+        pick = pairing.ladder_pairs if ladder.game == "kaiser" else pairing.ladder_triples
+        groups: list[tuple[Any, ...]] = list(pick(
             entrants=_ladder_entrants(ladder), slots=slots, rng=rng, met=_meetings_on(ladder),
-            settled_after=setting_int("KAISER_LADDER_PAIR_SETTLED", pairing.SETTLED_MATCHES))
-        versions = BotVersion.objects.in_bulk([k for p in pairs for k in p])
-        for a, b in pairs:
-            match_create(version_a=versions[a], version_b=versions[b], kind=Match.Kind.LADDER,
-                         conditions=ladder, ladder=ladder, rated=True)
-        return len(pairs)
+            settled_after=setting_int("KAISER_LADDER_PAIR_SETTLED", pairing.SETTLED_MATCHES)))
+        versions = BotVersion.objects.select_related("bot").in_bulk(
+            [k for g in groups for k in g])
+        for group in groups:
+            players = [versions[k] for k in group] + [None]
+            match_create(version_a=players[0], version_b=players[1], version_c=players[2],
+                         kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder, rated=True)
+        return len(groups)
 
 
 def ladder_schedule(
@@ -187,9 +220,29 @@ HOUSE_BOTS = {"random": "builtin:random", "greedy": "builtin:greedy"}
 HOUSE_ANCHOR = ("greedy", ratings.START)  # a new bot starts level with greedy
 
 
+# The Sergeant Major ladder's house bots: the game's own built-in players, under names of
+# their own (a bot's name is unique over all games), greedy the anchor as on the main ladder.
+SM_LADDER = "sergeant-major"
+SM_HOUSE_BOTS = {"sm-random": "builtin:random", "sm-greedy": "builtin:greedy"}
+SM_HOUSE_ANCHOR = ("sm-greedy", ratings.START)
+
+
 def house_bots_ensure() -> list[BotVersion]:
     """The house bots exist, each with a built-in version, and greedy anchors the main ladder
-    (made if missing)."""
+    (made if missing). Kaiser's; sm_house_bots_ensure makes Sergeant Major's."""
+    return _house_bots(HOUSE_BOTS, game="kaiser", ladder=ladder_main_ensure(),
+                       anchor=HOUSE_ANCHOR)
+
+
+def sm_house_bots_ensure() -> list[BotVersion]:
+    """The Sergeant Major house bots (the game's built-in random and greedy) and its ladder,
+    sm-greedy anchoring it."""
+    return _house_bots(SM_HOUSE_BOTS, game=SM_LADDER, ladder=ladder_sergeant_major_ensure(),
+                       anchor=SM_HOUSE_ANCHOR)
+
+
+def _house_bots(bots: dict[str, str], *, game: str, ladder: Ladder,
+                anchor: tuple[str, float]) -> list[BotVersion]:
     from django.contrib.auth import get_user_model
 
     from bots.models import Bot
@@ -200,16 +253,15 @@ def house_bots_ensure() -> list[BotVersion]:
         user.set_unusable_password()
         user.save(update_fields=["password"])
     versions = []
-    for name, spec in HOUSE_BOTS.items():
+    for name, spec in bots.items():
         bot, _ = Bot.objects.get_or_create(name=name, defaults={
-            "owner": user, "description": f"House player {spec}."})
+            "owner": user, "game": game, "description": f"House player {spec}."})
         version = bot.versions.filter(kind=BotVersion.Kind.BUILTIN, builtin=spec).first()
         versions.append(version or bot_version_add_builtin(bot=bot, spec=spec))
-    main = ladder_main_ensure()
-    ladder_entries_sync(ladder=main)
-    anchor = next(v for v in versions if v.bot.name == HOUSE_ANCHOR[0])
-    if not LadderEntry.objects.filter(ladder=main, version=anchor, pinned=True).exists():
-        ladder_anchor_set(ladder=main, version=anchor, rating=HOUSE_ANCHOR[1])
+    ladder_entries_sync(ladder=ladder)
+    pinned = next(v for v in versions if v.bot.name == anchor[0])
+    if not LadderEntry.objects.filter(ladder=ladder, version=pinned, pinned=True).exists():
+        ladder_anchor_set(ladder=ladder, version=pinned, rating=anchor[1])
     return versions
 
 
@@ -223,22 +275,44 @@ def ladder_main_ensure() -> Ladder:
     return ladder
 
 
+def ladder_sergeant_major_ensure() -> Ladder:
+    """The Sergeant Major ladder (made by ladder's migration 0004; back after a flush)."""
+    ladder, _ = Ladder.objects.get_or_create(
+        slug=SM_LADDER,
+        defaults={"name": "Sergeant Major ladder", "game": SM_LADDER, "rules": "952-six-hands",
+                  "games_per_match": 3,
+                  "description": "Sergeant Major (9-5-2), six hands a game; each match plays "
+                                 "the same deals three times, the seats rotated."},
+    )
+    return ladder
+
+
 class RateLimited(Exception):
     """Too many requests of one kind by one user; the message says when to come back."""
 
 
 def challenge_create(
     *, user: AbstractBaseUser, version: BotVersion, opponent: BotVersion, rated: bool,
-    ladder: Ladder,
+    ladder: Ladder, opponent_c: BotVersion | None = None,
 ) -> Match:
-    """A match the author of `version` asked for. Rated challenges count on `ladder`, and
-    only between bots of different owners (RATED_SAME_OWNER); unrated ones are open to all."""
+    """A match the author of `version` asked for, under `ladder`'s conditions: against
+    `opponent`, and `opponent_c` too in a three-player game (Sergeant Major), every bot of the
+    ladder's game. Rated challenges count on `ladder`, and only against bots of other owners
+    (RATED_SAME_OWNER); unrated ones are open to all."""
     if not version.bot.is_owned_by(user):
         raise ValidationError({"bot": "you can only challenge with your own bot"})
-    for v, field in ((version, "bot"), (opponent, "opponent")):
+    players = [(version, "bot"), (opponent, "opponent")]
+    if opponent_c is not None:
+        players.append((opponent_c, "opponent_c"))
+    for v, field in players:
         if v.status != BotVersion.Status.ACTIVE or v.bot.retired:
             raise ValidationError({field: f"{v} is not an active version"})
-    if rated and version.bot.owner_id == opponent.bot.owner_id:
+        if v.bot.game != ladder.game:
+            raise ValidationError({field: f"{v.bot.name} plays {v.bot.game}, but the ladder "
+                                          f"{ladder.slug} is {ladder.game}"})
+    if opponent_c is None and ladder.game != "kaiser":
+        raise ValidationError({"opponent_c": "a three-player game: name a second opponent"})
+    if rated and any(version.bot.owner_id == v.bot.owner_id for v, _ in players[1:]):
         raise ValidationError({"rated": RATED_SAME_OWNER})
     limit = setting_int("KAISER_CHALLENGES_PER_HOUR", 10)
     since = timezone.now() - timedelta(hours=1)
@@ -249,7 +323,8 @@ def challenge_create(
         if Match.objects.filter(requested_by_id=user.pk, created__gte=since).count() >= limit:
             raise RateLimited(f"at most {limit} challenges an hour; try again later")
         if rated:
-            _entry_for(ladder.pk, version.pk)
-            _entry_for(ladder.pk, opponent.pk)
-        return match_create(version_a=version, version_b=opponent, kind=Match.Kind.CHALLENGE,
-                            conditions=ladder, ladder=ladder, rated=rated, requested_by=user)
+            for v, _ in players:
+                _entry_for(ladder.pk, v.pk)
+        return match_create(version_a=version, version_b=opponent, version_c=opponent_c,
+                            kind=Match.Kind.CHALLENGE, conditions=ladder, ladder=ladder,
+                            rated=rated, requested_by=user)

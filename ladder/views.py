@@ -67,15 +67,20 @@ def challenge(request: HttpRequest) -> HttpResponse:
     opponent = get_object_or_404(Bot, pk=int_or_none(request.POST.get("opponent")) or 0)
     mine = get_object_or_404(Bot, pk=int_or_none(request.POST.get("bot")) or 0,
                              owner=request.user)
+    third = (get_object_or_404(Bot, pk=int_or_none(request.POST.get("opponent_c")) or 0)
+             if opponent.game != "kaiser" else None)
     versions = bot_active_version(bot=mine), bot_active_version(bot=opponent)
-    ladder = ladder_selectors.ladder_or_main(None)
-    if None in versions or ladder is None:
-        messages.error(request, "Both bots need an active version to play.")
+    third_version = bot_active_version(bot=third) if third is not None else None
+    ladder = (ladder_selectors.ladder_or_main(None) if opponent.game == "kaiser"
+              else ladder_selectors.ladder_of_game(opponent.game))
+    if None in versions or ladder is None or (third is not None and third_version is None):
+        messages.error(request, "Every bot needs an active version to play.")
         return redirect("bot-detail", pk=opponent.pk)
     try:
         match = ladder_services.challenge_create(
             user=request.user, version=_version(versions[0]),
-            opponent=_version(versions[1]), rated=False, ladder=ladder)
+            opponent=_version(versions[1]), rated=False, ladder=ladder,
+            opponent_c=third_version)
     except ladder_services.RateLimited as limited:
         messages.error(request, str(limited))
         return redirect("bot-detail", pk=opponent.pk)

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from bots.models import game_field
 from matches.replay_store import replay_get
 
 # One author's two bots could feed each other rating points (a deliberate loser): a challenge,
@@ -26,20 +27,51 @@ RATED_SAME_OWNER = ("a rated challenge needs an opponent of another owner; "
 
 
 def validate_preset(value: str) -> None:
-    from engine.rules import PRESETS
+    """A preset of some game; PlayConditions.clean checks it belongs to the row's game."""
+    from engine.games import GAMES
 
-    if value not in PRESETS:
-        raise ValidationError(f"unknown rules preset {value!r}; choose one of {', '.join(PRESETS)}")
+    if not any(value in game.presets for game in GAMES.values()):
+        names = [name for game in GAMES.values() for name in game.presets]
+        raise ValidationError(f"unknown rules preset {value!r}; choose one of {', '.join(names)}")
 
 
 def validate_games(value: int) -> None:
-    if value < 2 or value % 2:
-        raise ValidationError("games per match must be an even number of at least 2")
+    """At least one set; PlayConditions.clean checks whole sets of the row's game."""
+    if value < 2:
+        raise ValidationError("games per match must be at least 2")
+
+
+def conditions_errors(*, game: str, rules: str, games_per_match: int) -> dict[str, str]:
+    """What is wrong with these play conditions for this game, by field (empty: nothing).
+    A match is whole sets of games over the same deals (Kaiser: pairs, both ways round;
+    Sergeant Major: threes, the seats rotated), so its length is a multiple of the set."""
+    from engine.games import GAMES
+
+    if game not in GAMES:
+        return {"game": f"unknown game {game!r}; choose one of {', '.join(GAMES)}"}
+    spec = GAMES[game]
+    errors = {}
+    if rules not in spec.presets:
+        errors["rules"] = (f"{rules!r} is not a {spec.title} preset; choose one of "
+                           f"{', '.join(spec.presets)}")
+    size = spec.games_per_set
+    if games_per_match < size or games_per_match % size:
+        errors["games_per_match"] = (f"a {spec.title} match is whole sets of {size} games: "
+                                     f"{size}, {2 * size}, {3 * size}, ... (not {games_per_match})")
+    return errors
+
+
+def conditions_check(*, game: str, rules: str, games_per_match: int) -> None:
+    """ValidationError (by field) unless the conditions suit the game."""
+    errors = conditions_errors(game=game, rules=rules, games_per_match=games_per_match)
+    if errors:
+        raise ValidationError(errors)
 
 
 class PlayConditions(models.Model):
     """What a match is played under: copied onto each match, so a match explains itself."""
 
+    game = game_field()
     rules = models.CharField(max_length=20, default="official", validators=[validate_preset])
     games_per_match = models.PositiveIntegerField(default=2, validators=[validate_games])
     move_ms = models.PositiveIntegerField(default=1000)
@@ -48,6 +80,10 @@ class PlayConditions(models.Model):
 
     class Meta:
         abstract = True
+
+    def clean(self) -> None:
+        super().clean()
+        conditions_check(game=self.game, rules=self.rules, games_per_match=self.games_per_match)
 
 
 # What Match.replay() reads, for querysets that load only some fields.
@@ -83,6 +119,9 @@ class Match(PlayConditions):
     rated = models.BooleanField(default=True)  # moves the ladder's Elo when finished
     version_a = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
     version_b = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
+    # The third player: set exactly when the game is Sergeant Major (three players a match).
+    version_c = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+",
+                                  null=True, blank=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
         related_name="challenges",
@@ -91,11 +130,16 @@ class Match(PlayConditions):
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
-    # The result: A's share of the games, games won by each, the fault that ended it if any.
+    # The result: A's share (Kaiser: of the games; Sergeant Major: of the points), games won
+    # by each, the fault that ended it if any.
     score = models.FloatField(null=True, blank=True)
     games_a = models.PositiveIntegerField(null=True, blank=True)
     games_b = models.PositiveIntegerField(null=True, blank=True)
-    forfeit_player = models.CharField(max_length=1, blank=True)  # "A" or "B"
+    games_c = models.PositiveIntegerField(null=True, blank=True)
+    # Each side's points ({"A": 2.5, "B": 0.5, "C": 0.0}) in a three-player game, whose
+    # pairwise ratings need all three (Kaiser's score says it all: null).
+    points = models.JSONField(null=True, blank=True)
+    forfeit_player = models.CharField(max_length=1, blank=True)  # "A", "B" or "C"
     forfeit_reason = models.CharField(max_length=20, blank=True)
     forfeit = models.JSONField(null=True, blank=True)
     # The replay: an object in the replay store (matches.replay_store) named by replay_key,
@@ -107,6 +151,7 @@ class Match(PlayConditions):
     replay_size = models.PositiveIntegerField(default=0)  # uncompressed bytes
     stderr_a = models.TextField(blank=True)
     stderr_b = models.TextField(blank=True)
+    stderr_c = models.TextField(blank=True)
     error = models.TextField(blank=True)
     # Scheduling and the lease that decides which worker plays (not the broker).
     created = models.DateTimeField(auto_now_add=True)
@@ -134,6 +179,18 @@ class Match(PlayConditions):
             models.CheckConstraint(
                 condition=~models.Q(version_a=models.F("version_b")), name="match_not_self"
             ),
+            models.CheckConstraint(
+                condition=models.Q(version_c__isnull=True)
+                | (~models.Q(version_c=models.F("version_a"))
+                   & ~models.Q(version_c=models.F("version_b"))),
+                name="match_c_not_self",
+            ),
+            # A third player exactly in a three-player game.
+            models.CheckConstraint(
+                condition=models.Q(game="sergeant-major", version_c__isnull=False)
+                | (~models.Q(game="sergeant-major") & models.Q(version_c__isnull=True)),
+                name="match_c_when_three_players",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "dispatched"]),
@@ -144,16 +201,25 @@ class Match(PlayConditions):
             # instead of every match of the bot (the bot page, the match list for one bot).
             models.Index(fields=["version_a", "-id"], name="match_version_a_newest"),
             models.Index(fields=["version_b", "-id"], name="match_version_b_newest"),
+            models.Index(fields=["version_c", "-id"], name="match_version_c_newest"),
             # The matches whose statistics wait for play_stats_fold: a few rows at any time.
             models.Index(fields=["id"], name="match_stats_to_fold",
                          condition=models.Q(stats_folded=False, stats__isnull=False)),
         ]
 
     def __str__(self) -> str:
-        return f"match {self.pk}: {self.version_a_id} vs {self.version_b_id} ({self.status})"
+        c = f" vs {self.version_c_id}" if self.version_c_id else ""
+        return f"match {self.pk}: {self.version_a_id} vs {self.version_b_id}{c} ({self.status})"
+
+    @property
+    def version_ids(self) -> list[int]:
+        """The players' versions in side order (A, B and, in a three-player game, C)."""
+        ids = [self.version_a_id, self.version_b_id]
+        return ids + [self.version_c_id] if self.version_c_id else ids
 
     def clean(self) -> None:
         """The admin's forms check what the challenge service checks (see RATED_SAME_OWNER)."""
+        super().clean()
         if (self.kind == self.Kind.CHALLENGE and self.rated and self.version_a_id
                 and self.version_b_id
                 and self.version_a.bot.owner_id == self.version_b.bot.owner_id):

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.runner import bot_version_player
-from engine.match import run_match
+from engine.games import get_game
 from engine.players import TimeControl
-from engine.rules import get_rules
 from matches.models import Match
 
 STDERR_LIMIT = 64 * 1024
@@ -27,6 +26,7 @@ class Played:
     stderr_b: str
     play_ms: int
     decisions: dict[str, list[int]] | None = None  # side -> counted ms of each decision
+    stderr_c: str = ""  # the third player's (Sergeant Major)
 
 
 def match_time_control(*, match: Match) -> TimeControl:
@@ -35,15 +35,21 @@ def match_time_control(*, match: Match) -> TimeControl:
 
 
 def match_play_engine(*, match: Match) -> Played:
-    """Play the match in the engine (sandboxed bots). A bot's fault is in the replay;
-    engine.faults.InfrastructureError propagates."""
+    """Play the match in the engine of its game (sandboxed bots): A and B, and C in a
+    three-player game. A bot's fault is in the replay; engine.faults.InfrastructureError
+    propagates."""
     clock = match_time_control(match=match)
-    a = bot_version_player(version=match.version_a, time=clock)
-    b = bot_version_player(version=match.version_b, time=clock)
+    versions = [match.version_a, match.version_b]
+    if match.version_c_id is not None:
+        versions.append(match.version_c)
+    factories = [bot_version_player(version=v, time=clock) for v in versions]
+    game = get_game(match.game)
     began = time.monotonic()
-    replay = run_match(a, b, games=match.games_per_match, seed=match.seed,
-                       rules=get_rules(match.rules), time=clock)
+    replay = game.run_match(factories, games=match.games_per_match, seed=match.seed,
+                            rules=game.get_rules(match.rules), time=clock)
     elapsed = int((time.monotonic() - began) * 1000)
-    return Played(replay=replay, stderr_a=a.stderr_text(limit=STDERR_LIMIT),
-                  stderr_b=b.stderr_text(limit=STDERR_LIMIT), play_ms=elapsed,
-                  decisions={"A": a.decision_ms(), "B": b.decision_ms()})
+    stderr = [f.stderr_text(limit=STDERR_LIMIT) for f in factories] + [""]
+    return Played(replay=replay, stderr_a=stderr[0], stderr_b=stderr[1], stderr_c=stderr[2],
+                  play_ms=elapsed,
+                  decisions={side: f.decision_ms()
+                             for side, f in zip("ABC", factories, strict=False)})

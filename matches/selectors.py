@@ -208,13 +208,25 @@ def newest_match_ids(*, version_ids: list[int], limit: int,
 
 
 def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
-    """The user's bots that could challenge `opponent` now (their playing versions)."""
+    """The user's bots that could challenge `opponent` now (their playing versions): bots of
+    the same game."""
     from bots.selectors import active_versions
 
     if not getattr(user, "is_authenticated", False):
         return []
-    return list(active_versions().filter(bot__owner=user).exclude(bot=opponent)
-                .order_by("bot__name"))
+    return list(active_versions().filter(bot__owner=user, bot__game=opponent.game)
+                .exclude(bot=opponent).order_by("bot__name"))
+
+
+def third_player_versions(*, opponent: Bot, limit: int = 200) -> list[BotVersion]:
+    """The bots that could take the third seat of a challenge to `opponent` in a
+    three-player game (playing versions of that game, any owner); none for Kaiser."""
+    from bots.selectors import active_versions
+
+    if opponent.game == "kaiser":
+        return []
+    return list(active_versions().filter(bot__game=opponent.game, bot__retired=False)
+                .exclude(bot=opponent).select_related("bot").order_by("bot__name")[:limit])
 
 
 def match_boards(*, match_id: int) -> list[dict[str, Any]] | None:

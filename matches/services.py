@@ -98,6 +98,7 @@ def match_create(
     version_b: BotVersion,
     kind: str,
     conditions: PlayConditions,
+    version_c: BotVersion | None = None,
     ladder: Any = None,
     tournament: Any = None,
     round: int | None = None,
@@ -105,21 +106,41 @@ def match_create(
     requested_by: AbstractBaseUser | None = None,
     position: int | None = None,
 ) -> Match:
-    """A queued match, played under `conditions` (a ladder's or a tournament's settings).
-    It reaches the broker through `matches_dispatch`, after commit."""
-    if version_a.pk == version_b.pk or version_a.bot_id == version_b.bot_id:
-        raise ValidationError("a bot cannot play itself")
+    """A queued match, played under `conditions` (a ladder's or a tournament's settings, its
+    game among them): A and B, and C when the game has three players. It reaches the broker
+    through `matches_dispatch`, after commit."""
+    versions = match_players_check(game=conditions.game,
+                                   versions=[version_a, version_b, version_c])
     match = Match.objects.create(
         kind=kind, ladder=ladder, tournament=tournament, round=round, rated=rated,
-        version_a=version_a, version_b=version_b, requested_by=requested_by,
-        seed=secrets.token_hex(8), position=position,
-        rules=conditions.rules, games_per_match=conditions.games_per_match,
+        version_a=version_a, version_b=version_b, version_c=version_c,
+        requested_by=requested_by, seed=secrets.token_hex(8), position=position,
+        game=conditions.game, rules=conditions.rules,
+        games_per_match=conditions.games_per_match,
         move_ms=conditions.move_ms, bank_ms=conditions.bank_ms,
         startup_ms=conditions.startup_ms,
     )
     _dispatch_on_commit()
-    pages_changed(*match_topics(match.pk, (version_a.bot_id, version_b.bot_id)))
+    pages_changed(*match_topics(match.pk, tuple(v.bot_id for v in versions)))
     return match
+
+
+def match_players_check(*, game: str, versions: list[BotVersion | None]) -> list[BotVersion]:
+    """The players of a match of `game` (A, B, then C or None), checked: as many as the game
+    seats sides, all bots of that game, no bot twice. ValidationError otherwise."""
+    from engine.games import get_game
+
+    spec = get_game(game)
+    players = [v for v in versions if v is not None]
+    if len(players) != len(spec.sides) or None in versions[:len(spec.sides)]:
+        raise ValidationError(f"a {spec.title} match has {len(spec.sides)} players "
+                              f"({', '.join(spec.sides)})")
+    if len({v.bot_id for v in players}) < len(players):
+        raise ValidationError("a bot cannot play itself")
+    for v in players:
+        if v.bot.game != game:
+            raise ValidationError(f"{v.bot.name} plays {v.bot.game}, not {game}")
+    return players
 
 
 def _dispatch_on_commit() -> None:
@@ -144,28 +165,32 @@ def _pick_fairly(
     flight goes first (one ladder or tournament cannot starve another), oldest match first
     within it, and no bot version gets more than its share of the broker."""
     load = Counter(_source(m) for m in in_flight)
-    busy = Counter(v for m in in_flight for v in (m["version_a_id"], m["version_b_id"]))
+    busy = Counter(v for m in in_flight for v in _players(m))
     cap = bot_in_flight_max()
     chosen: list[int] = []
     remaining = list(waiting)
     while len(chosen) < free:
-        eligible = [m for m in remaining
-                    if busy[m["version_a_id"]] < cap and busy[m["version_b_id"]] < cap]
+        eligible = [m for m in remaining if all(busy[v] < cap for v in _players(m))]
         if not eligible:
             break
         pick = min(eligible, key=lambda m: (load[_source(m)], m["created"], m["id"]))
         remaining.remove(pick)
         chosen.append(pick["id"])
         load[_source(pick)] += 1
-        busy[pick["version_a_id"]] += 1
-        busy[pick["version_b_id"]] += 1
+        busy.update(_players(pick))
     return chosen
+
+
+def _players(match: dict[str, Any]) -> list[int]:
+    """The versions of a match's values() row: A, B and C if it has one."""
+    ids = [match["version_a_id"], match["version_b_id"]]
+    return ids + [match["version_c_id"]] if match.get("version_c_id") else ids
 
 
 def matches_dispatch() -> list[int]:
     """Hand waiting matches to the broker, fairly, up to the dispatch depth."""
     fields = ("id", "kind", "ladder_id", "tournament_id", "version_a_id", "version_b_id",
-              "created")
+              "version_c_id", "created")
     in_flight = list(
         Match.objects.filter(status__in=OPEN, dispatched__isnull=False).values(*fields)
     )
@@ -214,9 +239,13 @@ def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:
                                     ).update(outcome=MatchAttempt.Outcome.LOST, ended=now)
         MatchAttempt.objects.create(match_id=match_id, token=token, worker=worker[:200],
                                     started=now)
-    match = Match.objects.select_related("version_a__bot", "version_a__program",
-                                         "version_b__bot", "version_b__program").get(pk=match_id)
-    pages_changed(*match_topics(match.pk, (match.version_a.bot_id, match.version_b.bot_id)))
+    match = Match.objects.select_related(
+        "version_a__bot", "version_a__program", "version_b__bot", "version_b__program",
+        "version_c__bot", "version_c__program").get(pk=match_id)
+    bots = [match.version_a.bot_id, match.version_b.bot_id]
+    if match.version_c is not None:
+        bots.append(match.version_c.bot_id)
+    pages_changed(*match_topics(match.pk, tuple(bots)))
     return match, token
 
 
@@ -248,12 +277,19 @@ def lease_kept(*, match_id: int, token: str) -> Iterator[None]:
 
 
 def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
+    """The result columns: A's share (Kaiser's score is A's share of the games; a three-player
+    game gives each side's share of the points, A's is stored), the games each side won."""
     result = replay["result"]
     forfeit = result.get("forfeit")
+    score = result["score"]
+    games = result["games"]
     return {
-        "score": float(result["score"]),
-        "games_a": int(result["games"]["A"]),
-        "games_b": int(result["games"]["B"]),
+        "score": float(score["A"] if isinstance(score, dict) else score),
+        "games_a": int(games["A"]),
+        "games_b": int(games["B"]),
+        "games_c": int(games["C"]) if "C" in games else None,
+        "points": ({side: float(v) for side, v in result["points"].items()}
+                   if "C" in games else None),
         "forfeit": forfeit,
         "forfeit_player": (forfeit or {}).get("player", "") or "",
         "forfeit_reason": (forfeit or {}).get("reason", "") or "",
@@ -268,6 +304,7 @@ def _holds(*, match_id: int, token: str) -> bool:
 def match_finish(
     *, match_id: int, token: str, replay: dict[str, Any], stderr_a: str = "",
     stderr_b: str = "", play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
+    stderr_c: str = "",
 ) -> bool:
     """Store the replay, then the result and the rating changes at once, if this attempt still
     holds the match. False (and nothing written but the attempt's outcome) otherwise.
@@ -281,7 +318,8 @@ def match_finish(
     # own (replay_store.replay_key), that replays_orphans removes.
     stored = (replay_put(match_id=match_id, blob=replay_gzip(text))
               if _holds(match_id=match_id, token=token) else None)
-    boards = board_comparison(replay)
+    # Boards compare the two tables of a Kaiser duplicate pair; a three-player game has none.
+    boards = board_comparison(replay) if "C" not in replay["result"]["games"] else None
     now = timezone.now()
     with transaction.atomic():
         won = stored is not None and Match.objects.filter(
@@ -290,7 +328,8 @@ def match_finish(
             status=Match.Status.FINISHED, finished=now, lease_expires=None,
             replay_key=stored.key, replay_sha256=stored.sha256, replay_gz=None,
             replay_size=len(text),
-            stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX], play_ms=play_ms,
+            stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX],
+            stderr_c=stderr_c[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions),
             boards=boards,
@@ -300,9 +339,11 @@ def match_finish(
         MatchAttempt.objects.filter(token=token).update(outcome=outcome, ended=now)
         if not won:
             return False
-        match = Match.objects.select_related("version_a", "version_b").get(pk=match_id)
+        match = Match.objects.select_related("version_a", "version_b", "version_c").get(
+            pk=match_id)
         # Each side's costliest boards, with the result (only a won attempt gets here).
-        BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))
+        if boards is not None:
+            BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))
         # In this transaction: the ladder's rating changes count exactly once with the result.
         signals.match_finished.send(sender=Match, match=match)
         signals.match_ended.send(sender=Match, match_id=match.pk,
@@ -372,9 +413,9 @@ def _void(matches: Any, *, error: str) -> str:
 
 def matches_pages_changed(match_ids: list[int], *also: str) -> None:
     """The shared pages these matches show on (kaiser_site.page_cache) are built again."""
-    for match_id, a, b in Match.objects.filter(pk__in=match_ids).values_list(
-            "pk", "version_a__bot_id", "version_b__bot_id"):
-        pages_changed(*match_topics(match_id, (a, b), *also))
+    for match_id, *bots in Match.objects.filter(pk__in=match_ids).values_list(
+            "pk", "version_a__bot_id", "version_b__bot_id", "version_c__bot_id"):
+        pages_changed(*match_topics(match_id, tuple(b for b in bots if b), *also))
 
 
 def _match_ended(match_id: int) -> None:
@@ -413,7 +454,8 @@ def match_play(
     try:
         stored = match_finish(match_id=match_id, token=token, replay=played.replay,
                               stderr_a=played.stderr_a, stderr_b=played.stderr_b,
-                              play_ms=played.play_ms, decisions=played.decisions)
+                              stderr_c=played.stderr_c, play_ms=played.play_ms,
+                              decisions=played.decisions)
     except ReplayUnavailable as error:  # the store is down: the server's failure, retried
         match_release(match_id=match_id, token=token, error=f"replay store: {error}")
         raise InfrastructureError(f"replay store: {error}") from error

@@ -66,8 +66,10 @@ def decision_percentile(counts: list[int], fraction: float) -> str | None:
 
 def replay_stats(replay: dict[str, Any], *,
                  decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
-    """The statistics of sides A and B in one replay (and the decision times the engine
-    measured for each side, where it gives them)."""
+    """The statistics of each side in one replay (and the decision times the engine
+    measured for each side, where it gives them): Kaiser's A and B, or Sergeant Major's."""
+    if "C" in replay["result"]["games"]:
+        return sm_replay_stats(replay, decisions=decisions)
     out = {"A": empty(), "B": empty()}
     for side, times in (decisions or {}).items():
         if times and side in out:
@@ -122,6 +124,44 @@ def _game_result(out: dict[str, dict[str, Any]], seats: list[str], winner: int |
             games["won" if winner == team else "lost"] += 1
 
 
+def sm_empty() -> dict[str, Any]:
+    """A Sergeant Major side: Kaiser's counts that apply (matches, games, faults; deals and
+    contracts stay 0, so the pages' summary reads either game) and the hands it played, the
+    hands whose target it made, its tricks and its ups and downs."""
+    return {**empty(), "hands": 0, "targets_made": 0, "tricks": 0, "ups": 0}
+
+
+def sm_replay_stats(replay: dict[str, Any], *,
+                    decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
+    """The statistics of sides A, B and C in a Sergeant Major replay."""
+    out = {side: sm_empty() for side in ("A", "B", "C")}
+    for side, times in (decisions or {}).items():
+        if times and side in out:
+            out[side]["decision_ms"] = decision_histogram(times)
+    for side in out.values():
+        side["matches"] = 1
+    for game in replay["games"]:
+        seats = game["seats"]
+        for deal in game["deals"]:
+            if deal.get("taken") is None:  # cut short by a forfeit
+                continue
+            for seat, side in enumerate(seats):
+                counts = out[side]
+                counts["hands"] += 1
+                counts["tricks"] += deal["taken"][seat]
+                counts["targets_made"] += deal["taken"][seat] >= deal["targets"][seat]
+                counts["ups"] += deal["delta"][seat]
+        winner = game["result"]["winner"]
+        for seat, side in enumerate(seats):
+            games = out[side]["games"]
+            games["drawn" if winner is None else "won" if winner == seat else "lost"] += 1
+    forfeit = replay["result"].get("forfeit")
+    if forfeit:
+        faults = out[forfeit["player"]]["faults"]
+        faults[forfeit["reason"]] = faults.get(forfeit["reason"], 0) + 1
+    return out
+
+
 def add(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
     """total + more, key by key (numbers, lists of numbers, dicts of those)."""
     result = dict(total)
@@ -147,14 +187,21 @@ def play_stats_fold(*, limit: int = 1000) -> int:
     with transaction.atomic():
         claimed = list(Match.objects.select_for_update(skip_locked=True)
                        .filter(stats_folded=False, stats__isnull=False).order_by("id")
-                       .values_list("pk", "version_a_id", "version_b_id", "stats")[:limit])
+                       .values_list("pk", "version_a_id", "version_b_id", "version_c_id",
+                                    "game", "stats")[:limit])
         if not claimed:
             return 0
         adds: dict[str, tuple[int | None, dict[str, Any]]] = {}
-        for _, version_a, version_b, sides in claimed:
-            for key, version, counts in ((ALL, None, add(sides["A"], sides["B"])),
-                                         (_key(version_a), version_a, sides["A"]),
-                                         (_key(version_b), version_b, sides["B"])):
+        for _, version_a, version_b, version_c, game, sides in claimed:
+            versions = dict(zip("ABC", (version_a, version_b, version_c), strict=True))
+            both = add(sides["A"], sides["B"])
+            for side in sides.keys() - {"A", "B"}:
+                both = add(both, sides[side])
+            # All bots' totals are of one game: Kaiser's under ALL, another's under its own.
+            folds = [(all_key(game), None, both)]
+            folds += [(_key(versions[side]), versions[side], counts)
+                      for side, counts in sides.items()]
+            for key, version, counts in folds:
                 before = adds.get(key)
                 adds[key] = (version, add(before[1], counts) if before else counts)
         _totals_add(adds)
@@ -182,6 +229,11 @@ def _locked(adds: dict[str, Any]) -> dict[str, PlayStats]:
     return {row.key: row for row in found}
 
 
+def all_key(game: str) -> str:
+    """The key of all bots' totals of a game."""
+    return ALL if game == "kaiser" else f"{ALL}:{game}"
+
+
 def _key(version_id: int) -> str:
     return f"version:{version_id}"
 
@@ -191,8 +243,8 @@ def version_stats(*, version_id: int) -> dict[str, Any] | None:
     return row
 
 
-def all_stats() -> dict[str, Any] | None:
-    return PlayStats.objects.filter(key=ALL).values_list("data", flat=True).first()
+def all_stats(*, game: str = "kaiser") -> dict[str, Any] | None:
+    return PlayStats.objects.filter(key=all_key(game)).values_list("data", flat=True).first()
 
 
 def summary(data: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from engine.rules import PRESETS
+from bots.models import Game
+from engine.games import GAMES
 from tournaments import services
 from tournaments.models import Tournament, TournamentEntrant
 
@@ -24,7 +25,14 @@ class TournamentEntrantInline(admin.TabularInline):
 
 
 class TournamentAdminForm(forms.ModelForm):
-    rules = forms.ChoiceField(choices=lambda: [(p, p) for p in PRESETS], initial="official")
+    # Kaiser unless chosen; the model's clean() checks the rules and games against the game.
+    game = forms.ChoiceField(choices=Game.choices, initial=Game.KAISER, required=False)
+    rules = forms.ChoiceField(
+        choices=lambda: [(g.title, [(p, p) for p in g.presets]) for g in GAMES.values()],
+        initial="official")
+
+    def clean_game(self) -> str:
+        return self.cleaned_data.get("game") or Game.KAISER
 
     class Meta:
         model = Tournament

@@ -42,8 +42,9 @@ def test_anyone_may_list_bots(role: str, clients: dict[str, APIClient], bot: Bot
     body = response.json()
     assert body["count"] == 1
     assert body["results"][0] == {
-        "id": bot.pk, "name": "Alpha", "description": "first try", "owner": "olivia",
-        "retired": False, "created": body["results"][0]["created"], "active_version": None,
+        "id": bot.pk, "name": "Alpha", "game": "kaiser", "description": "first try",
+        "owner": "olivia", "retired": False, "created": body["results"][0]["created"],
+        "active_version": None,
     }
 
 
