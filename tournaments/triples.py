@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from functools import cache
+from itertools import combinations
 from math import comb
 
 Triple = tuple[Hashable, Hashable, Hashable]
@@ -200,7 +200,8 @@ def swiss_triples(
     return [], []
 
 
-def _bye_choices(order: list[Hashable], had: set[Hashable], spare: int) -> list[tuple[Hashable, ...]]:
+def _bye_choices(order: list[Hashable], had: set[Hashable],
+                 spare: int) -> list[tuple[Hashable, ...]]:
     """Who may sit out, best choice first: the lowest without a bye, then anyone from the
     bottom (a few choices: enough when the lowest ones' triples are all used up)."""
     if spare == 0:
