@@ -53,7 +53,8 @@ def test_a_kaiser_bot_cannot_enter_a_sergeant_major_tournament(field, make_built
     kaiser = make_builtin("kaiser-bot")
     with pytest.raises(ValidationError) as refused:
         services.tournament_create(name="x", format="swiss", versions=[*field[:2], kaiser], **SM)
-    assert "kaiser-bot plays Kaiser, but this is a Sergeant Major (9-5-2) tournament" in str(refused.value)
+    assert ("kaiser-bot plays Kaiser, but this is a Sergeant Major (9-5-2) tournament"
+            in str(refused.value))
     response = clients["staff"].post("/api/v1/tournaments/", {
         "name": "x", "format": "swiss", "game": "sergeant-major",
         "bots": [field[0].bot_id, field[1].bot_id, kaiser.bot_id]}, format="json")
@@ -73,7 +74,8 @@ def test_sergeant_major_conditions_and_field_size_are_checked(field, clients):
     response = clients["staff"].post("/api/v1/tournaments/", {
         "name": "x", "format": "swiss", "game": "sergeant-major", "rules": "official",
         "bots": [v.bot_id for v in field]}, format="json")
-    assert response.status_code == 400 and "not a Sergeant Major (9-5-2) preset" in str(response.json())
+    assert response.status_code == 400
+    assert "not a Sergeant Major (9-5-2) preset" in str(response.json())
 
 
 def test_the_staff_form_makes_a_sergeant_major_tournament(field, staff):
