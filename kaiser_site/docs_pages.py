@@ -29,6 +29,7 @@ PAGES = {
     "sandbox": ("sandbox.md", "The sandbox and fair play"),
     "play": ("play.md", "Playing against the bots"),
     "ratings": ("ratings.md", "Ratings: Elo and the fitted rating"),
+    "tournaments": ("tournaments.md", "Tournaments: formats for both games"),
 }
 STARTERS = "../bots/examples/"
 LINK = re.compile(r'href="([^"#:]*)(#[^"]*)?"')

@@ -19,9 +19,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.models import Bot
+from bots.models import Bot, Game
 from ladder.api import active_version
 from ladder.models import Ladder
+from matches.models import conditions_errors
 from tournaments import selectors, services
 from tournaments.models import Tournament
 
@@ -56,7 +57,7 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        fields = ["id", "name", "format", "rounds", "status", "current_round", "rules",
+        fields = ["id", "name", "game", "format", "rounds", "status", "current_round", "rules",
                   "games_per_match", "move_ms", "bank_ms", "startup_ms", "entry_deadline",
                   "cancel_reason", "created", "started", "finished", "progress"]
         read_only_fields = fields
@@ -84,6 +85,9 @@ class TournamentDetailSerializer(TournamentSerializer):
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=80)
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    game = serializers.ChoiceField(
+        choices=Game.choices, default=Game.KAISER,
+        help_text="The game played: every entrant must be a bot of this game")
     bots = serializers.ListField(
         child=serializers.IntegerField(), max_length=256, default=list,
         help_text="Bot ids, best seed first (unless seeded by a ladder); each plays its "
@@ -94,20 +98,27 @@ class TournamentCreateSerializer(serializers.Serializer):
     rounds = serializers.IntegerField(min_value=1, max_value=50, default=1,
                                       help_text="Round robin: matches per pair. Swiss: rounds.")
     ladder = serializers.SlugField(required=False, help_text="Seed by this ladder's Elo")
-    rules = serializers.CharField(max_length=20, default="official")
-    games_per_match = serializers.IntegerField(min_value=2, max_value=200, default=2)
+    rules = serializers.CharField(
+        max_length=20, required=False,
+        help_text="A preset of the game (default: the game's own, official for Kaiser)")
+    games_per_match = serializers.IntegerField(
+        min_value=2, max_value=200, required=False,
+        help_text="Whole sets of the game: Kaiser an even number (default 2), Sergeant Major "
+                  "a multiple of 3 (default 3)")
     move_ms = serializers.IntegerField(min_value=10, max_value=60000, default=1000)
     bank_ms = serializers.IntegerField(min_value=0, max_value=600000, default=10000)
     startup_ms = serializers.IntegerField(min_value=100, max_value=60000, default=5000)
 
-    def validate_rules(self, value: str) -> str:
-        from engine.rules import PRESETS
-
-        if value not in PRESETS:
-            raise serializers.ValidationError(f"one of {', '.join(PRESETS)}")
-        return value
-
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        from engine.games import get_game
+
+        spec = get_game(data["game"])
+        data.setdefault("rules", spec.default_preset)
+        data.setdefault("games_per_match", spec.games_per_set)
+        errors = conditions_errors(game=data["game"], rules=data["rules"],
+                                   games_per_match=data["games_per_match"])
+        if errors:
+            raise serializers.ValidationError(errors)
         if "entry_deadline" not in data and len(data["bots"]) < 2:
             raise serializers.ValidationError(
                 {"bots": "at least two bots, or an entry_deadline for open entry"})

@@ -10,31 +10,43 @@ from django import forms
 from django.db.models import Q
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, Game
 from bots.selectors import bot_active_version
 from ladder.models import Ladder
-from tournaments.models import Tournament
+from matches.models import conditions_errors
+from tournaments.models import Tournament, min_entrants
 
 BY_HAND = "hand"
 CHOSEN, OPEN = "chosen", "open"
 
 
-def _presets() -> list[tuple[str, str]]:
-    from engine.rules import PRESETS
+def _presets() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every game's presets, grouped by game (the form checks the one chosen fits the game)."""
+    from engine.games import GAMES
 
-    return [(name, name) for name in PRESETS]
+    return [(spec.title, [(name, name) for name in spec.presets]) for spec in GAMES.values()]
+
+
+def _game(data: dict[str, Any]) -> str:
+    return str(data.get("game") or Game.KAISER)
 
 
 class TournamentForm(forms.Form):
     name = forms.CharField(max_length=80)
     format = forms.ChoiceField(choices=Tournament.Format.choices)
+    game = forms.ChoiceField(
+        choices=Game.choices, initial=Game.KAISER, required=False,
+        help_text="Every entrant must be a bot of this game. Sergeant Major is played by "
+                  "three: matches of three, a multiple of 3 games each.")
     rounds = forms.IntegerField(
         min_value=1, max_value=50, initial=1,
         help_text="Round robin: how many times each pair meets. Swiss: the number of rounds. "
                   "Knockout: not used (the bracket decides).")
     rules = forms.ChoiceField(choices=_presets, initial="official", label="Rule set")
-    games_per_match = forms.IntegerField(min_value=2, max_value=200, initial=2,
-                                         help_text="An even number: duplicate deals, both ways.")
+    games_per_match = forms.IntegerField(
+        min_value=2, max_value=200, initial=2,
+        help_text="Kaiser: an even number (duplicate deals, both ways). Sergeant Major: a "
+                  "multiple of 3 (the same deals, the seats rotated).")
     move_ms = forms.IntegerField(min_value=10, max_value=60000, initial=1000,
                                  label="Time per move (ms)")
     bank_ms = forms.IntegerField(min_value=0, max_value=600000, initial=10000,
@@ -66,6 +78,11 @@ class TournamentForm(forms.Form):
 
     def clean_games_per_match(self) -> int:
         games: int = self.cleaned_data["games_per_match"]
+        if _game(self.cleaned_data) != Game.KAISER:
+            if games % 3:
+                raise forms.ValidationError("A multiple of 3 games: each deal is played with "
+                                            "the seats rotated.")
+            return games
         if games % 2:
             raise forms.ValidationError("An even number of games: each deal is played from "
                                         "both sides.")
@@ -93,18 +110,30 @@ class TournamentForm(forms.Form):
             raise forms.ValidationError(
                 f"No active version to play (retired, or none passed its check): "
                 f"{', '.join(idle)}.")
+        game = _game(self.cleaned_data)
+        other = [v.bot.name for v in versions if v.bot.game != game]
+        if other:
+            title = dict(Game.choices)[game]
+            raise forms.ValidationError(f"Not {title} bots: {', '.join(other)}.")
         return versions
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if "rules" in data and "games_per_match" in data:
+            problem = conditions_errors(game=_game(data), rules=data["rules"],
+                                        games_per_match=data["games_per_match"]).get("rules")
+            if problem:
+                self.add_error("rules", problem)
+        least = min_entrants(_game(data))
         if data.get("entry") == OPEN:
             deadline: datetime | None = data.get("entry_deadline")
             if deadline is None:
                 self.add_error("entry_deadline", "Open entry needs a deadline.")
             elif deadline <= timezone.now():
                 self.add_error("entry_deadline", "The deadline must be in the future.")
-        elif data.get("entry") == CHOSEN and "entrants" in data and len(data["entrants"]) < 2:
-            self.add_error("entrants", "Choose at least two bots (or open the entry).")
+        elif data.get("entry") == CHOSEN and "entrants" in data and len(data["entrants"]) < least:
+            self.add_error("entrants", f"Choose at least {'two' if least == 2 else 'three'} "
+                                       f"bots (or open the entry).")
         return data
 
     def service_arguments(self) -> dict[str, Any]:
@@ -114,6 +143,7 @@ class TournamentForm(forms.Form):
         is_open = data["entry"] == OPEN
         return {
             "name": data["name"], "format": data["format"], "rounds": data["rounds"],
+            "game": _game(data),
             "rules": data["rules"], "games_per_match": data["games_per_match"],
             "move_ms": data["move_ms"], "bank_ms": data["bank_ms"],
             "ladder": None if seeding == BY_HAND else Ladder.objects.get(slug=seeding),

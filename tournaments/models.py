@@ -11,6 +11,21 @@ from django.db import models
 
 from matches.models import PlayConditions
 
+# What a bye scores in a tournament of a three-player game: a Kaiser bye counts as a match
+# won, 1 point where an even match gives each side its share, 1/2; scaled to three players,
+# twice the even share, 2/3 (docs/tournaments.md).
+BYE_POINTS_SHARE = 2 / 3
+
+
+def bye_points(game: str) -> float:
+    """What a bye is worth in the standings of a tournament of `game`."""
+    return 1.0 if game == "kaiser" else BYE_POINTS_SHARE
+
+
+def min_entrants(game: str) -> int:
+    """The fewest entrants a tournament of `game` can start with: one match's players."""
+    return 2 if game == "kaiser" else 3
+
 
 class Tournament(PlayConditions):
     class Format(models.TextChoices):

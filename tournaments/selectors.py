@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from matches.models import Match
-from tournaments.models import Tournament, TournamentBye, TournamentEntrant
+from tournaments import triples
+from tournaments.models import Tournament, TournamentBye, TournamentEntrant, bye_points
 
 
 @dataclass
@@ -73,6 +74,10 @@ def tournament_table(*, tournament: Tournament,
                 "version_id", "version__bot__name", "version__bot_id", "version__number",
                 "seed", "eliminated_round", "final_rank", "withdrawn")}
     ended = [Match.Status.FINISHED, Match.Status.VOID, Match.Status.FAILED]
+    if tournament.game != "kaiser":
+        if matches is None:
+            matches = list(tournament.matches.filter(status__in=ended).values(*MATCH_FIELDS))
+        return _three_table(tournament, rows, [m for m in matches if m["status"] in ended])
     if matches is None:
         done = list(tournament.matches.filter(status__in=ended).values_list(
             "version_a_id", "version_b_id", "score", "games_a", "games_b"))
@@ -91,11 +96,57 @@ def tournament_table(*, tournament: Tournament,
                   key=lambda r: (-r.points, -r.buchholz, -r.games_won, r.seed or 10**6))
 
 
+def shares(m: dict[str, Any]) -> list[float]:
+    """Each side's share of a three-player match's points (A, B, C): even for a match
+    without points (void, failed)."""
+    points = m.get("points") or {}
+    values = [float(points.get(side, 0.0)) for side in "ABC"]
+    total = sum(values)
+    return [v / total for v in values] if total > 0 else [1 / 3] * 3
+
+
+def _members(m: dict[str, Any]) -> list[int]:
+    return [m["version_a_id"], m["version_b_id"], m["version_c_id"]]
+
+
+def _three_table(tournament: Tournament, rows: dict[int, TableRow],
+                 done: list[dict[str, Any]]) -> list[TableRow]:
+    """Standings of a three-player game: each match gives each side its share of the points
+    (a third each when unplayed), a bye 2/3; a win is a match topped alone, a draw one topped
+    jointly. Ties: Buchholz, games won, seed."""
+    for m in done:
+        members, share = _members(m), shares(m)
+        games = [m["games_a"] or 0, m["games_b"] or 0, m["games_c"] or 0]
+        top = max(share)
+        for i, v in enumerate(members):
+            row = rows[v]
+            row.played += 1
+            row.points += share[i]
+            row.games_won += games[i]
+            row.opponents.extend(o for o in members if o != v)
+            first = share[i] == top
+            alone = first and share.count(top) == 1
+            row.wins += alone
+            row.draws += first and not alone
+            row.losses += not first
+    bye = bye_points(tournament.game)
+    for version_id in tournament.byes.values_list("version_id", flat=True):
+        rows[version_id].byes += 1
+        rows[version_id].points += bye
+    for row in rows.values():
+        row.points = round(row.points, 6)
+        row.buchholz = round(sum(rows[o].points for o in row.opponents), 6)
+    return sorted(rows.values(),
+                  key=lambda r: (-r.points, -r.buchholz, -r.games_won, r.seed or 10**6))
+
+
 def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
     """Matches done of the total the format will play."""
     n = tournament.entrants.count()
     done = tournament.matches.exclude(status__in=[Match.Status.QUEUED,
                                                   Match.Status.RUNNING]).count()
+    if tournament.game != "kaiser":
+        return _progress_counts(tournament, n, tournament.matches.count(), done)
     if tournament.format == Tournament.Format.ROUND_ROBIN:
         total = tournament.rounds * n * (n - 1) // 2
     elif tournament.format == Tournament.Format.SWISS:
@@ -146,6 +197,39 @@ def knockout_round_results(*, tournament: Tournament, round: int) -> list[Bracke
     return sorted(out, key=lambda r: r.position)
 
 
+def three_knockout_round_results(*, tournament: Tournament, round: int
+                                 ) -> tuple[list[int], list[int]]:
+    """A three-player knockout round: (who goes through, who goes out). A group's winner goes
+    through (its top two in the group that sends two): most points, then most ups (read from
+    the replay, only on equal points), then the better seed. A bye goes through."""
+    seeds = dict(tournament.entrants.values_list("version_id", "seed"))
+    through = list(TournamentBye.objects.filter(tournament=tournament, round=round)
+                   .values_list("version_id", flat=True))
+    matches = list(tournament.matches.filter(round=round).order_by("position"))
+    players = sorted(through + [v for m in matches for v in m.version_ids],
+                     key=lambda v: seeds[v])
+    advance = {frozenset(g.members): g.advance
+               for g in triples.knockout_groups(players=players) if not g.bye}
+    out: list[int] = []
+    for match in matches:
+        order = _group_order(match, seeds)
+        count = advance.get(frozenset(order), 1)
+        through += order[:count]
+        out += order[count:]
+    return through, out
+
+
+def _group_order(match: Match, seeds: dict[int, int]) -> list[int]:
+    members = match.version_ids
+    share = shares({"points": match.points})
+    ups = [0, 0, 0]
+    if match.status == Match.Status.FINISHED and len(set(share)) < 3:
+        result = (match.replay() or {}).get("result", {})
+        ups = [int(result.get("ups", {}).get(side, 0)) for side in "ABC"]
+    return triples.group_order([triples.GroupResult(v, share[i], ups[i], seeds[v])
+                                for i, v in enumerate(members)])
+
+
 def tournament_ranking(*, tournament: Tournament) -> list[int]:
     """The final order of the entrants' versions: by table, or for a knockout by how
     far each went (the champion first), then the table."""
@@ -162,7 +246,8 @@ OPEN_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 MATCH_FIELDS = ("id", "round", "position", "status", "score", "games_a", "games_b",
-                "version_a_id", "version_b_id", "forfeit_player", "forfeit_reason")
+                "version_a_id", "version_b_id", "forfeit_player", "forfeit_reason",
+                "version_c_id", "games_c", "points")
 
 
 @dataclass
@@ -172,6 +257,7 @@ class Side:
     bot_id: int | None
     games: int | None = None
     won: bool = False
+    points: float | None = None  # a three-player game's points
 
 
 @dataclass
@@ -184,6 +270,7 @@ class Bout:
     status: str = ""
     fault: str = ""
     bye: bool = False
+    c: Side | None = None  # the third player of a three-player game
 
 
 @dataclass
@@ -227,6 +314,8 @@ def _side(row: TableRow | None, version_id: int, games: int | None) -> Side:
 
 
 def _bout(m: dict[str, Any], rows: dict[int, TableRow]) -> Bout:
+    if m.get("version_c_id"):
+        return _bout_three(m, rows)
     a = _side(rows.get(m["version_a_id"]), m["version_a_id"], m["games_a"])
     b = _side(rows.get(m["version_b_id"]), m["version_b_id"], m["games_b"])
     score = m["score"]
@@ -234,6 +323,45 @@ def _bout(m: dict[str, Any], rows: dict[int, TableRow]) -> Bout:
         (a if score > 0.5 else b).won = True
     fault = f"{m['forfeit_player']}: {m['forfeit_reason']}" if m["forfeit_player"] else ""
     return Bout(a, b, m["id"], m["status"], fault)
+
+
+def _bout_three(m: dict[str, Any], rows: dict[int, TableRow]) -> Bout:
+    """A match of three: each side with its games won and its points; the top share won
+    (the knockout marks who went through instead)."""
+    games = [m["games_a"], m["games_b"], m["games_c"]]
+    sides = [_side(rows.get(v), v, games[i]) for i, v in enumerate(_members(m))]
+    if m["points"]:
+        share = shares(m)
+        for i, side in enumerate(sides):
+            side.won = share[i] == max(share) and m["status"] not in OPEN_STATUSES
+            side.points = m["points"].get("ABC"[i])
+    fault = f"{m['forfeit_player']}: {m['forfeit_reason']}" if m["forfeit_player"] else ""
+    return Bout(sides[0], sides[1], m["id"], m["status"], fault, c=sides[2])
+
+
+def _three_knockout_columns(tournament: Tournament, rows: dict[int, TableRow],
+                            matches: list[dict[str, Any]]) -> list[Column]:
+    """Rounds of groups as columns: every place of the plan (knockout_plan), its match of
+    three (those who went through marked), its bye, or a place still to be decided."""
+    plan = triples.knockout_plan(len(rows))
+    places: dict[tuple[int, int], Bout] = {}
+    for m in matches:
+        bout = _bout_three(m, rows)
+        for side in (bout.a, bout.b, bout.c):
+            if side is not None and m["status"] not in OPEN_STATUSES:
+                side.won = rows[side.version_id].eliminated_round != m["round"]
+        places[(m["round"], m["position"] or 0)] = bout
+    for number, position, version_id in tournament.byes.values_list("round", "position",
+                                                                     "version_id"):
+        side = _side(rows.get(version_id), version_id, None)
+        side.won = True
+        places[(number, position or 0)] = Bout(side, None, bye=True)
+    columns = []
+    for number, groups in enumerate(plan, start=1):
+        title = "Final" if number == len(plan) else f"Round {number}"
+        bouts = [places.get((number, p), Bout(None, None)) for p in range(len(groups))]
+        columns.append(Column(number, title, bouts))
+    return columns
 
 
 def _knockout_winner_marked(bout: Bout, number: int, rows: dict[int, TableRow]) -> None:
@@ -308,6 +436,39 @@ def _crosstable(table: list[TableRow], matches: list[dict[str, Any]]
     return [(r, cells[i]) for i, r in enumerate(table)]
 
 
+def _crosstable_three(table: list[TableRow], matches: list[dict[str, Any]]
+                      ) -> list[tuple[TableRow, list[Cell]]]:
+    """Pairwise: each row's points against each column's bot in every match of three they
+    played together, from the row's side ("2–0.5"), linked to the match."""
+    index = {r.version_id: i for i, r in enumerate(table)}
+    cells = [[Cell(self_cell=i == j) for j in range(len(table))] for i in range(len(table))]
+    for m in matches:
+        members = _members(m)
+        if any(v not in index for v in members):
+            continue
+        for x, row in enumerate(members):
+            for y, col in enumerate(members):
+                if x != y:
+                    cells[index[row]][index[col]].links.append(
+                        (m["id"], *_pair_text(m, "ABC"[x], "ABC"[y])))
+    return [(r, cells[i]) for i, r in enumerate(table)]
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _pair_text(m: dict[str, Any], mine: str, theirs: str) -> tuple[str, str]:
+    if m["status"] in OPEN_STATUSES:
+        return "…", m["status"]
+    if not m["points"]:
+        return m["status"], "void"
+    a, b = m["points"][mine], m["points"][theirs]
+    outcome = "won" if a > b else "lost" if a < b else "drawn"
+    text = f"{_number(a)}–{_number(b)}"
+    return ("w/o " + text if m["status"] != Match.Status.FINISHED else text), outcome
+
+
 def _cell_text(m: dict[str, Any], mine: str, theirs: str, flip: bool) -> tuple[str, str]:
     if m["status"] in OPEN_STATUSES:
         return "…", m["status"]
@@ -334,11 +495,13 @@ def tournament_view(*, tournament: Tournament) -> TournamentView:
     rows = {r.version_id: r for r in table}
     knockout = tournament.format == Tournament.Format.KNOCKOUT
     started = tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED)
+    three = tournament.game != "kaiser"
     if knockout and started:
-        columns = _knockout_columns(tournament, rows, matches)
+        columns = (_three_knockout_columns if three else _knockout_columns)(
+            tournament, rows, matches)
     else:
         columns = _round_columns(tournament, rows, matches)
-    crosstable = (_crosstable(table, matches)
+    crosstable = ((_crosstable_three if three else _crosstable)(table, matches)
                   if tournament.format == Tournament.Format.ROUND_ROBIN and started else [])
     champion = next((r for r in table if r.final_rank == 1), None) if finished else None
     return TournamentView(tournament, table, _progress(tournament, len(table), matches),
@@ -376,6 +539,8 @@ def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> di
     """Matches done of the total the format will play (tournament_progress)."""
     if tournament.status == Tournament.Status.FINISHED:
         total = made
+    elif tournament.game != "kaiser":
+        total = _three_total(tournament, n)
     elif tournament.format == Tournament.Format.ROUND_ROBIN:
         total = tournament.rounds * n * (n - 1) // 2
     elif tournament.format == Tournament.Format.SWISS:
@@ -383,6 +548,17 @@ def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> di
     else:
         total = max(n - 1, 0)
     return {"done": done, "total": max(total, done)}
+
+
+def _three_total(tournament: Tournament, n: int) -> int:
+    """The matches a three-player tournament of n entrants will play."""
+    if n < 3:
+        return 0
+    if tournament.format == Tournament.Format.ROUND_ROBIN:
+        return tournament.rounds * len(triples.balanced_triples(n))
+    if tournament.format == Tournament.Format.SWISS:
+        return tournament.rounds * (n // 3)
+    return sum(not g.bye for groups in triples.knockout_plan(n) for g in groups)
 
 
 # The CSV's columns: the bot's name and its version as a person reads it ("v3"); the JSON's
@@ -417,6 +593,9 @@ def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
         "score": m["score"], "games_a": m["games_a"], "games_b": m["games_b"],
         "forfeit_player": m["forfeit_player"] or None,
         "forfeit_reason": m["forfeit_reason"] or None,
+        # A three-player game's third side and each side's points.
+        **({"c": names.get(m["version_c_id"]), "games_c": m["games_c"],
+            "points": m["points"]} if m["version_c_id"] else {}),
     } for m in view.matches]
     byes = [{"round": number, "position": position, "bot": names.get(version_id),
              "version_id": version_id}
@@ -424,7 +603,8 @@ def tournament_results(*, tournament: Tournament) -> dict[str, Any]:
                 "round", "position", "pk").values_list("round", "position", "version_id")]
     t = tournament
     return {
-        "tournament": {"id": t.pk, "name": t.name, "format": t.format, "status": t.status,
+        "tournament": {"id": t.pk, "name": t.name, "game": t.game, "format": t.format,
+                       "status": t.status,
                        "rounds": t.rounds, "rules": t.rules,
                        "games_per_match": t.games_per_match, "move_ms": t.move_ms,
                        "bank_ms": t.bank_ms, "started": t.started, "finished": t.finished,
@@ -496,6 +676,8 @@ def _progress_total(t: Tournament) -> int:
     n, done, made = t.entrant_count, t.done_count, t.match_count  # type: ignore[attr-defined]
     if t.status == Tournament.Status.FINISHED:
         return max(made, done)
+    if t.game != "kaiser":
+        return max(_three_total(t, n), done)
     if t.format == Tournament.Format.ROUND_ROBIN:
         total = t.rounds * n * (n - 1) // 2
     elif t.format == Tournament.Format.SWISS:

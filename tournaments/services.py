@@ -14,14 +14,23 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, Game
 from kaiser_site.page_cache import pages_changed
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
 from matches.services import OPEN, match_create
-from tournaments import pairing
-from tournaments.models import Tournament, TournamentBye, TournamentEntrant
+from tournaments import pairing, triples
+from tournaments.models import (
+    Tournament,
+    TournamentBye,
+    TournamentEntrant,
+    min_entrants,
+)
+
+# A round robin of a three-player game larger than this (matches a repeat) is refused: the
+# fields whose smallest balanced design is this large play a Swiss or a knockout instead.
+ROUND_ROBIN_TRIPLES_MAX = 400
 
 
 def tournament_create(
@@ -33,8 +42,11 @@ def tournament_create(
     the given order), started at once unless `start` is False. With `entry_deadline` it is
     open for entry instead: authors enter their bots (`tournament_enter`) until then, and
     `tournaments_start_due` starts it with whoever entered."""
-    if entry_deadline is None and len(versions) < 2:
-        raise ValidationError({"entrants": "a tournament needs at least two entrants"})
+    game = conditions.get("game") or Game.KAISER
+    least = min_entrants(game)
+    if entry_deadline is None and len(versions) < least:
+        raise ValidationError({"entrants": f"a {_title(game)} tournament needs at least "
+                                           f"{_COUNT[least]} entrants"})
     if entry_deadline is not None and entry_deadline <= timezone.now():
         raise ValidationError({"entry_deadline": "the entry deadline must be in the future"})
     if len({v.bot_id for v in versions}) != len(versions):
@@ -43,6 +55,9 @@ def tournament_create(
         raise ValidationError({"rounds": "at least one round"})
     for version in versions:
         _check_playable(version, "entrants")
+        _check_game(version, game, "entrants")
+    if format == Tournament.Format.ROUND_ROBIN and entry_deadline is None:
+        _round_robin_size_check(game, len(versions))
     status = Tournament.Status.OPEN if entry_deadline else Tournament.Status.DRAFT
     with transaction.atomic():
         tournament = Tournament(name=name, format=format, rounds=rounds, ladder=ladder,
@@ -60,6 +75,38 @@ def tournament_create(
     return tournament
 
 
+_COUNT = {2: "two", 3: "three"}
+
+
+def _title(game: str) -> str:
+    from engine.games import get_game
+
+    return str(get_game(game).title)
+
+
+def _three_players(tournament: Tournament) -> bool:
+    return tournament.game != Game.KAISER
+
+
+def _check_game(version: BotVersion, game: str, field: str) -> None:
+    """Every entrant plays the tournament's game."""
+    if version.bot.game != game:
+        raise ValidationError({field: f"{version.bot.name} plays {_title(version.bot.game)}, "
+                                      f"but this is a {_title(game)} tournament: enter bots "
+                                      f"of that game"})
+
+
+def _round_robin_size_check(game: str, n: int) -> None:
+    if game == Game.KAISER or n < 3:
+        return
+    size = len(triples.balanced_triples(n))
+    if size > ROUND_ROBIN_TRIPLES_MAX:
+        raise ValidationError({"format": f"a round robin of {n} entrants in matches of three "
+                                         f"needs {size} matches (every pair meeting equally "
+                                         f"often); choose Swiss or knockout, or another "
+                                         f"number of entrants"})
+
+
 def _check_playable(version: BotVersion, field: str) -> None:
     if version.status != BotVersion.Status.ACTIVE or version.bot.retired:
         raise ValidationError({field: f"{version.bot.name} has no active version to play"})
@@ -72,6 +119,7 @@ def tournament_enter(
     if not version.bot.is_owned_by(user):
         raise ValidationError({"bot": "you can only enter your own bot"})
     _check_playable(version, "bot")
+    _check_game(version, tournament.game, "bot")
     with transaction.atomic():
         # The tournament's row lock: entries never race the start or each other.
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -135,9 +183,11 @@ def tournaments_start_due() -> dict[str, int]:
             if locked is None:
                 continue  # started or cancelled meanwhile
             _entrants_unplayable_remove(locked)
-            if locked.entrants.count() < 2:
+            least = min_entrants(locked.game)
+            if locked.entrants.count() < least:
                 counts["cancelled"] += tournament_cancel(
-                    tournament=locked, reason="fewer than two entrants by the deadline")
+                    tournament=locked,
+                    reason=f"fewer than {_COUNT[least]} entrants by the deadline")
             else:
                 tournament_start(tournament=locked)
                 counts["started"] += 1
@@ -185,9 +235,13 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
         pages_changed("tournaments")
         tournament.refresh_from_db()
         seeds = _entrants_seed(tournament)
-        if len(seeds) < 2:
-            raise ValidationError({"entrants": "a tournament needs at least two entrants"})
-        if tournament.format == Tournament.Format.ROUND_ROBIN:
+        least = min_entrants(tournament.game)
+        if len(seeds) < least:
+            raise ValidationError({"entrants": f"a tournament needs at least {_COUNT[least]} "
+                                               f"entrants"})
+        if _three_players(tournament):
+            _three_start(tournament, seeds)
+        elif tournament.format == Tournament.Format.ROUND_ROBIN:
             rounds = pairing.round_robin_rounds(entrants=seeds, repeats=tournament.rounds)
             for number, pairs in enumerate(rounds, start=1):
                 _round_create(tournament, number, pairs)
@@ -215,6 +269,9 @@ def _withdrawn_ids(tournament: Tournament) -> set[int]:
 def _walkover_if_withdrawn(match: Match, withdrawn: set[int]) -> None:
     """A match of an entrant that withdrew (its bot retired) is never played: the other side
     wins it. Stored as a void match with the score and the withdrawal as its fault."""
+    if match.version_c_id is not None:
+        _walkover_three(match, withdrawn)
+        return
     loser = next((v for v in (match.version_a_id, match.version_b_id) if v in withdrawn), None)
     if loser is None:
         return
@@ -242,7 +299,8 @@ def tournament_entries_withdraw(*, bot_id: int) -> int:
             TournamentEntrant.objects.filter(pk=entrant_id).update(withdrawn=timezone.now())
             queued = Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED
                                           ).filter(Q(version_a_id__in=versions)
-                                                   | Q(version_b_id__in=versions))
+                                                   | Q(version_b_id__in=versions)
+                                                   | Q(version_c_id__in=versions))
             for match in queued:
                 _walkover_if_withdrawn(match, set(versions))
             tournament_advance(tournament_id=tournament_id)
@@ -303,8 +361,11 @@ def _next_round(tournament: Tournament) -> bool:
     if tournament.format == Tournament.Format.ROUND_ROBIN:
         return False
     if tournament.format == Tournament.Format.SWISS:
-        return tournament.current_round < tournament.rounds and _swiss_round_create(
+        create = _three_swiss_round_create if _three_players(tournament) else _swiss_round_create
+        return tournament.current_round < tournament.rounds and create(
             tournament, tournament.current_round + 1)
+    if _three_players(tournament):
+        return _three_knockout_advance(tournament)
     return _knockout_advance(tournament)
 
 
@@ -333,3 +394,95 @@ def _tournament_finish(tournament: Tournament) -> None:
             final_rank=rank)
     Tournament.objects.filter(pk=tournament.pk).update(
         status=Tournament.Status.FINISHED, finished=timezone.now())
+
+
+# --- Three-player games (Sergeant Major): matches of three, tournaments.triples -------------
+
+def _three_start(tournament: Tournament, seeds: list[BotVersion]) -> None:
+    if tournament.format == Tournament.Format.ROUND_ROBIN:
+        _round_robin_size_check(tournament.game, len(seeds))
+        rounds = triples.round_robin_triples(entrants=seeds, repeats=tournament.rounds)
+        for number, round_triples in enumerate(rounds, start=1):
+            _triples_create(tournament, number, round_triples)
+    elif tournament.format == Tournament.Format.SWISS:
+        _three_swiss_round_create(tournament, 1)
+    else:
+        _three_knockout_round_create(tournament, 1, seeds)
+
+
+def _triples_create(tournament: Tournament, number: int, round_triples: Sequence[Any],
+                    positions: Sequence[int | None] | None = None) -> None:
+    withdrawn = _withdrawn_ids(tournament)
+    for i, (a, b, c) in enumerate(round_triples):
+        match = match_create(version_a=a, version_b=b, version_c=c, kind=Match.Kind.TOURNAMENT,
+                             conditions=tournament, tournament=tournament, round=number,
+                             rated=False, position=positions[i] if positions else None)
+        _walkover_three(match, withdrawn)
+
+
+def _walkover_three(match: Match, withdrawn: set[int]) -> None:
+    """A match of three with withdrawn entrants is not played: the others share its points
+    (as the game shares a game lost by a fault), all three share them if all withdrew. Stored
+    as a void match with the points, and the first withdrawn side as its fault."""
+    sides = dict(zip("ABC", match.version_ids, strict=True))
+    out = [side for side, v in sides.items() if v in withdrawn]
+    if not out:
+        return
+    staying = [side for side in sides if side not in out] or list(sides)
+    total = float(match.games_per_match)
+    points = {side: total / len(staying) if side in staying else 0.0 for side in sides}
+    Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
+        status=Match.Status.VOID, finished=timezone.now(), score=points["A"] / total,
+        points=points, forfeit_player=out[0], forfeit_reason="withdrawn", lease_token="",
+        lease_expires=None, error="walkover: the bot was retired during the tournament")
+
+
+def _three_swiss_round_create(tournament: Tournament, number: int) -> bool:
+    from tournaments.selectors import tournament_table
+
+    withdrawn = _withdrawn_ids(tournament)
+    table = [r for r in tournament_table(tournament=tournament) if r.version_id not in withdrawn]
+    versions = {e.version_id: e.version for e in tournament.entrants.select_related("version")}
+    played = tournament.matches.values_list("version_a_id", "version_b_id", "version_c_id")
+    round_triples, byes = triples.swiss_triples(
+        standings=[triples.Standing(r.version_id, r.points, -(r.seed or 0)) for r in table],
+        played=list(played), had_bye=list(tournament.byes.values_list("version_id", flat=True)),
+    )
+    if not round_triples:
+        return False
+    for version_id in byes:
+        TournamentBye.objects.create(tournament=tournament, round=number, version_id=version_id)
+    _triples_create(tournament, number,
+                    [tuple(versions[k] for k in t) for t in round_triples])
+    return True
+
+
+def _three_knockout_round_create(tournament: Tournament, number: int,
+                                 players: Sequence[BotVersion]) -> None:
+    """One round of groups (players best seed first): matches of three, and byes."""
+    groups = triples.knockout_groups(players=list(players))
+    playing, positions = [], []
+    for position, group in enumerate(groups):
+        if group.bye:
+            TournamentBye.objects.create(tournament=tournament, round=number,
+                                         version=group.members[0], position=position)
+        else:
+            playing.append(group.members)
+            positions.append(position)
+    _triples_create(tournament, number, playing, positions)
+
+
+def _three_knockout_advance(tournament: Tournament) -> bool:
+    from tournaments.selectors import three_knockout_round_results
+
+    number = tournament.current_round
+    through, out = three_knockout_round_results(tournament=tournament, round=number)
+    TournamentEntrant.objects.filter(tournament=tournament, version_id__in=out).update(
+        eliminated_round=number)
+    if len(through) < 2:
+        return False
+    seeds = dict(tournament.entrants.values_list("version_id", "seed"))
+    versions = BotVersion.objects.in_bulk(through)
+    players = [versions[v] for v in sorted(through, key=lambda v: seeds[v])]
+    _three_knockout_round_create(tournament, number + 1, players)
+    return True
