@@ -266,7 +266,8 @@ def bot_facts(*, bot: Bot) -> BotFacts:
     ids = list(bot.versions.values_list("pk", flat=True))
     entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
         "ladder", "version").only(*ENTRY_FIELDS).order_by("ladder__name", "-version__number"))
-    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)).aggregate(
+    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)
+                               | Q(version_c_id__in=ids)).aggregate(
         top=Max("id"), last=Max("finished"), started=Max("started"),
         queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
         running=Count("id", filter=Q(status=Match.Status.RUNNING)))
@@ -308,7 +309,8 @@ def bot_activity(*, facts: BotFacts, matches: int = 20) -> dict[str, Any]:
     match_selectors.HEAD_TO_HEAD_ROWS most-played opponents, and how many there are), recent
     matches."""
     records, total = match_selectors.head_to_head_records(
-        version_ids=facts.version_ids, limit=match_selectors.HEAD_TO_HEAD_ROWS)
+        version_ids=facts.version_ids, limit=match_selectors.HEAD_TO_HEAD_ROWS,
+        game=facts.bot.game)
     ids = match_selectors.newest_match_ids(version_ids=facts.version_ids, limit=matches)
     return {
         "bot": facts.bot,

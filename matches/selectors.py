@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -178,13 +179,21 @@ def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dic
 HEAD_TO_HEAD_ROWS = 30
 
 
-def head_to_head_records(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
+# A three-player bot's head to head reads its newest matches, at most this many.
+HEAD_TO_HEAD_THREE_MATCHES = 5000
+
+
+def head_to_head_records(*, version_ids: list[int], limit: int, game: str = "kaiser"
+                         ) -> tuple[list[dict[str, Any]], int]:
     """The bot's record against each opponent bot, most played first: the first `limit` rows
     (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
     opponents there are. One query: both sides' finished matches as (opponent, this bot's
-    score), grouped by opponent bot; only the rows shown leave the database."""
+    score), grouped by opponent bot; only the rows shown leave the database. A bot of a
+    three-player game: head_to_head_three."""
     if not version_ids:
         return [], 0
+    if game != "kaiser":
+        return head_to_head_three(version_ids=version_ids, limit=limit)
     marks = ", ".join(["%s"] * len(version_ids))
     match, version, bot = (m._meta.db_table for m in (Match, BotVersion, Bot))
     sql = f"""
@@ -207,6 +216,42 @@ def head_to_head_records(*, version_ids: list[int], limit: int) -> tuple[list[di
              "losses": int(lo), "share": (points or 0.0) / n}
             for bot_id, name, n, points, w, d, lo, _ in found]
     return rows, (found[0][-1] if found else 0)
+
+
+def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """head_to_head_records for a bot of a three-player game, over its newest
+    HEAD_TO_HEAD_THREE_MATCHES finished matches: each match meets two opponents, and against
+    each the bot scores as the ratings count it (ladder.ratings): its share of the two
+    players' points (a half when neither has any); more points than the opponent is a win."""
+    versions = set(version_ids)
+    sides = (Match.objects.filter(status=Match.Status.FINISHED)
+             .filter(Q(version_a_id__in=version_ids) | Q(version_b_id__in=version_ids)
+                     | Q(version_c_id__in=version_ids))
+             .order_by("-id").values_list("version_a_id", "version_b_id", "version_c_id",
+                                          "points")[:HEAD_TO_HEAD_THREE_MATCHES])
+    tally: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0])
+    for a, b, c, points in sides:
+        seats = dict(zip("ABC", (a, b, c), strict=True))
+        mine = next(side for side, version in seats.items() if version in versions)
+        for side, opponent in seats.items():
+            if side == mine or opponent is None or opponent in versions:
+                continue
+            me, them = (float((points or {}).get(s, 0.0)) for s in (mine, side))
+            row = tally[opponent]
+            row[0] += 1
+            row[1] += me / (me + them) if me + them else 0.5
+            row[2 if me > them else 3 if me == them else 4] += 1
+    by_bot: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0])
+    names: dict[int, str] = {}
+    for version_id, bot_id, name in BotVersion.objects.filter(pk__in=list(tally)).values_list(
+            "pk", "bot_id", "bot__name"):
+        names[bot_id] = name
+        by_bot[bot_id] = [x + y for x, y in zip(by_bot[bot_id], tally[version_id], strict=True)]
+    order = sorted(by_bot, key=lambda bot_id: (-by_bot[bot_id][0], names[bot_id].lower(), bot_id))
+    rows = [{"bot_id": bot_id, "name": names[bot_id], "matches": int(n), "wins": int(w),
+             "draws": int(d), "losses": int(lo), "share": share / n}
+            for bot_id in order[:limit] for n, share, w, d, lo in [by_bot[bot_id]]]
+    return rows, len(order)
 
 
 def newest_match_ids(*, version_ids: list[int], limit: int,

@@ -1,0 +1,65 @@
+"""A Sergeant Major bot's page: its head to head counts each match as two pairwise meetings
+(the bot's share of the two players' points, as the ratings count it), whichever side it
+played, and a match it played as C shows on its page at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from ladder import services as ladder_services
+from ladder.models import Ladder
+from matches import selectors as match_selectors
+from matches.models import Match
+
+pytestmark = pytest.mark.django_db
+
+
+def _finished(ladder: Ladder, a: Any, b: Any, c: Any, points: dict[str, float]) -> Match:
+    """A finished match with these points (the result columns as match_finish writes them;
+    the engine's own results are tested in test_sm_matches)."""
+    return Match.objects.create(
+        kind=Match.Kind.LADDER, ladder=ladder, game="sergeant-major", rules=ladder.rules,
+        games_per_match=3, version_a=a, version_b=b, version_c=c, seed="h2h",
+        status=Match.Status.FINISHED, points=points, score=points["A"] / 3,
+        games_a=int(points["A"]), games_b=int(points["B"]), games_c=int(points["C"]))
+
+
+def test_head_to_head_of_three_counts_pairwise_shares_from_every_side(
+        make_sm_builtin: Callable[..., Any]) -> None:
+    ladder = ladder_services.ladder_sergeant_major_ensure()
+    me, x, y = (make_sm_builtin(n, "builtin:random") for n in ("me", "xavier", "yolanda"))
+    _finished(ladder, me, x, y, {"A": 2.0, "B": 1.0, "C": 0.0})  # me first
+    _finished(ladder, x, y, me, {"A": 1.5, "B": 1.5, "C": 0.0})  # me as C, no points
+    _finished(ladder, y, me, x, {"A": 1.0, "B": 1.0, "C": 1.0})  # all equal
+
+    rows, total = match_selectors.head_to_head_records(
+        version_ids=[me.pk], limit=10, game="sergeant-major")
+    assert total == 2
+    by_name = {row["name"]: row for row in rows}
+    assert by_name["xavier"]["matches"] == 3
+    # Against xavier: 2 v 1 (a win, share 2/3), 0 v 1.5 (a loss, 0), 1 v 1 (a draw, 1/2).
+    assert (by_name["xavier"]["wins"], by_name["xavier"]["draws"],
+            by_name["xavier"]["losses"]) == (1, 1, 1)
+    assert by_name["xavier"]["share"] == pytest.approx((2 / 3 + 0 + 0.5) / 3)
+    # Against yolanda: 2 v 0 (a win, 1), 0 v 1.5 (a loss), 1 v 1 (a draw).
+    assert by_name["yolanda"]["share"] == pytest.approx((1 + 0 + 0.5) / 3)
+
+
+def test_a_match_played_as_c_shows_on_the_bot_page_at_once(
+        make_sm_builtin: Callable[..., Any], other: Any) -> None:
+    """Signed in, so no shared copy of the page answers: what is checked is the bot page's own
+    fragment cache, whose key must change with a match the bot played as C."""
+    ladder = ladder_services.ladder_sergeant_major_ensure()
+    me, x, y = (make_sm_builtin(n, "builtin:random") for n in ("me", "xavier", "yolanda"))
+    client = Client()
+    client.force_login(other)
+    page = client.get(f"/bots/{me.bot_id}/").content.decode()
+    assert "xavier" not in page
+    match = _finished(ladder, x, y, me, {"A": 1.0, "B": 0.0, "C": 2.0})
+    page = client.get(f"/bots/{me.bot_id}/").content.decode()
+    assert f"/matches/{match.pk}/" in page
+    assert "xavier" in page and "yolanda" in page
