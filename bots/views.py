@@ -48,7 +48,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["activity"] = bot_activity_html(bot=bot)
     context["stats"] = bot_stats_context(
         version_ids=[v.pk for v in context["versions"]],
-        playing_id=context["active"].pk if context["active"] else None)
+        playing_id=context["active"].pk if context["active"] else None, game=bot.game)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
     context["third_players"] = (third_player_versions(opponent=bot)
                                 if context["challengers"] else [])

@@ -273,23 +273,38 @@ def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
             for bid, (h, m) in sorted(data["contracts"].items(), key=lambda kv: order(kv[0]))]
 
 
-def bot_stats_context(*, version_ids: list[int], playing_id: int | None) -> dict[str, Any]:
+def sm_summary(data: dict[str, Any]) -> dict[str, Any]:
+    """A Sergeant Major side's figures: targets made, tricks and ups a hand."""
+    hands = data.get("hands") or 0
+    return {
+        "targets_made": data["targets_made"] / hands if hands else None,
+        "tricks": data["tricks"] / hands if hands else None,
+        "ups": data["ups"] / hands if hands else None,
+        "decision_median": decision_percentile(data.get("decision_ms") or [], 0.5),
+        "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95),
+    }
+
+
+def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
+                      game: str = "kaiser") -> dict[str, Any]:
     """The bot page's statistics: a column for each of the newest versions that played (and
-    the playing one), one for all bots, and the contracts chart of the playing version (else
-    the newest)."""
+    the playing one), one for all bots of its game, and (Kaiser) the contracts chart of the
+    playing version (else the newest)."""
     rows = dict(PlayStats.objects.filter(version_id__in=version_ids)
                 .values_list("version_id", "data"))
     numbers = dict(BotVersion.objects.filter(pk__in=rows).values_list("pk", "number"))
     newest = sorted(rows, key=lambda v: -numbers[v])
     shown_ids = newest[:STATS_COLUMNS] + [v for v in newest[STATS_COLUMNS:] if v == playing_id]
+    figures = summary if game == "kaiser" else sm_summary
     columns = [{"label": f"v{numbers[v]}", "playing": v == playing_id, "data": rows[v],
-                "figures": summary(rows[v])} for v in shown_ids]
-    everyone = all_stats()
+                "figures": figures(rows[v])} for v in shown_ids]
+    everyone = all_stats(game=game)
     shown = next((c for c in columns if c["playing"]), columns[0] if columns else None)
     return {
+        "game": game,
         "columns": columns,
-        "everyone": {"data": everyone, "figures": summary(everyone)} if everyone else None,
-        "chart": contracts_chart(shown["data"]) if shown else "",
+        "everyone": {"data": everyone, "figures": figures(everyone)} if everyone else None,
+        "chart": contracts_chart(shown["data"]) if shown and game == "kaiser" else "",
         "chart_label": shown["label"] if shown else "",
     }
 

@@ -63,3 +63,29 @@ def test_a_match_played_as_c_shows_on_the_bot_page_at_once(
     page = client.get(f"/bots/{me.bot_id}/").content.decode()
     assert f"/matches/{match.pk}/" in page
     assert "xavier" in page and "yolanda" in page
+
+
+def test_the_bot_page_shows_the_statistics_of_its_game(
+        make_sm_builtin: Callable[..., Any]) -> None:
+    """A played match's statistics, folded: hands, targets made, tricks and ups a hand, beside
+    all Sergeant Major bots; none of Kaiser's contracts or deals."""
+    from matches import services
+    from matches.stats import play_stats_fold, version_stats
+
+    ladder = ladder_services.ladder_sergeant_major_ensure()
+    me, x, y = (make_sm_builtin(n, s) for n, s in (("me", "builtin:greedy"),
+                                                    ("xavier", "builtin:random"),
+                                                    ("yolanda", "builtin:random")))
+    match = services.match_create(version_a=me, version_b=x, version_c=y,
+                                  kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
+    assert services.match_play(match_id=match.pk, worker="test") == "finished"
+    assert play_stats_fold() == 1
+    mine = version_stats(version_id=me.pk)
+    assert mine is not None and mine["hands"] == 18
+    page = Client().get(f"/bots/{me.bot_id}/").content.decode()
+    section = page[page.index('id="play-stats"'):]
+    assert "Targets made" in section and "Ups a hand" in section
+    assert "Contracts held" not in section and "5♥" not in section
+    made = f"{100 * mine['targets_made'] / mine['hands']:.0f}%"
+    assert f'data-stat="targets">{made}<' in section
+    assert f'data-stat="tricks">{mine["tricks"] / mine["hands"]:.2f}<' in section
