@@ -30,7 +30,7 @@ from tournaments.models import (
 
 # A round robin of a three-player game larger than this (matches a repeat) is refused: the
 # fields whose smallest balanced design is this large play a Swiss or a knockout instead.
-ROUND_ROBIN_TRIPLES_MAX = 400
+ROUND_ROBIN_TRIPLES_MAX = triples.DESIGN_MATCHES_MAX
 
 
 def tournament_create(

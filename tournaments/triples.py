@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from math import comb
 
@@ -22,6 +22,8 @@ Triple = tuple[Hashable, Hashable, Hashable]
 ALL_TRIPLES_MAX = 60
 # Backtracking budgets: a search that runs out falls back to a rule that always works.
 _DESIGN_NODES = 10_000
+# The largest design searched for: tournaments.services refuses a larger round robin.
+DESIGN_MATCHES_MAX = 400
 _SWISS_NODES = 20_000
 
 
@@ -52,24 +54,34 @@ def _rotated(triple: tuple[Hashable, ...], k: int) -> Triple:
 
 @cache
 def balanced_triples(n: int) -> list[tuple[int, int, int]]:
-    """Triples of 0..n-1 in which every pair appears equally often (a 2-design with blocks of
-    three): all of them for a small field; else the fewest found among a cyclic design (each
-    pair once, or the fewest times the field's size allows: `_cyclic_design`), the
+    """_balanced(n), a list of its own for the caller."""
+    return list(_balanced(n))
+
+
+@lru_cache(maxsize=256)
+def _balanced(n: int) -> tuple[tuple[int, int, int], ...]:
+    """Triples of 0..n-1 in which every pair appears equally often (a 2-design with blocks
+    of three): all of them for a small field; else the fewest found among a cyclic design
+    (each pair once, or the fewest times the field's size allows: `_cyclic_design`), the
     arithmetic progressions (each pair three times, for an odd field not divisible by 3), and
-    all of them."""
+    all of them. Found once per process: a search that finds nothing takes seconds, and the
+    tournament page's progress asks on every view."""
     best = [tuple(t) for t in combinations(range(n), 3)]
     if len(best) <= ALL_TRIPLES_MAX:
-        return best  # type: ignore[return-value]
+        return tuple(best)  # type: ignore[arg-type]
     if n % 2 and n % 3:
         best = _progressions(n)  # type: ignore[assignment]
     for lam in (1, 2, 4):
-        # A design needs lam(n-1) even (each player's pairs) and lam n(n-1)/6 whole.
-        if lam * (n - 1) % 2 or lam * n * (n - 1) % 6 or lam * n * (n - 1) // 6 >= len(best):
+        # A design needs lam(n-1) even (each player's pairs) and lam n(n-1)/6 whole; one
+        # larger than DESIGN_MATCHES_MAX is not looked for (a round robin refused anyway).
+        size = lam * n * (n - 1) // 6
+        if lam * (n - 1) % 2 or lam * n * (n - 1) % 6 or size >= len(best) \
+                or size > DESIGN_MATCHES_MAX:
             continue
         blocks = _cyclic_design(n, lam)
         if blocks is not None:
-            return blocks
-    return best  # type: ignore[return-value]
+            return tuple(blocks)
+    return tuple(best)  # type: ignore[arg-type]
 
 
 def _progressions(n: int) -> list[tuple[int, int, int]]:
