@@ -349,9 +349,9 @@ def _bot_player(seat: Seat, clock: TimeControl, game: str) -> tuple[SeatName, Pl
     from bots.runner import bot_version_player
     from engine.games import resolve_player
 
-    if seat.version is not None and not (game != KAISER and seat.builtin):
+    if seat.version is not None:  # a bot (a house bot's built-in, by its bot's game)
         factory = bot_version_player(version=seat.version, time=clock)
-    else:  # a house player of the game, by its spec
+    else:  # a house player of the game with no house bot, by its spec
         factory = resolve_player(seat.builtin, game=game, time=clock)  # type: ignore[assignment]
     # The factory's slot: Kaiser's side's first or second seat; each Sergeant Major seat's own.
     slot = seat.seat // 2 if game == KAISER else seat.seat

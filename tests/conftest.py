@@ -199,18 +199,18 @@ def make_builtin(house: User) -> Callable[..., Any]:
 
 @pytest.fixture
 def make_program(house: User) -> Callable[..., Any]:
-    """make(name, content, owner=None, kind="py"): a bot with an active version whose program
+    """make(name, content, owner=None, kind="py", game="kaiser"): a bot with an active version whose program
     is `content` (a bot.py, or a zip with kind="zip"); no upload check, the test decides."""
     import hashlib
 
     from bots.models import Bot, BotProgram, BotVersion
 
     def make(name: str, content: bytes, owner: User | None = None,
-             kind: str = BotVersion.Kind.PYTHON) -> Any:
+             kind: str = BotVersion.Kind.PYTHON, game: str = "kaiser") -> Any:
         program, _ = BotProgram.objects.get_or_create(
             sha256=hashlib.sha256(content).hexdigest(),
             defaults={"content": content, "size": len(content)})
-        bot = Bot.objects.create(owner=owner or house, name=name)
+        bot = Bot.objects.create(owner=owner or house, name=name, game=game)
         filename = "bot.zip" if kind == BotVersion.Kind.ZIP else "bot.py"
         return BotVersion.objects.create(
             bot=bot, number=1, kind=kind, program=program, filename=filename,

@@ -171,3 +171,22 @@ def test_a_bots_record_with_people_counts_the_winning_seat(house: Any, owner: An
         game.seats.create(seat=2, builtin="builtin:random")
     [record] = selectors.people_records(version_ids=[version.pk])
     assert (record.won, record.lost, record.drawn) == (1, 2, 1)
+
+
+@pytest.mark.sandbox
+def test_an_uploaded_sergeant_major_bot_takes_a_seat_in_the_sandbox(
+        person_client: Client, play_game: Any, make_program: Any) -> None:
+    """The starter kit, as an uploaded program, at a person's table beside a house player:
+    it plays its seat in the sandbox, and the replay names it."""
+    from pathlib import Path
+
+    starter = Path(__file__).resolve().parents[2] / "bots" / "examples" / "sergeant_major_bot.py"
+    version = make_program("sm-starter-seat", starter.read_bytes(), game=SERGEANT_MAJOR)
+    game = _new_game(person_client, seats=[str(version.pk), "builtin:greedy"])
+    worker = play_game(game)
+    _play_out(person_client, game)
+    assert worker.join() == "finished"
+    game.refresh_from_db()
+    replay = game.replay
+    assert get_game(SERGEANT_MAJOR).validate_replay(replay) == []
+    assert "sm-starter-seat" in {p["name"] for p in replay["players"].values()}
