@@ -199,8 +199,9 @@ def make_builtin(house: User) -> Callable[..., Any]:
 
 @pytest.fixture
 def make_program(house: User) -> Callable[..., Any]:
-    """make(name, content, owner=None, kind="py", game="kaiser"): a bot with an active version whose program
-    is `content` (a bot.py, or a zip with kind="zip"); no upload check, the test decides."""
+    """make(name, content, owner=None, kind="py", game="kaiser"): a bot with an active
+    version whose program is `content` (a bot.py, or a zip with kind="zip"); no upload check,
+    the test decides."""
     import hashlib
 
     from bots.models import Bot, BotProgram, BotVersion
