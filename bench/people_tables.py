@@ -7,7 +7,10 @@ its answer; fewer than one database query a second per table waiting for its per
 1. A fresh site: the database given by DATABASE_URL (migrated; an empty one) or SQLite in a
    temporary folder; the Redis of REDIS_URL, or a private redis-server.
 2. uvicorn (the web) and one Celery play worker (-P threads, one thread a table) as
-   subprocesses, each with its database queries counted (bench/query_count.py).
+   subprocesses, each with its database queries counted (bench/query_count.py) and, on
+   PostgreSQL, a pool of at most `--web-pool` / `--worker-pool` connections
+   (DATABASE_POOL_MAX_SIZE): 500 threads share 20 connections. The connections the database
+   holds for the bench are sampled twice a second (pg_stat_activity); their peak is printed.
 3. The people (asyncio, httpx, in this process): games are opened `--batch` at a time, each
    page opens its event stream. Once every table waits for its person, nobody moves for
    `--quiet-seconds`: the queries made meanwhile, per table and second, are the waiting cost.
@@ -18,6 +21,7 @@ its answer; fewer than one database query a second per table waiting for its per
 
 Usage:
     .venv/bin/python bench/people_tables.py [--tables 500] [--think-ms 3000] [--quiet-seconds 10]
+                                            [--web-pool 10] [--worker-pool 20]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -178,14 +183,56 @@ async def wait_all(tables: list[Table], what: Any, label: str, timeout: float = 
         raise SystemExit(f"timed out waiting for {label}: games {stuck[:10]} ...") from None
 
 
+class ConnectionPeak:
+    """The most connections PostgreSQL held to the bench's database at once (pg_stat_activity,
+    sampled twice a second on a connection of its own, which is not counted), the sampler's
+    own left out."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self.stopped = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
+            return
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        import psycopg
+        from django.db import connection
+
+        params = connection.get_connection_params()
+        params.pop("cursor_factory", None)
+        params.pop("context", None)
+        with psycopg.connect(**params, autocommit=True) as conn:
+            while not self.stopped.wait(0.5):
+                held = conn.execute("SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = "
+                                    "current_database()").fetchone()
+                self.peak = max(self.peak, held[0] if held else 0)
+
+    def stop(self) -> int:
+        self.stopped.set()
+        if self.thread is not None:
+            self.thread.join(5)
+        return self.peak
+
+
 def queries(client: Any, prefix: str) -> dict[str, int]:
     return {role: int(client.get(f"{prefix}:{role}") or 0) for role in ("web", "worker")}
 
 
 async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> dict[str, Any]:
     people = People(port, args.think_ms)
+    peak = ConnectionPeak()
+    peak.start()
+    began = time.monotonic()
     followers = await seat_everyone(people, args.tables, args.batch)
-    figures: dict[str, Any] = {"tables": len(people.tables)}
+    seated = time.monotonic() - began
+    figures: dict[str, Any] = {"tables": len(people.tables), "seated_seconds": seated}
     await asyncio.sleep(1)  # the processes add their counts to Redis twice a second
     before = queries(counts, prefix)
     await asyncio.sleep(args.quiet_seconds)  # nobody moves: what does waiting cost?
@@ -207,6 +254,7 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> 
         raise SystemExit(f"{len(people.failed)} moves failed: {people.failed[:5]}")
     await asyncio.gather(*followers, return_exceptions=True)
     await people.http.aclose()
+    figures["connections_peak"] = await asyncio.to_thread(peak.stop)
     return figures
 
 
@@ -216,6 +264,10 @@ def main() -> None:
     parser.add_argument("--think-ms", type=int, default=3000)
     parser.add_argument("--quiet-seconds", type=float, default=10)
     parser.add_argument("--batch", type=int, default=25, help="games opened at once")
+    parser.add_argument("--web-pool", type=int, default=10,
+                        help="the web's PostgreSQL pool (DATABASE_POOL_MAX_SIZE); 0: no pool")
+    parser.add_argument("--worker-pool", type=int, default=20,
+                        help="the play worker's PostgreSQL pool; 0: no pool")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="kaiser-people-bench-"))
     redis_server = None
@@ -244,11 +296,14 @@ def main() -> None:
     counter = [sys.executable, "bench/query_count.py"]
     web = start([*counter, f"{prefix}:web", "uvicorn", "kaiser_site.asgi:application",
                  "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-                 "--log-level", "warning"], env, folder / "web.log")
+                 "--log-level", "warning"],
+                {**env, "DATABASE_POOL_MAX_SIZE": str(args.web_pool)}, folder / "web.log")
     worker = start([*counter, f"{prefix}:worker", "celery", "-A", "kaiser_site", "worker",
                     "-Q", env["KAISER_PLAY_QUEUE"], "-P", "threads", "-c", str(args.tables),
                     "-l", "WARNING", "-n", f"{prefix}@%h", "--without-gossip",
-                    "--without-mingle", "--without-heartbeat"], env, folder / "worker.log")
+                    "--without-mingle", "--without-heartbeat"],
+                   {**env, "DATABASE_POOL_MAX_SIZE": str(args.worker_pool)},
+                   folder / "worker.log")
     try:
         wait_for_port(port, web, folder / "web.log")
         import django
@@ -276,9 +331,14 @@ def report(f: dict[str, Any], args: argparse.Namespace, env: dict[str, str]) -> 
         raise SystemExit("no bot move was seen")
     quiet = sum(f["quiet"].values())
     per_table = quiet / max(f["waiting"], 1) / args.quiet_seconds
+    pools = (f"database pools: web {args.web_pool}, worker {args.worker_pool} connections at "
+             f"most; peak held (web, worker and the bench's own) {f['connections_peak']}"
+             if connection.vendor == "postgresql" else "no pool (SQLite)")
     print(f"people at tables: {f['tables']} one-deal games (builtin:random x3), one play "
-          f"worker (-P threads -c {args.tables}), uvicorn, {connection.vendor} + Redis, "
-          f"think ~{args.think_ms} ms")
+          f"worker process (-P threads -c {args.tables}: a thread a table), one uvicorn "
+          f"process, {connection.vendor} + Redis, think ~{args.think_ms} ms")
+    print(f"  {pools}; all seated (each to its person's first turn) in "
+          f"{f['seated_seconds']:.1f} s")
     print(f"  bot's answer -> page (pushed): median {statistics.median(lat):.0f} ms, "
           f"90th percentile {lat[int(0.9 * (len(lat) - 1))]:.0f} ms, max {lat[-1]:.0f} ms "
           f"over {len(lat)} bot moves (target: median < 150 ms)")
