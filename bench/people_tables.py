@@ -221,11 +221,22 @@ class ConnectionPeak:
         return self.peak
 
 
+def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    """The CPU time (user + system) each process has used so far (/proc/<pid>/stat)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for role, pid in pids.items():
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        out[role] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def queries(client: Any, prefix: str) -> dict[str, int]:
     return {role: int(client.get(f"{prefix}:{role}") or 0) for role in ("web", "worker")}
 
 
-async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> dict[str, Any]:
+async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str,
+              pids: dict[str, int]) -> dict[str, Any]:
     people = People(port, args.think_ms)
     peak = ConnectionPeak()
     peak.start()
@@ -241,11 +252,13 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> 
     waiting = sum(t.waiting.is_set() for t in people.tables)
     figures["waiting"] = waiting
     people.playing, requests0, began = True, people.requests, time.monotonic()
+    cpu0 = cpu_seconds(pids)
     for table in people.tables:  # the quiet is over: each answers the turn waiting
         if table.waiting.is_set():
             table.answer_later(table.view)
     await wait_all(people.tables, lambda t: t.done.wait(), "the end of every game", 900)
     figures["play_seconds"] = time.monotonic() - began
+    figures["cpu"] = {k: v - cpu0[k] for k, v in cpu_seconds(pids).items()}
     figures["play_queries"] = {k: v - after[k] for k, v in queries(counts, prefix).items()}
     figures["requests"] = people.requests - requests0
     figures["latencies"] = people.latencies
@@ -312,7 +325,8 @@ def main() -> None:
         django.setup()
         logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
         counts = redis.Redis.from_url(redis_url)
-        figures = asyncio.run(run(port, args, counts, prefix))
+        pids = {"web": web.pid, "worker": worker.pid, "people (this bench)": os.getpid()}
+        figures = asyncio.run(run(port, args, counts, prefix, pids))
         counts.delete(f"{prefix}:web", f"{prefix}:worker")
     finally:
         stop(worker)
@@ -351,6 +365,10 @@ def report(f: dict[str, Any], args: argparse.Namespace, env: dict[str, str]) -> 
           f"{f['requests'] / secs:.1f}/s, database queries {played / secs:.1f}/s "
           f"(web {f['play_queries']['web']}, worker {f['play_queries']['worker']}); "
           f"void games {f['void']}")
+    moves = max(len(lat), 1)
+    print("  CPU while playing, per bot move seen: " + ", ".join(
+        f"{role} {cpu:.1f} s = {cpu / moves * 1000:.1f} ms ({cpu / secs:.0%} of a core)"
+        for role, cpu in f["cpu"].items()))
     print(f"  load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
