@@ -403,8 +403,10 @@ def fill(args: argparse.Namespace) -> None:
         play_stats_copy(tally, replays, now)
     with timed(f"three {args.field}-bot tournaments by the services"):
         tournaments_make(versions, refs, replays, args.field)
-    with timed("ANALYZE"), raw().cursor() as cur:
-        cur.execute("ANALYZE")
+    # What autovacuum does on a live site: the statistics, and the visibility map that lets
+    # a count use an index alone.
+    with timed("VACUUM ANALYZE"), raw().cursor() as cur:
+        cur.execute("VACUUM ANALYZE")
     say(f"filled in {time.monotonic() - began:.0f} s")
 
 

@@ -160,6 +160,11 @@ DATABASES = {
 # connection back to the pool instead of ending it. Size it so that the processes' maxima add
 # up to less than the server's max_connections (docs/scale.md). Persistent connections and a
 # pool exclude each other (Django refuses both), so CONN_MAX_AGE is 0 with the pool.
+if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DATABASE_JIT", False):
+    # PostgreSQL's JIT compiles a query its planner thinks large: the tournament list's
+    # counts spent 1.1 s compiling for a 0.1 s run at a million matches (bench/scale_sim.py,
+    # EXPLAIN ANALYZE). The site's queries are short: off unless DATABASE_JIT=1.
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
 DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 0)
 if DATABASE_POOL_MAX_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
