@@ -311,4 +311,4 @@ def test_scale_sim_fills_its_database_and_prints_pages_tick_fit_and_sizes(
     for page in ("home", "leaderboard, a page", "bot page", "match page", "match list",
                  "match list, one bot", "tournament page", "API leaderboard", "API bot",
                  "API match", "API match list, one bot", "API tournament"):
-        assert out.count(f"\n  {page} ") == 2, f"no row for {page} in each mode:\n{out}"
+        assert out.count(f"\n  {page:<26}") == 2, f"no row for {page} in each mode:\n{out}"
