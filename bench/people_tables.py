@@ -7,7 +7,10 @@ its answer; fewer than one database query a second per table waiting for its per
 1. A fresh site: the database given by DATABASE_URL (migrated; an empty one) or SQLite in a
    temporary folder; the Redis of REDIS_URL, or a private redis-server.
 2. uvicorn (the web) and one Celery play worker (-P threads, one thread a table) as
-   subprocesses, each with its database queries counted (bench/query_count.py).
+   subprocesses, each with its database queries counted (bench/query_count.py) and, on
+   PostgreSQL, a pool of at most `--web-pool` / `--worker-pool` connections
+   (DATABASE_POOL_MAX_SIZE): 500 threads share 20 connections. The connections the database
+   holds for the bench are sampled twice a second (pg_stat_activity); their peak is printed.
 3. The people (asyncio, httpx, in this process): games are opened `--batch` at a time, each
    page opens its event stream. Once every table waits for its person, nobody moves for
    `--quiet-seconds`: the queries made meanwhile, per table and second, are the waiting cost.
@@ -18,6 +21,7 @@ its answer; fewer than one database query a second per table waiting for its per
 
 Usage:
     .venv/bin/python bench/people_tables.py [--tables 500] [--think-ms 3000] [--quiet-seconds 10]
+                                            [--web-pool 10] [--worker-pool 20]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -178,14 +183,67 @@ async def wait_all(tables: list[Table], what: Any, label: str, timeout: float = 
         raise SystemExit(f"timed out waiting for {label}: games {stuck[:10]} ...") from None
 
 
+class ConnectionPeak:
+    """The most connections PostgreSQL held to the bench's database at once (pg_stat_activity,
+    sampled twice a second on a connection of its own, which is not counted), the sampler's
+    own left out."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self.stopped = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
+            return
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        import psycopg
+        from django.db import connection
+
+        params = connection.get_connection_params()
+        params.pop("cursor_factory", None)
+        params.pop("context", None)
+        with psycopg.connect(**params, autocommit=True) as conn:
+            while not self.stopped.wait(0.5):
+                held = conn.execute("SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = "
+                                    "current_database()").fetchone()
+                self.peak = max(self.peak, held[0] if held else 0)
+
+    def stop(self) -> int:
+        self.stopped.set()
+        if self.thread is not None:
+            self.thread.join(5)
+        return self.peak
+
+
+def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    """The CPU time (user + system) each process has used so far (/proc/<pid>/stat)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for role, pid in pids.items():
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        out[role] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def queries(client: Any, prefix: str) -> dict[str, int]:
     return {role: int(client.get(f"{prefix}:{role}") or 0) for role in ("web", "worker")}
 
 
-async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> dict[str, Any]:
+async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str,
+              pids: dict[str, int]) -> dict[str, Any]:
     people = People(port, args.think_ms)
+    peak = ConnectionPeak()
+    peak.start()
+    began = time.monotonic()
     followers = await seat_everyone(people, args.tables, args.batch)
-    figures: dict[str, Any] = {"tables": len(people.tables)}
+    seated = time.monotonic() - began
+    figures: dict[str, Any] = {"tables": len(people.tables), "seated_seconds": seated}
     await asyncio.sleep(1)  # the processes add their counts to Redis twice a second
     before = queries(counts, prefix)
     await asyncio.sleep(args.quiet_seconds)  # nobody moves: what does waiting cost?
@@ -194,11 +252,13 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> 
     waiting = sum(t.waiting.is_set() for t in people.tables)
     figures["waiting"] = waiting
     people.playing, requests0, began = True, people.requests, time.monotonic()
+    cpu0 = cpu_seconds(pids)
     for table in people.tables:  # the quiet is over: each answers the turn waiting
         if table.waiting.is_set():
             table.answer_later(table.view)
     await wait_all(people.tables, lambda t: t.done.wait(), "the end of every game", 900)
     figures["play_seconds"] = time.monotonic() - began
+    figures["cpu"] = {k: v - cpu0[k] for k, v in cpu_seconds(pids).items()}
     figures["play_queries"] = {k: v - after[k] for k, v in queries(counts, prefix).items()}
     figures["requests"] = people.requests - requests0
     figures["latencies"] = people.latencies
@@ -207,6 +267,7 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str) -> 
         raise SystemExit(f"{len(people.failed)} moves failed: {people.failed[:5]}")
     await asyncio.gather(*followers, return_exceptions=True)
     await people.http.aclose()
+    figures["connections_peak"] = await asyncio.to_thread(peak.stop)
     return figures
 
 
@@ -216,6 +277,10 @@ def main() -> None:
     parser.add_argument("--think-ms", type=int, default=3000)
     parser.add_argument("--quiet-seconds", type=float, default=10)
     parser.add_argument("--batch", type=int, default=25, help="games opened at once")
+    parser.add_argument("--web-pool", type=int, default=10,
+                        help="the web's PostgreSQL pool (DATABASE_POOL_MAX_SIZE); 0: no pool")
+    parser.add_argument("--worker-pool", type=int, default=20,
+                        help="the play worker's PostgreSQL pool; 0: no pool")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="kaiser-people-bench-"))
     redis_server = None
@@ -244,11 +309,14 @@ def main() -> None:
     counter = [sys.executable, "bench/query_count.py"]
     web = start([*counter, f"{prefix}:web", "uvicorn", "kaiser_site.asgi:application",
                  "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-                 "--log-level", "warning"], env, folder / "web.log")
+                 "--log-level", "warning"],
+                {**env, "DATABASE_POOL_MAX_SIZE": str(args.web_pool)}, folder / "web.log")
     worker = start([*counter, f"{prefix}:worker", "celery", "-A", "kaiser_site", "worker",
                     "-Q", env["KAISER_PLAY_QUEUE"], "-P", "threads", "-c", str(args.tables),
                     "-l", "WARNING", "-n", f"{prefix}@%h", "--without-gossip",
-                    "--without-mingle", "--without-heartbeat"], env, folder / "worker.log")
+                    "--without-mingle", "--without-heartbeat"],
+                   {**env, "DATABASE_POOL_MAX_SIZE": str(args.worker_pool)},
+                   folder / "worker.log")
     try:
         wait_for_port(port, web, folder / "web.log")
         import django
@@ -257,7 +325,8 @@ def main() -> None:
         django.setup()
         logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
         counts = redis.Redis.from_url(redis_url)
-        figures = asyncio.run(run(port, args, counts, prefix))
+        pids = {"web": web.pid, "worker": worker.pid, "people (this bench)": os.getpid()}
+        figures = asyncio.run(run(port, args, counts, prefix, pids))
         counts.delete(f"{prefix}:web", f"{prefix}:worker")
     finally:
         stop(worker)
@@ -276,9 +345,14 @@ def report(f: dict[str, Any], args: argparse.Namespace, env: dict[str, str]) -> 
         raise SystemExit("no bot move was seen")
     quiet = sum(f["quiet"].values())
     per_table = quiet / max(f["waiting"], 1) / args.quiet_seconds
+    pools = (f"database pools: web {args.web_pool}, worker {args.worker_pool} connections at "
+             f"most; peak held (web, worker and the bench's own) {f['connections_peak']}"
+             if connection.vendor == "postgresql" else "no pool (SQLite)")
     print(f"people at tables: {f['tables']} one-deal games (builtin:random x3), one play "
-          f"worker (-P threads -c {args.tables}), uvicorn, {connection.vendor} + Redis, "
-          f"think ~{args.think_ms} ms")
+          f"worker process (-P threads -c {args.tables}: a thread a table), one uvicorn "
+          f"process, {connection.vendor} + Redis, think ~{args.think_ms} ms")
+    print(f"  {pools}; all seated (each to its person's first turn) in "
+          f"{f['seated_seconds']:.1f} s")
     print(f"  bot's answer -> page (pushed): median {statistics.median(lat):.0f} ms, "
           f"90th percentile {lat[int(0.9 * (len(lat) - 1))]:.0f} ms, max {lat[-1]:.0f} ms "
           f"over {len(lat)} bot moves (target: median < 150 ms)")
@@ -291,6 +365,10 @@ def report(f: dict[str, Any], args: argparse.Namespace, env: dict[str, str]) -> 
           f"{f['requests'] / secs:.1f}/s, database queries {played / secs:.1f}/s "
           f"(web {f['play_queries']['web']}, worker {f['play_queries']['worker']}); "
           f"void games {f['void']}")
+    moves = max(len(lat), 1)
+    print("  CPU while playing, per bot move seen: " + ", ".join(
+        f"{role} {cpu:.1f} s = {cpu / moves * 1000:.1f} ms ({cpu / secs:.0%} of a core)"
+        for role, cpu in f["cpu"].items()))
     print(f"  load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 

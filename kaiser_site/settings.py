@@ -151,6 +151,28 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# A pool of PostgreSQL connections per process (Django's psycopg pool), on when
+# DATABASE_POOL_MAX_SIZE > 0. Why a pool rather than kept connections or pgbouncer: a play
+# worker runs a thread per table (hundreds) and the ASGI web a thread per request, and each
+# thread's kept connection would be one of PostgreSQL's (100 here); a pool bounds a process at
+# DATABASE_POOL_MAX_SIZE however many threads it runs (the others wait for one, up to
+# DATABASE_POOL_TIMEOUT seconds), needs no extra server, and a thread's close() gives its
+# connection back to the pool instead of ending it. Size it so that the processes' maxima add
+# up to less than the server's max_connections (docs/scale.md). Persistent connections and a
+# pool exclude each other (Django refuses both), so CONN_MAX_AGE is 0 with the pool.
+if DATABASES["default"]["ENGINE"].endswith("postgresql") and not env_bool("DATABASE_JIT", False):
+    # PostgreSQL's JIT compiles a query its planner thinks large: the tournament list's
+    # counts spent 1.1 s compiling for a 0.1 s run at a million matches (bench/scale_sim.py,
+    # EXPLAIN ANALYZE). The site's queries are short: off unless DATABASE_JIT=1.
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
+DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 0)
+if DATABASE_POOL_MAX_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(env_int("DATABASE_POOL_MIN_SIZE", 2), DATABASE_POOL_MAX_SIZE),
+        "max_size": DATABASE_POOL_MAX_SIZE,
+        "timeout": env_int("DATABASE_POOL_TIMEOUT", 30),
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The web server, the worker and beat share one file: WAL lets readers run beside a
     # writer, IMMEDIATE takes the write lock up front so two writers queue instead of failing.

@@ -25,6 +25,7 @@ from kaiser_site.page_cache import AnonymousSharedReads
 from ladder import selectors, services
 from ladder.models import Ladder, LadderEntry
 from matches.api import MatchSerializer, TimeSerializer, int_param
+from matches.views import page_number
 
 
 class LadderSerializer(serializers.ModelSerializer):
@@ -59,16 +60,30 @@ class LeaderboardRowSerializer(serializers.Serializer):
     fitted_high = serializers.FloatField(allow_null=True, help_text="95% interval, high end")
 
 
+# The leaderboard's rows in one answer; ?page=N for the next. A whole 10,000-bot board
+# (2 MB, 8 s to serialise: bench/scale_sim.py) is no single request's work.
+LEADERBOARD_PAGE_ROWS = 100
+
+
 class LadderDetailSerializer(LadderSerializer):
     leaderboard = serializers.SerializerMethodField()
+    leaderboard_count = serializers.SerializerMethodField(
+        help_text=f"Rows of the whole leaderboard; ?page=N gives rows "
+                  f"{LEADERBOARD_PAGE_ROWS} * (N - 1) + 1 onwards")
 
     class Meta(LadderSerializer.Meta):
-        fields = [*LadderSerializer.Meta.fields, "leaderboard"]
+        fields = [*LadderSerializer.Meta.fields, "leaderboard_count", "leaderboard"]
 
     @extend_schema_field(LeaderboardRowSerializer(many=True))
     def get_leaderboard(self, ladder: Ladder) -> list[dict[str, Any]]:
-        rows = selectors.ladder_leaderboard(ladder=ladder)
+        page = page_number(self.context["request"].query_params.get("page"))
+        rows = selectors.ladder_leaderboard(ladder=ladder,
+                                            offset=(page - 1) * LEADERBOARD_PAGE_ROWS,
+                                            limit=LEADERBOARD_PAGE_ROWS)
         return LeaderboardRowSerializer(rows, many=True).data  # type: ignore[return-value]
+
+    def get_leaderboard_count(self, ladder: Ladder) -> int:
+        return LadderEntry.objects.filter(ladder=ladder, active=True).count()
 
 
 class RatingChangeSerializer(serializers.Serializer):

@@ -103,14 +103,18 @@ def _fit_key(ladder_id: int) -> str:
 
 
 def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False,
-                       fit: bool | None = None) -> list[LeaderboardRow]:
+                       fit: bool | None = None, offset: int = 0,
+                       limit: int | None = None) -> list[LeaderboardRow]:
+    """The leaderboard's rows by Elo, all of them or `limit` from `offset` (ranked from
+    offset + 1)."""
     entries = LadderEntry.objects.filter(ladder=ladder).select_related(
         "version__bot", "version__bot__owner").order_by("-elo", "pk")
     if not include_inactive:
         entries = entries.filter(active=True)
     fitted = ladder_fit(ladder=ladder, compute=fit)
+    shown = entries[offset:] if limit is None else entries[offset:offset + limit]
     rows = []
-    for rank, e in enumerate(entries, start=1):
+    for rank, e in enumerate(shown, start=offset + 1):
         f = fitted.get(e.version_id)
         rows.append(LeaderboardRow(
             rank=rank, entry=e, elo=e.elo, games=e.games, provisional=e.provisional,

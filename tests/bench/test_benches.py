@@ -295,3 +295,20 @@ def test_tournament_page_speed_builds_its_tournaments_and_prints_each_page(bench
                   "knockout, 64 bots, finished: finished", "queries of a tournament page",
                   "the body uncached", "server time (gunicorn's own", "live poll (running Swiss)",
                   "API detail (running Swiss)")
+
+
+@needs_postgres
+@pytest.mark.timeout(180)
+def test_scale_sim_fills_its_database_and_prints_pages_tick_fit_and_sizes(
+        bench_env: Env) -> None:
+    out = run_bench("scale_sim", "--tiny", "--db-name", "kaiser_scale_sim_tiny", env=bench_env)
+
+    assert_prints(out, "filling kaiser_scale_sim_tiny: 40 bots, 400 matches",
+                  "finished matches (COPY)", "three 8-bot tournaments by the services",
+                  "pages, page cache OFF", "pages, page cache ON", "the scheduling tick",
+                  "the rating fit", "replays in the store: match table",
+                  "replays in the rows:  match table")
+    for page in ("home", "leaderboard, a page", "bot page", "match page", "match list",
+                 "match list, one bot", "tournament page", "API leaderboard", "API bot",
+                 "API match", "API match list, one bot", "API tournament"):
+        assert out.count(f"\n  {page:<26}") == 2, f"no row for {page} in each mode:\n{out}"

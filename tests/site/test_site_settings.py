@@ -93,3 +93,41 @@ def test_required_services_that_are_down_fail_the_run_instead_of_skipping(tmp_pa
     assert "KAISER_REQUIRE_SERVICES=1: PostgreSQL unreachable" in done.stdout + done.stderr
     assert "Redis unreachable at redis://127.0.0.1:1/0" in done.stdout + done.stderr
     assert "passed" not in done.stdout and "skipped" not in done.stdout
+
+
+POOL_PROBE = (
+    "import json, threading, django; from django.conf import settings; django.setup(); "
+    "from django.db import connection; pids = set(); lock = threading.Lock()\n"
+    "def work():\n"
+    "    with connection.cursor() as c:\n"
+    "        c.execute('SELECT pg_backend_pid(), pg_sleep(0.3)'); pid = c.fetchone()[0]\n"
+    "    connection.close()\n"
+    "    with lock: pids.add(pid)\n"
+    "threads = [threading.Thread(target=work) for _ in range(6)]\n"
+    "[t.start() for t in threads]; [t.join() for t in threads]\n"
+    "print(json.dumps({'pool': settings.DATABASES['default']['OPTIONS'].get('pool'), "
+    "'age': settings.DATABASES['default']['CONN_MAX_AGE'], 'backends': len(pids)}))"
+)
+
+
+def test_the_pool_setting_bounds_a_process_s_postgresql_connections(tmp_path: Path) -> None:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        # Without PostgreSQL the setting changes nothing (SQLite has no pool).
+        done = _run({"DATABASE_POOL_MAX_SIZE": "2"}, tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["db"] == "django.db.backends.sqlite3"
+        return
+    clean = {k: v for k, v in os.environ.items() if k in KEEP}
+    clean.update(DJANGO_SETTINGS_MODULE="kaiser_site.settings",
+                 KAISER_VAR_DIR=str(tmp_path / "var"), DATABASE_POOL_MAX_SIZE="2",
+                 # Only SELECTs of the server's own functions: the maintenance database does.
+                 DATABASE_URL=url.rpartition("/")[0] + "/postgres")
+    done = subprocess.run([sys.executable, "-c", POOL_PROBE], cwd=ROOT, env=clean,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["pool"] == {"min_size": 2, "max_size": 2, "timeout": 30}
+    assert got["age"] == 0  # Django refuses persistent connections beside a pool
+    # Six threads querying at once went through two connections, handed back on close().
+    assert got["backends"] == 2

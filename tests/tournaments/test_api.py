@@ -47,6 +47,21 @@ def test_a_ladder_shows_its_leaderboard_with_elo_and_fitted_intervals(anon_clien
     assert board[0]["elo"] + board[1]["elo"] == pytest.approx(3000.0)
 
 
+def test_the_api_leaderboard_comes_a_page_at_a_time(anon_client, ladder, played,
+                                                    monkeypatch):
+    from ladder import api
+
+    monkeypatch.setattr(api, "LEADERBOARD_PAGE_ROWS", 1)
+    first = anon_client.get(f"/api/v1/ladders/{ladder.slug}/").json()
+    second = anon_client.get(f"/api/v1/ladders/{ladder.slug}/?page=2").json()
+    assert first["leaderboard_count"] == second["leaderboard_count"] == 2
+    assert [row["rank"] for row in first["leaderboard"]] == [1]
+    assert [row["rank"] for row in second["leaderboard"]] == [2]
+    assert first["leaderboard"][0]["elo"] >= second["leaderboard"][0]["elo"]
+    assert anon_client.get(f"/api/v1/ladders/{ladder.slug}/?page=3").json()["leaderboard"] == []
+    assert anon_client.get(f"/api/v1/ladders/{ladder.slug}/?page=x").status_code == 404
+
+
 def test_the_rating_history_of_an_entry_lists_each_change(anon_client, ladder, played):
     g1 = played["g1"]
     history = anon_client.get(f"/api/v1/ladders/test/history/?version={g1.pk}").json()
