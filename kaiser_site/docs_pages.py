@@ -23,6 +23,7 @@ RUNNER_NAME = "kaiser-engine.pyz"
 # docs/<slug>.md is served too (the files link to one another), titled by its first heading.
 PAGES = {
     "rules": ("rules.md", "Rules of Kaiser"),
+    "rules-sergeant-major": ("rules-sergeant-major.md", "Rules of Sergeant Major (9-5-2)"),
     "protocol": ("protocol.md", "The bot protocol"),
     "replay-format": ("replay-format.md", "The replay format"),
     "bot-authors": ("bot-authors.md", "Writing a bot, step by step"),
