@@ -202,10 +202,13 @@ def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[Leaderboa
     total = entries.count()
     # A page refits a small ladder itself; a large one shows the beat task's last fit.
     fitted = ladder_fit(ladder=ladder, compute=total <= FIT_INLINE_MAX)
-    shown = entries.select_related("version__bot__owner").order_by("-elo", "pk")[
-        offset:offset + limit]
+    # The page's ids from the index (ladder_entry_board), then only those rows with their
+    # bots: the joins run over `limit` entries, not over every entry before the offset.
+    ids = list(entries.order_by("-elo", "pk").values_list("pk", flat=True)[
+        offset:offset + limit])
+    loaded = LadderEntry.objects.select_related("version__bot__owner").in_bulk(ids)
     rows = []
-    for rank, e in enumerate(shown, start=offset + 1):
+    for rank, e in enumerate((loaded[pk] for pk in ids), start=offset + 1):
         f = fitted.get(e.version_id)
         rows.append(LeaderboardRow(
             rank=rank, entry=e, elo=e.elo, games=e.games, provisional=e.provisional,
