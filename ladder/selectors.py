@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
@@ -273,14 +274,28 @@ def bot_facts(*, bot: Bot) -> BotFacts:
     ids = list(bot.versions.values_list("pk", flat=True))
     entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
         "ladder", "version").only(*ENTRY_FIELDS).order_by("ladder__name", "-version__number"))
-    agg = Match.objects.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids)
-                               | Q(version_c_id__in=ids)).aggregate(
-        top=Max("id"), last=Max("finished"), started=Max("started"),
-        queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
-        running=Count("id", filter=Q(status=Match.Status.RUNNING)))
     state = [(e.pk, e.elo, e.games, e.pinned, e.active, e.updated) for e in entries]
-    raw = f"{bot.pk}:{bot.name}:{ids}:{state}:{sorted(agg.items())}"
+    raw = f"{bot.pk}:{bot.name}:{ids}:{state}:{_matches_state(ids)}"
     return BotFacts(bot, ids, entries, hashlib.sha256(raw.encode()).hexdigest())
+
+
+def _matches_state(ids: list[int]) -> tuple[Any, ...]:
+    """The versions' matches as bot_facts' token sees them: top id, latest end and start, how
+    many are queued and running. Each side from its own index (index-only for A and B:
+    match_version_{a,b}_recent); an OR of the sides read each match's row, scattered over
+    the table (30 ms at a million matches with a cold cache)."""
+    if not ids:
+        return ()
+    marks, table = ", ".join(["%s"] * len(ids)), Match._meta.db_table
+    sides = " UNION ALL ".join(
+        f"SELECT id, finished, started, status FROM {table} WHERE version_{side}_id IN ({marks})"
+        for side in ("a", "b", "c"))
+    sql = (f"SELECT MAX(id), MAX(finished), MAX(started), "
+           f"SUM(CASE WHEN status = %s THEN 1 ELSE 0 END), "
+           f"SUM(CASE WHEN status = %s THEN 1 ELSE 0 END) FROM ({sides}) s")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [Match.Status.QUEUED, Match.Status.RUNNING, *ids, *ids, *ids])
+        return tuple(cursor.fetchone())
 
 
 @dataclass(frozen=True)

@@ -189,35 +189,45 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = "kai
                          ) -> tuple[list[dict[str, Any]], int]:
     """The bot's record against each opponent bot, most played first: the first `limit` rows
     (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
-    opponents there are. One query: both sides' finished matches as (opponent, this bot's
-    score), grouped by opponent bot; only the rows shown leave the database. A bot of a
-    three-player game: head_to_head_three."""
+    opponents there are. Two queries: both sides' finished matches as (opponent, this bot's
+    score) grouped by opponent version, then those versions' bots; grouped by bot here. A bot
+    of a three-player game: head_to_head_three."""
     if not version_ids:
         return [], 0
     if game != "kaiser":
         return head_to_head_three(version_ids=version_ids, limit=limit)
     marks = ", ".join(["%s"] * len(version_ids))
-    match, version, bot = (m._meta.db_table for m in (Match, BotVersion, Bot))
+    # Per opponent version in the database (index-only scans of match_version_{a,b}_recent),
+    # then to bots here: joined in SQL, PostgreSQL hashed all 10,000 versions for a bot's
+    # few hundred matches.
     sql = f"""
-        SELECT v.bot_id, b.name, COUNT(*), SUM(s.points),
+        SELECT s.opponent, COUNT(*), SUM(s.points),
                SUM(CASE WHEN s.points > 0.5 THEN 1 ELSE 0 END),
                SUM(CASE WHEN s.points = 0.5 THEN 1 ELSE 0 END),
-               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END), COUNT(*) OVER ()
-        FROM (SELECT version_b_id AS opponent, score AS points FROM {match}
+               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END)
+        FROM (SELECT version_b_id AS opponent, score AS points FROM {Match._meta.db_table}
               WHERE status = %s AND version_a_id IN ({marks})
               UNION ALL
-              SELECT version_a_id, 1 - score FROM {match}
+              SELECT version_a_id, 1 - score FROM {Match._meta.db_table}
               WHERE status = %s AND version_b_id IN ({marks})) s
-        JOIN {version} v ON v.id = s.opponent JOIN {bot} b ON b.id = v.bot_id
-        GROUP BY v.bot_id, b.name ORDER BY COUNT(*) DESC, LOWER(b.name), v.bot_id LIMIT %s"""
+        GROUP BY s.opponent"""
     finished = Match.Status.FINISHED
     with connection.cursor() as cursor:
-        cursor.execute(sql, [finished, *version_ids, finished, *version_ids, limit])
-        found = cursor.fetchall()
+        cursor.execute(sql, [finished, *version_ids, finished, *version_ids])
+        per_version = cursor.fetchall()
+    owner = {pk: (bot_id, name) for pk, bot_id, name in BotVersion.objects.filter(
+        pk__in=[row[0] for row in per_version]).values_list("pk", "bot_id", "bot__name")}
+    tally: dict[int, list[Any]] = {}  # bot_id: [name, matches, points, wins, draws, losses]
+    for version, n, points, w, d, lo in per_version:
+        bot_id, name = owner[version]
+        t = tally.setdefault(bot_id, [name, 0, 0.0, 0, 0, 0])
+        for k, value in enumerate((n, points or 0.0, w, d, lo), start=1):
+            t[k] += value
+    ordered = sorted(tally.items(), key=lambda kv: (-kv[1][1], kv[1][0].lower(), kv[0]))
     rows = [{"bot_id": bot_id, "name": name, "matches": n, "wins": int(w), "draws": int(d),
-             "losses": int(lo), "share": (points or 0.0) / n}
-            for bot_id, name, n, points, w, d, lo, _ in found]
-    return rows, (found[0][-1] if found else 0)
+             "losses": int(lo), "share": points / n}
+            for bot_id, (name, n, points, w, d, lo) in ordered[:limit]]
+    return rows, len(tally)
 
 
 def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
