@@ -192,6 +192,13 @@ def ratings_recent(*, entry_ids: list[int], points: int) -> dict[int, list[float
     return out
 
 
+# What a leaderboard row shows of its entry: not the versions' check output nor the owners'
+# accounts.
+BOARD_FIELDS = ("id", "ladder_id", "version_id", "elo", "games", "pinned", "active",
+                "version__number", "version__bot_id", "version__bot__name",
+                "version__bot__owner_id", "version__bot__owner__username")
+
+
 def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[LeaderboardRow],
                                                                   int]:
     """Rows `offset`..`offset + limit` of ladder_leaderboard (same order, same
@@ -207,7 +214,8 @@ def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[Leaderboa
     # bots: the joins run over `limit` entries, not over every entry before the offset.
     ids = list(entries.order_by("-elo", "pk").values_list("pk", flat=True)[
         offset:offset + limit])
-    loaded = LadderEntry.objects.select_related("version__bot__owner").in_bulk(ids)
+    loaded = LadderEntry.objects.select_related("version__bot__owner").only(
+        *BOARD_FIELDS).in_bulk(ids)
     rows = []
     for rank, e in enumerate((loaded[pk] for pk in ids), start=offset + 1):
         f = fitted.get(e.version_id)
