@@ -32,6 +32,7 @@ and in the store. Targets: every page p95 < 150 ms; the tick and the fit each < 
 Usage:
     .venv/bin/python bench/scale_sim.py [--bots 10000] [--matches 1000000] [--requests 100]
                                         [--repeat 5] [--keep] [--reuse] [--tiny]
+                                        [--pages leaderboard,bot page] [--parts tick,fit]
 --tiny: 40 bots, 400 matches, 8-bot tournaments, 3 requests a page (the suite's run).
 --keep leaves the database (and prints the store's folder) for another run; --reuse measures
 a kept one again.
@@ -244,7 +245,7 @@ def match_rows(versions: list[int], count: int, refs: list[tuple[str, str]],
         when = now - timedelta(seconds=count - i)
         yield ("ladder", ladder.pk, True, va, vb, str(i), "finished", score, ga, gb,
                "B" if fault else "", "timeout" if fault else "", fault_json if fault else None,
-               None, size, "", "", "", when - timedelta(seconds=40),
+               None, size, "", "", "", "", when - timedelta(seconds=40),
                when - timedelta(seconds=30), when - timedelta(seconds=20), when, 120, 1, "",
                ladder.rules, ladder.games_per_match, ladder.move_ms, ladder.bank_ms,
                ladder.startup_ms, stats_json[k], True, refs[k][0], refs[k][1])
@@ -252,9 +253,9 @@ def match_rows(versions: list[int], count: int, refs: list[tuple[str, str]],
 
 MATCH_COLUMNS = ("kind, ladder_id, rated, version_a_id, version_b_id, seed, status, score, "
                  "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
-                 "replay_size, stderr_a, stderr_b, error, created, dispatched, started, "
-                 "finished, play_ms, attempts, lease_token, rules, games_per_match, move_ms, "
-                 "bank_ms, startup_ms, stats, stats_folded, replay_key, replay_sha256")
+                 "replay_size, stderr_a, stderr_b, stderr_c, error, created, dispatched, "
+                 "started, finished, play_ms, attempts, lease_token, rules, games_per_match, "
+                 "move_ms, bank_ms, startup_ms, stats, stats_folded, replay_key, replay_sha256")
 
 
 def ratings_copy(now: Any) -> None:
@@ -602,24 +603,30 @@ def measure(args: argparse.Namespace, store: Path) -> None:
     from django.db import connection
 
     cache_forget()
-    paths = page_paths()
+    paths = {name: path for name, path in page_paths().items()
+             if not args.pages or any(part in name for part in args.pages.split(","))}
     measure_pages(paths, 1, cached=False)  # warm up: templates, imports, the fragments
     load = os.getloadavg()[0]
     off = measure_pages(paths, args.requests, cached=False)
     over = pages_report(f"pages, page cache OFF (each request built; load average {load:.1f} "
                         f"on {os.cpu_count()} cores):", off)
-    on = measure_pages(paths, args.requests, cached=True)
-    pages_report(f"pages, page cache ON (Redis; load average {os.getloadavg()[0]:.1f}):", on)
+    if "cached" in args.parts:
+        on = measure_pages(paths, args.requests, cached=True)
+        pages_report(f"pages, page cache ON (Redis; load average {os.getloadavg()[0]:.1f}):",
+                     on)
     say(f"  pages over the target (p95 >= 150 ms) with the cache off: "
         f"{', '.join(over) if over else 'none'}")
-    tick = measure_tick(args.repeat)
-    say(f"the scheduling tick (ladder_schedule, the main ladder's queue topped up from empty):"
-        f" {ms_summary(tick)} (target < 1 s)")
-    whole, reading, fitted = measure_fit(args.repeat)
-    say(f"the rating fit (ladder_fits_refresh, stale each time): {ms_summary(whole)}; reading "
-        f"the results alone: median {statistics.median(reading) * 1000:.0f} ms; "
-        f"{fitted} ratings (target < 1 s)")
-    sizes(store)
+    if "tick" in args.parts:
+        tick = measure_tick(args.repeat)
+        say(f"the scheduling tick (ladder_schedule, the main ladder's queue topped up from "
+            f"empty): {ms_summary(tick)} (target < 1 s)")
+    if "fit" in args.parts:
+        whole, reading, fitted = measure_fit(args.repeat)
+        say(f"the rating fit (ladder_fits_refresh, stale each time): {ms_summary(whole)}; "
+            f"reading the results alone: median {statistics.median(reading) * 1000:.0f} ms; "
+            f"{fitted} ratings (target < 1 s)")
+    if "sizes" in args.parts:
+        sizes(store)
     say(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
         f"{connection.vendor}")
 
@@ -637,6 +644,11 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="measure a kept database again")
     parser.add_argument("--store", help="the replay store's folder (with --reuse)")
     parser.add_argument("--tiny", action="store_true", help="40 bots, 400 matches, 3 requests")
+    parser.add_argument("--pages", default="", help="only the pages whose names contain one of "
+                        "these comma-separated words (default: all)")
+    parser.add_argument("--parts", default="cached,tick,fit,sizes",
+                        help="what to measure besides the pages with the cache off, "
+                        "comma-separated: cached (the pages again, cache on), tick, fit, sizes")
     args = parser.parse_args()
     if args.tiny:
         args.bots, args.matches, args.requests, args.repeat, args.distinct = 40, 400, 3, 2, 4

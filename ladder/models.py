@@ -50,6 +50,11 @@ class LadderEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["ladder", "version"], name="ladder_entry_unique")
         ]
+        indexes = [
+            # A page of the leaderboard: the playing entries by Elo, walked in the index.
+            models.Index(fields=["ladder", "-elo", "id"], name="ladder_entry_board",
+                         condition=models.Q(active=True), include=["games", "pinned"]),
+        ]
         verbose_name_plural = "ladder entries"
 
     def __str__(self) -> str:
@@ -76,6 +81,12 @@ class RatingChange(models.Model):
         constraints = [
             # The database itself refuses to count a match twice for the same entry.
             models.UniqueConstraint(fields=["match", "entry"], name="rating_change_once")
+        ]
+        indexes = [
+            # An entry's last ratings (the leaderboard's trends, the bot page's history):
+            # read from the index alone, newest first.
+            models.Index(fields=["entry", "-id"], name="rating_change_recent",
+                         include=["before", "after", "created"]),
         ]
 
     @property

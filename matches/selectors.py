@@ -105,14 +105,25 @@ LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "stderr_c", "forfeit", "err
 # A match row on the pages, read as plain values under flat names: rows are shown, never saved,
 # and six model instances a row (the match, two versions, two bots, the ladder), looked up by
 # attribute in the template, were most of a list's time.
-ROW_VALUES = {
-    "a_bot": F("version_a__bot_id"), "a_name": F("version_a__bot__name"),
-    "a_number": F("version_a__number"), "b_bot": F("version_b__bot_id"),
-    "b_name": F("version_b__bot__name"), "b_number": F("version_b__number"),
-    "c_bot": F("version_c__bot_id"), "c_name": F("version_c__bot__name"),
-    "c_number": F("version_c__number"),
-    "ladder_slug": F("ladder__slug"), "ladder_name": F("ladder__name"),
-}
+ROW_IDS = ("version_a_id", "version_b_id", "version_c_id", "ladder_id")
+
+
+def _with_names(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row's bots (a_bot, a_name, a_number, likewise b and c; None for an empty seat)
+    and ladder (ladder_slug, ladder_name), read for the rows' few versions and ladders in
+    two small queries. Joined into the rows' query (nine tables), PostgreSQL spent 10 ms
+    planning it on every page that lists matches, five times its run."""
+    versions = {row[f"version_{side}_id"] for row in rows for side in "abc"} - {None}
+    names = {pk: (bot, name, number) for pk, bot, name, number in BotVersion.objects.filter(
+        pk__in=versions).values_list("pk", "bot_id", "bot__name", "number")}
+    ladders = {pk: (slug, name) for pk, slug, name in Ladder.objects.filter(
+        pk__in={row["ladder_id"] for row in rows} - {None}).values_list("pk", "slug", "name")}
+    for row in rows:
+        for side in "abc":
+            row[f"{side}_bot"], row[f"{side}_name"], row[f"{side}_number"] = names.get(
+                row.pop(f"version_{side}_id"), (None, None, None))
+        row["ladder_slug"], row["ladder_name"] = ladders.get(row.pop("ladder_id"), (None, None))
+    return rows
 
 
 ROW_FIELDS = ("id", "status", "kind", "rated", "game", "score", "games_a", "games_b", "games_c",
@@ -139,7 +150,7 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
     """The queryset's matches (in its order) as rows for matches/_match_rows.html: plain
     dicts with the bots' names and numbers, the ladder, who won, and when, already worked out."""
     now = timezone.now()
-    rows = list(queryset.values(*ROW_FIELDS, **ROW_VALUES))
+    rows = _with_names(list(queryset.values(*ROW_FIELDS, *ROW_IDS)))
     for row in rows:
         score, when = row["score"], row["finished"] or row["created"]
         if row["c_bot"] is None:
@@ -154,9 +165,11 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
 
 def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[dict[str, Any]]:
     """matches[start:stop] (ordered newest first, by id) as match_rows: the page's ids are cut
-    in a subquery first, so only those rows are joined to their bots and ladder (joined before
-    the LIMIT, every matching row, all of a bot's matches, would be)."""
-    page = matches.values("id")[start:stop]
+    in a query of their own first, so only those rows are joined to their bots and ladder.
+    Joined before the LIMIT, every matching row would be; and as a subquery under the seven
+    joins of the rows (past PostgreSQL's join_collapse_limit) it was planned after them: the
+    million matches joined to their bots, then cut (8 s for one bot's list at a million)."""
+    page = list(matches.values_list("id", flat=True)[start:stop])
     return match_rows(Match.objects.filter(id__in=page).order_by("-id"))
 
 
@@ -187,35 +200,45 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = "kai
                          ) -> tuple[list[dict[str, Any]], int]:
     """The bot's record against each opponent bot, most played first: the first `limit` rows
     (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
-    opponents there are. One query: both sides' finished matches as (opponent, this bot's
-    score), grouped by opponent bot; only the rows shown leave the database. A bot of a
-    three-player game: head_to_head_three."""
+    opponents there are. Two queries: both sides' finished matches as (opponent, this bot's
+    score) grouped by opponent version, then those versions' bots; grouped by bot here. A bot
+    of a three-player game: head_to_head_three."""
     if not version_ids:
         return [], 0
     if game != "kaiser":
         return head_to_head_three(version_ids=version_ids, limit=limit)
     marks = ", ".join(["%s"] * len(version_ids))
-    match, version, bot = (m._meta.db_table for m in (Match, BotVersion, Bot))
+    # Per opponent version in the database (index-only scans of match_version_{a,b}_recent),
+    # then to bots here: joined in SQL, PostgreSQL hashed all 10,000 versions for a bot's
+    # few hundred matches.
     sql = f"""
-        SELECT v.bot_id, b.name, COUNT(*), SUM(s.points),
+        SELECT s.opponent, COUNT(*), SUM(s.points),
                SUM(CASE WHEN s.points > 0.5 THEN 1 ELSE 0 END),
                SUM(CASE WHEN s.points = 0.5 THEN 1 ELSE 0 END),
-               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END), COUNT(*) OVER ()
-        FROM (SELECT version_b_id AS opponent, score AS points FROM {match}
+               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END)
+        FROM (SELECT version_b_id AS opponent, score AS points FROM {Match._meta.db_table}
               WHERE status = %s AND version_a_id IN ({marks})
               UNION ALL
-              SELECT version_a_id, 1 - score FROM {match}
+              SELECT version_a_id, 1 - score FROM {Match._meta.db_table}
               WHERE status = %s AND version_b_id IN ({marks})) s
-        JOIN {version} v ON v.id = s.opponent JOIN {bot} b ON b.id = v.bot_id
-        GROUP BY v.bot_id, b.name ORDER BY COUNT(*) DESC, LOWER(b.name), v.bot_id LIMIT %s"""
+        GROUP BY s.opponent"""
     finished = Match.Status.FINISHED
     with connection.cursor() as cursor:
-        cursor.execute(sql, [finished, *version_ids, finished, *version_ids, limit])
-        found = cursor.fetchall()
+        cursor.execute(sql, [finished, *version_ids, finished, *version_ids])
+        per_version = cursor.fetchall()
+    owner = {pk: (bot_id, name) for pk, bot_id, name in BotVersion.objects.filter(
+        pk__in=[row[0] for row in per_version]).values_list("pk", "bot_id", "bot__name")}
+    tally: dict[int, list[Any]] = {}  # bot_id: [name, matches, points, wins, draws, losses]
+    for version, n, points, w, d, lo in per_version:
+        bot_id, name = owner[version]
+        t = tally.setdefault(bot_id, [name, 0, 0.0, 0, 0, 0])
+        for k, value in enumerate((n, points or 0.0, w, d, lo), start=1):
+            t[k] += value
+    ordered = sorted(tally.items(), key=lambda kv: (-kv[1][1], kv[1][0].lower(), kv[0]))
     rows = [{"bot_id": bot_id, "name": name, "matches": n, "wins": int(w), "draws": int(d),
-             "losses": int(lo), "share": (points or 0.0) / n}
-            for bot_id, name, n, points, w, d, lo, _ in found]
-    return rows, (found[0][-1] if found else 0)
+             "losses": int(lo), "share": points / n}
+            for bot_id, (name, n, points, w, d, lo) in ordered[:limit]]
+    return rows, len(tally)
 
 
 def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
@@ -257,8 +280,9 @@ def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict
 def newest_match_ids(*, version_ids: list[int], limit: int,
                      queryset: QuerySet[Match] | None = None) -> list[int]:
     """The ids of the newest `limit` matches (of `queryset`) played by any of the versions,
-    newest first: one short index scan per side (match_version_{a,b,c}_newest) instead of
-    reading every match of the versions, or scanning all matches newest first, for the OR."""
+    newest first: one short index scan per side (match_version_{a,b}_recent,
+    match_version_c_newest) instead of reading every match of the versions, or scanning all
+    matches newest first, for the OR."""
     qs = Match.objects.all() if queryset is None else queryset
     ids: set[int] = set()
     for side in ("a", "b", "c"):
