@@ -16,8 +16,13 @@ class BotForm(forms.Form):
 class BotCreateForm(BotForm):
     """A new bot: its game too, chosen once (every version of the bot plays it)."""
 
-    game = forms.ChoiceField(choices=Game.choices, initial=Game.KAISER,
+    # Not required: a form posted without it (a script written before the second game) makes
+    # a Kaiser bot, as the API does.
+    game = forms.ChoiceField(choices=Game.choices, initial=Game.KAISER, required=False,
                              help_text="The game this bot plays; it cannot change later.")
+
+    def clean_game(self) -> str:
+        return self.cleaned_data.get("game") or Game.KAISER
 
 
 class UploadForm(forms.Form):
