@@ -151,7 +151,8 @@ class Match(PlayConditions):
     replay_size = models.PositiveIntegerField(default=0)  # uncompressed bytes
     stderr_a = models.TextField(blank=True)
     stderr_b = models.TextField(blank=True)
-    stderr_c = models.TextField(blank=True)
+    # A database default too: rows written without it (bulk loads, older scripts) stay valid.
+    stderr_c = models.TextField(blank=True, default="", db_default="")
     error = models.TextField(blank=True)
     # Scheduling and the lease that decides which worker plays (not the broker).
     created = models.DateTimeField(auto_now_add=True)
