@@ -70,17 +70,29 @@ def replay_stats(replay: dict[str, Any], *,
     measured for each side, where it gives them): Kaiser's A and B, or Sergeant Major's."""
     if "C" in replay["result"]["games"]:
         return sm_replay_stats(replay, decisions=decisions)
-    out = {"A": empty(), "B": empty()}
-    for side, times in (decisions or {}).items():
-        if times and side in out:
-            out[side]["decision_ms"] = decision_histogram(times)
-    for side in out.values():
-        side["matches"] = 1
+    out = _sides_started({"A": empty(), "B": empty()}, decisions)
     for game in replay["games"]:
         seats = game["seats"]
         for deal in game["deals"]:
             _deal(out, seats, deal)
         _game_result(out, seats, game["result"]["winner"])
+    return _fault_counted(out, replay)
+
+
+def _sides_started(out: dict[str, dict[str, Any]],
+                   decisions: dict[str, list[int]] | None) -> dict[str, dict[str, Any]]:
+    """Each side's counts at the start of a replay: one match, its decision times."""
+    for side, times in (decisions or {}).items():
+        if times and side in out:
+            out[side]["decision_ms"] = decision_histogram(times)
+    for side in out.values():
+        side["matches"] = 1
+    return out
+
+
+def _fault_counted(out: dict[str, dict[str, Any]],
+                   replay: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The fault that ended the match, if any, counted for its side."""
     forfeit = replay["result"].get("forfeit")
     if forfeit:
         faults = out[forfeit["player"]]["faults"]
@@ -134,12 +146,7 @@ def sm_empty() -> dict[str, Any]:
 def sm_replay_stats(replay: dict[str, Any], *,
                     decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
     """The statistics of sides A, B and C in a Sergeant Major replay."""
-    out = {side: sm_empty() for side in ("A", "B", "C")}
-    for side, times in (decisions or {}).items():
-        if times and side in out:
-            out[side]["decision_ms"] = decision_histogram(times)
-    for side in out.values():
-        side["matches"] = 1
+    out = _sides_started({side: sm_empty() for side in ("A", "B", "C")}, decisions)
     for game in replay["games"]:
         seats = game["seats"]
         for deal in game["deals"]:
@@ -155,11 +162,7 @@ def sm_replay_stats(replay: dict[str, Any], *,
         for seat, side in enumerate(seats):
             games = out[side]["games"]
             games["drawn" if winner is None else "won" if winner == seat else "lost"] += 1
-    forfeit = replay["result"].get("forfeit")
-    if forfeit:
-        faults = out[forfeit["player"]]["faults"]
-        faults[forfeit["reason"]] = faults.get(forfeit["reason"], 0) + 1
-    return out
+    return _fault_counted(out, replay)
 
 
 def add(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
