@@ -351,17 +351,23 @@ def _three_knockout_columns(tournament: Tournament, rows: dict[int, TableRow],
             if side is not None and m["status"] not in OPEN_STATUSES:
                 side.won = rows[side.version_id].eliminated_round != m["round"]
         places[(m["round"], m["position"] or 0)] = bout
-    for number, position, version_id in tournament.byes.values_list("round", "position",
-                                                                     "version_id"):
-        side = _side(rows.get(version_id), version_id, None)
-        side.won = True
-        places[(number, position or 0)] = Bout(side, None, bye=True)
+    _byes_placed(tournament, rows, places)
     columns = []
     for number, groups in enumerate(plan, start=1):
         title = "Final" if number == len(plan) else f"Round {number}"
         bouts = [places.get((number, p), Bout(None, None)) for p in range(len(groups))]
         columns.append(Column(number, title, bouts))
     return columns
+
+
+def _byes_placed(tournament: Tournament, rows: dict[int, TableRow],
+                 places: dict[tuple[int, int], Bout]) -> None:
+    """Each bye of the bracket at its place, its bot through."""
+    for number, position, version_id in tournament.byes.values_list("round", "position",
+                                                                     "version_id"):
+        side = _side(rows.get(version_id), version_id, None)
+        side.won = True
+        places[(number, position or 0)] = Bout(side, None, bye=True)
 
 
 def _knockout_winner_marked(bout: Bout, number: int, rows: dict[int, TableRow]) -> None:
@@ -390,11 +396,7 @@ def _knockout_columns(tournament: Tournament, rows: dict[int, TableRow],
         bout = _bout(m, rows)
         _knockout_winner_marked(bout, m["round"], rows)
         places[(m["round"], m["position"] or 0)] = bout
-    for number, position, version_id in tournament.byes.values_list("round", "position",
-                                                                     "version_id"):
-        side = _side(rows.get(version_id), version_id, None)
-        side.won = True
-        places[(number, position or 0)] = Bout(side, None, bye=True)
+    _byes_placed(tournament, rows, places)
     columns = []
     for number in range(1, rounds + 1):
         count = size >> number
