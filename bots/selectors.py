@@ -57,12 +57,18 @@ def bot_active_version(*, bot: Bot) -> BotVersion | None:
     checked (active) one; None if the bot is retired or has none."""
     if bot.retired:
         return None
-    checked = bot.versions.filter(status=BotVersion.Status.ACTIVE).defer("check_replay")
-    if bot.playing_version_id is not None:
-        chosen = checked.filter(pk=bot.playing_version_id).first()
-        if chosen is not None:
-            return chosen
-    return checked.order_by("-number").first()
+    return version_playing(bot=bot, versions=list(
+        bot.versions.filter(status=BotVersion.Status.ACTIVE).defer("check_replay")))
+
+
+def version_playing(*, bot: Bot, versions: list[BotVersion]) -> BotVersion | None:
+    """bot_active_version's rule over the bot's `versions` already read (a page that shows
+    them all asks no second query)."""
+    if bot.retired:
+        return None
+    checked = [v for v in versions if v.status == BotVersion.Status.ACTIVE]
+    chosen = next((v for v in checked if v.pk == bot.playing_version_id), None)
+    return chosen or max(checked, key=lambda v: v.number, default=None)
 
 
 def active_versions() -> QuerySet[BotVersion]:

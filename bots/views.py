@@ -15,7 +15,7 @@ from bots.forms import BotCreateForm, BotForm, UploadForm
 from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
-from kaiser_site.page_cache import shared_page
+from kaiser_site.page_cache import STATS, shared_page
 from matches.selectors import challenge_versions, third_player_versions
 from matches.stats import bot_stats_context
 from matches.views import bot_activity_html, costliest_boards_context
@@ -34,20 +34,21 @@ def bot_list(request: HttpRequest) -> HttpResponse:
     return render(request, "bots/bot_list.html", {"bots": bots})
 
 
-@shared_page("bot:{pk}")
+@shared_page("bot:{pk}", STATS)
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     is_owner = request.user.is_staff or bot.is_owned_by(request.user)
     context = {
         "bot": bot,
         "versions": _versions_with_stderr_tails(bot, shown=is_owner),
-        "active": selectors.bot_active_version(bot=bot),
         "is_owner": is_owner,
     }
-    # The tournaments app's part: ratings, head to head, matches, and the challenge form.
-    context["activity"] = bot_activity_html(bot=bot)
+    context["active"] = selectors.version_playing(bot=bot, versions=context["versions"])
+    version_ids = [v.pk for v in context["versions"]]
+    # The ladder's and matches' part: ratings, head to head, matches, and the challenge form.
+    context["activity"] = bot_activity_html(bot=bot, version_ids=version_ids)
     context["stats"] = bot_stats_context(
-        version_ids=[v.pk for v in context["versions"]],
+        version_ids=version_ids,
         playing_id=context["active"].pk if context["active"] else None, game=bot.game)
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
     context["third_players"] = (third_player_versions(opponent=bot)

@@ -4,11 +4,14 @@ The home page, the leaderboards, the bot, match and tournament lists, the bot an
 and the API's reads of them are the same for every visitor who is not signed in. Each is
 built once and kept in the cache (Redis in production, so every web process shares it) with
 the *generations* of the topics it shows: counters that every write the pages show bumps
-(`pages_changed`): "board" (the leaderboards), "matches" (the match lists), "bots" (the bot
-list), "tournaments", "bot:<id>" and "match:<id>" (one bot's or match's page), and "all",
-which every page shows (a refit, the play statistics). A copy whose generations moved is
-built again on the next request, so a result is on the pages at once, and a match leaves
-the pages of the bots that did not play it alone.
+(`pages_changed`): "board" (the leaderboards and their fitted ratings), "matches" (the match
+lists), "bots" (the bot list), "tournaments", "bot:<id>" and "match:<id>" (one bot's or match's
+page), "stats" (the play statistics, folded every few seconds: on every bot page, beside all
+bots' totals, and nowhere else), and "all", which every page shows (a ladder's entries added
+or retired). A write moves only the topics whose pages show it: a fold of the statistics
+every 10 s that moved "all" rebuilt every page of the site as often. A copy whose generations
+moved is built again on the next request, so a result is on the pages at once, and a match
+leaves the pages of the bots that did not play it alone.
 
 Under load the counter moves many times a second (every finished match). So that anonymous
 traffic never builds one page twice in a second, a copy less than
@@ -38,6 +41,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 ALL = "all"
+STATS = "stats"  # the play statistics (matches.stats): the bot pages
 LOCK_SECONDS = 30  # a build that takes longer (or whose process died) lets another one start
 WAIT_STEP = 0.01  # how often a request with no copy to serve looks for the one being built
 HEADER = "X-Page-Cache"  # hit, recent (a moved generation, served within the rebuild interval),

@@ -274,12 +274,14 @@ class BotFacts:
     version: str
 
 
-def bot_facts(*, bot: Bot) -> BotFacts:
+def bot_facts(*, bot: Bot, version_ids: list[int] | None = None) -> BotFacts:
     """Three queries. The token covers the bot's name, its entries as read (Elo, games, anchor,
     activity) and its matches: one made, started, put back in the queue, finished or cancelled
     (top id, latest start and end, how many are queued and running), so the cache never
-    answers past the bot's next result."""
-    ids = list(bot.versions.values_list("pk", flat=True))
+    answers past the bot's next result. `version_ids`: the bot's versions, newest first, if
+    the caller has read them."""
+    ids = (list(bot.versions.order_by("-number").values_list("pk", flat=True))
+           if version_ids is None else version_ids)
     entries = list(LadderEntry.objects.filter(version_id__in=ids).select_related(
         "ladder", "version").only(*ENTRY_FIELDS).order_by("ladder__name", "-version__number"))
     state = [(e.pk, e.elo, e.games, e.pinned, e.active, e.updated) for e in entries]

@@ -202,7 +202,7 @@ def ladder_fits_refresh() -> int:
             ladder_fit(ladder=ladder, compute=True)
             refitted += 1
     if refitted:
-        pages_changed()
+        pages_changed("board")  # the fitted ratings show on the leaderboards only
     return refitted
 
 

@@ -16,6 +16,7 @@ from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
+from kaiser_site.templatetags.arena import sparkline_data
 from ladder import selectors as ladder_selectors
 from ladder import services as ladder_services
 from ladder.models import Ladder
@@ -50,6 +51,9 @@ def _board_html(ladder: Ladder | None, page: int) -> SafeString:
                 ladder=ladder, offset=(page - 1) * LEADERBOARD_ROWS, limit=LEADERBOARD_ROWS)
         return render_to_string("ladder/_board.html", {
             "ladder": ladder, "rows": rows, "total": total, "page": page,
+            "rows_html": fragments.fragment("ladder/board_rows.html", {
+                "rows": [(r, sparkline_data(r.trend)) for r in rows],
+                "links": fragments.Links()}),
             "pages": max(1, -(-total // LEADERBOARD_ROWS)),
             "latest": match_rows_html(match_selectors.latest_matches(ladder=ladder)
                                       if ladder else []),

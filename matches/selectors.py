@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
 from django.utils import timezone
 from django.utils.timesince import timesince
 from django.utils.timezone import localtime
@@ -105,24 +105,23 @@ LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "stderr_c", "forfeit", "err
 # A match row on the pages, read as plain values under flat names: rows are shown, never saved,
 # and six model instances a row (the match, two versions, two bots, the ladder), looked up by
 # attribute in the template, were most of a list's time.
-ROW_IDS = ("version_a_id", "version_b_id", "version_c_id", "ladder_id")
+ROW_IDS = ("version_a_id", "version_b_id", "version_c_id")
+# The ladder, one small table, joins into the rows' query; the sides' bots are read apart.
+ROW_LADDER = {"ladder_slug": F("ladder__slug"), "ladder_name": F("ladder__name")}
 
 
 def _with_names(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each row's bots (a_bot, a_name, a_number, likewise b and c; None for an empty seat)
-    and ladder (ladder_slug, ladder_name), read for the rows' few versions and ladders in
-    two small queries. Joined into the rows' query (nine tables), PostgreSQL spent 10 ms
-    planning it on every page that lists matches, five times its run."""
+    """Each row's bots (a_bot, a_name, a_number, likewise b and c; None for an empty seat),
+    read for the rows' few versions in one small query. Joined into the rows' query (nine
+    tables with the versions' bots), PostgreSQL spent 10 ms planning it on every page that
+    lists matches, five times its run."""
     versions = {row[f"version_{side}_id"] for row in rows for side in "abc"} - {None}
     names = {pk: (bot, name, number) for pk, bot, name, number in BotVersion.objects.filter(
         pk__in=versions).values_list("pk", "bot_id", "bot__name", "number")}
-    ladders = {pk: (slug, name) for pk, slug, name in Ladder.objects.filter(
-        pk__in={row["ladder_id"] for row in rows} - {None}).values_list("pk", "slug", "name")}
     for row in rows:
         for side in "abc":
             row[f"{side}_bot"], row[f"{side}_name"], row[f"{side}_number"] = names.get(
                 row.pop(f"version_{side}_id"), (None, None, None))
-        row["ladder_slug"], row["ladder_name"] = ladders.get(row.pop("ladder_id"), (None, None))
     return rows
 
 
@@ -150,7 +149,7 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
     """The queryset's matches (in its order) as rows for matches/_match_rows.html: plain
     dicts with the bots' names and numbers, the ladder, who won, and when, already worked out."""
     now = timezone.now()
-    rows = _with_names(list(queryset.values(*ROW_FIELDS, *ROW_IDS)))
+    rows = _with_names(list(queryset.values(*ROW_FIELDS, *ROW_IDS, **ROW_LADDER)))
     for row in rows:
         score, when = row["score"], row["finished"] or row["created"]
         if row["c_bot"] is None:
@@ -164,20 +163,29 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
 
 
 def matches_slice(matches: QuerySet[Match], start: int, stop: int) -> list[dict[str, Any]]:
-    """matches[start:stop] (ordered newest first, by id) as match_rows: the page's ids are cut
-    in a query of their own first, so only those rows are joined to their bots and ladder.
-    Joined before the LIMIT, every matching row would be; and as a subquery under the seven
-    joins of the rows (past PostgreSQL's join_collapse_limit) it was planned after them: the
+    """matches[start:stop] (ordered newest first, by id) as match_rows, in one query with the
+    ladder joined and the bots read apart (_with_names). Under the nine joins the rows once
+    had (past PostgreSQL's join_collapse_limit) a filtered list was planned join first: the
     million matches joined to their bots, then cut (8 s for one bot's list at a million)."""
-    page = list(matches.values_list("id", flat=True)[start:stop])
-    return match_rows(Match.objects.filter(id__in=page).order_by("-id"))
+    return match_rows(matches[start:stop])
 
 
 def match_replay_pruned(*, match: Match) -> bool:
     """A finished match whose replay the retention dropped (services.replays_prune): every
-    finished match had one. One query on the primary key, replay_gz itself never loaded."""
-    return match.status == Match.Status.FINISHED and not Match.objects.filter(
-        HAS_REPLAY, pk=match.pk).exists()
+    finished match had one. One query on the primary key, replay_gz itself never loaded; none
+    when the match was read with_replay_flag."""
+    if match.status != Match.Status.FINISHED:
+        return False
+    flag = getattr(match, "has_replay_row", None)
+    if flag is None:
+        flag = Match.objects.filter(HAS_REPLAY, pk=match.pk).exists()
+    return not flag
+
+
+def with_replay_flag(queryset: QuerySet[Match]) -> QuerySet[Match]:
+    """The matches with `has_replay_row` (a replay in the row or the store), for
+    match_replay_pruned without a query of its own."""
+    return queryset.annotate(has_replay_row=ExpressionWrapper(HAS_REPLAY, BooleanField()))
 
 
 def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dict[str, Any]]:
@@ -277,18 +285,23 @@ def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict
     return rows, len(order)
 
 
-def newest_match_ids(*, version_ids: list[int], limit: int,
-                     queryset: QuerySet[Match] | None = None) -> list[int]:
-    """The ids of the newest `limit` matches (of `queryset`) played by any of the versions,
-    newest first: one short index scan per side (match_version_{a,b}_recent,
-    match_version_c_newest) instead of reading every match of the versions, or scanning all
-    matches newest first, for the OR."""
-    qs = Match.objects.all() if queryset is None else queryset
-    ids: set[int] = set()
-    for side in ("a", "b", "c"):
-        ids.update(qs.filter(**{f"version_{side}_id__in": version_ids}).order_by("-id")
-                   .values_list("id", flat=True)[:limit])
-    return sorted(ids, reverse=True)[:limit]
+def newest_match_ids(*, version_ids: list[int], limit: int) -> list[int]:
+    """The ids of the newest `limit` matches played by any of the versions, newest first, in
+    one query: each side's newest from its own index (match_version_{a,b}_recent,
+    match_version_c_newest), united, then cut. An OR of the sides scanned all matches newest
+    first; a query per side cost a round trip each."""
+    if not version_ids:
+        return []
+    marks, table = ", ".join(["%s"] * len(version_ids)), Match._meta.db_table
+    # Each side in a subselect of its own: SQLite, like PostgreSQL, takes an ORDER BY and a
+    # LIMIT there (not on the bare members of a UNION).
+    sides = " UNION ".join(
+        f"SELECT id FROM (SELECT id FROM {table} WHERE version_{side}_id IN ({marks}) "
+        f"ORDER BY id DESC LIMIT %s) {side}" for side in "abc")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM ({sides}) s ORDER BY id DESC LIMIT %s",
+                       [*version_ids, limit] * 3 + [limit])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:

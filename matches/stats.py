@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from kaiser_site.fragments import fragment
-from kaiser_site.page_cache import pages_changed
+from kaiser_site.page_cache import STATS, pages_changed
 from matches.models import Match, PlayStats
 
 ALL = "all"
@@ -209,7 +209,7 @@ def play_stats_fold(*, limit: int = 1000) -> int:
                 adds[key] = (version, add(before[1], counts) if before else counts)
         _totals_add(adds)
         Match.objects.filter(pk__in=[row[0] for row in claimed]).update(stats_folded=True)
-        pages_changed()  # the bots' pages show the totals
+        pages_changed(STATS)  # the bots' pages show the totals
     return len(claimed)
 
 

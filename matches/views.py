@@ -98,10 +98,10 @@ def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
 
 @shared_page("match:{pk}")
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_object_or_404(
+    match = get_object_or_404(match_selectors.with_replay_flag(
         Match.objects.select_related("version_a__bot", "version_b__bot", "version_c__bot", "ladder",
                                      "tournament", "requested_by")
-        .defer("replay_gz", "stderr_a", "stderr_b", "stderr_c"),
+        .defer("replay_gz", "stderr_a", "stderr_b", "stderr_c", "stats", "boards")),
         pk=pk)
     sides = {"a": match.version_a, "b": match.version_b, "c": match.version_c}
     owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
@@ -280,11 +280,11 @@ def replay_viewer(request: HttpRequest) -> HttpResponse:
 
 
 
-def bot_activity_html(*, bot: Bot) -> SafeString:
+def bot_activity_html(*, bot: Bot, version_ids: list[int] | None = None) -> SafeString:
     """The bot page's public part (ratings, head to head, recent matches), the same for every
     visitor: rendered once per change of the bot's entries or matches (ladder_selectors.bot_facts),
-    then served from the cache."""
-    facts = ladder_selectors.bot_facts(bot=bot)
+    then served from the cache. `version_ids`: as bot_facts takes them."""
+    facts = ladder_selectors.bot_facts(bot=bot, version_ids=version_ids)
 
     def build() -> SafeString:
         context = ladder_selectors.bot_activity(facts=facts)

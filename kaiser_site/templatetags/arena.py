@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from django import template
 from django.utils import timezone
@@ -49,15 +50,15 @@ def _scaled(values: Sequence[float], width: float, height: float, pad: float) ->
             for i, v in enumerate(values)]
 
 
-@register.simple_tag
-def sparkline(values: Sequence[float], width: int = 80, height: int = 22) -> SafeString:
-    """The rating trend: a line, green when it ends above where it started, red below."""
+def sparkline_data(values: Sequence[float], width: int = 80, height: int = 22
+                   ) -> dict[str, Any]:
+    """The rating trend for site/sparkline.svg (as `spark`): a line, green when it ends above
+    where it started, red below; no line for fewer than two ratings."""
     if len(values) < 2:
-        return fragment("site/sparkline.svg", {"points": None})
-    return fragment("site/sparkline.svg", {
-        "points": " ".join(_scaled(values, width, height, 2)),
-        "trend": "up" if values[-1] >= values[0] else "down", "width": width, "height": height,
-        "first": f"{values[0]:.0f}", "last": f"{values[-1]:.0f}"})
+        return {"points": None}
+    return {"points": " ".join(_scaled(values, width, height, 2)),
+            "trend": "up" if values[-1] >= values[0] else "down", "width": width,
+            "height": height, "first": f"{values[0]:.0f}", "last": f"{values[-1]:.0f}"}
 
 
 @register.simple_tag

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -21,6 +22,9 @@ from rest_framework.test import APIClient
 
 from accounts.services import user_token
 from kaiser_site import page_cache
+from ladder import selectors as ladder_selectors
+from ladder.services import ladder_fits_refresh
+from matches.stats import play_stats_fold
 from tests.pages.conftest import Arena, play
 
 pytestmark = pytest.mark.django_db
@@ -240,3 +244,45 @@ def test_a_match_leaves_the_pages_of_the_bots_that_did_not_play_it_cached(arena:
     fresh = client.get(player)
     assert fresh[page_cache.HEADER] == "miss"
     assert f'href="/matches/{match.pk}/"' in _text(fresh)
+
+
+def test_a_fold_of_the_statistics_rebuilds_the_bot_pages_only(arena: Arena) -> None:
+    """The play statistics show on the bot pages (beside all bots' totals), nowhere else: a
+    fold (every 10 s under the beat) rebuilds those, and leaves the leaderboard, the lists
+    and the match pages cached."""
+    match = play(arena.greedy, arena.random, ladder=arena.ladder)
+    client = Client()
+    bot_page = reverse("bot-detail", args=[arena.mine.bot_id])
+    others = [reverse("home"), reverse("match-list"), reverse("match-detail", args=[match.pk]),
+              reverse("tournament-list"), "/api/v1/ladders/main/"]
+    before = _text(client.get(bot_page))
+    for url in others:
+        client.get(url)
+
+    assert play_stats_fold() >= 1
+
+    for url in others:
+        assert client.get(url)[page_cache.HEADER] == "hit", url
+    after = client.get(bot_page)
+    assert after[page_cache.HEADER] == "miss"
+    assert _everyone_matches(_text(after)) > _everyone_matches(before)
+
+
+def _everyone_matches(body: str) -> int:
+    """The bot page's "all bots" matches (0 while no statistics are shown)."""
+    found = re.search(r'<th>Matches</th>.*?<td class="num muted">(\d*)</td></tr>', body)
+    return int(found.group(1) or 0) if found else 0
+
+
+def test_a_refit_rebuilds_the_leaderboards_and_leaves_the_bot_pages_cached(arena: Arena) -> None:
+    play(arena.greedy, arena.random, ladder=arena.ladder)
+    client = Client()
+    board, bot_page = reverse("home"), reverse("bot-detail", args=[arena.mine.bot_id])
+    for url in (board, bot_page):
+        client.get(url)
+    cache.delete(ladder_selectors._fit_key(arena.ladder.pk))  # as if only the beat fits it
+
+    assert ladder_fits_refresh() >= 1
+
+    assert client.get(bot_page)[page_cache.HEADER] == "hit"
+    assert client.get(board)[page_cache.HEADER] == "miss"
