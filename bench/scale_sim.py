@@ -531,20 +531,23 @@ def measure_tick(repeat: int) -> list[float]:
 
 
 def measure_fit(repeat: int) -> dict[str, list[float]]:
-    """The beat's refresh of the fitted ratings (a stale fit each time), and its parts one by
-    one: reading the ladder's tallies and the entries' Elo, and solving (ratings.ratings_fit)."""
+    """The beat's refresh of the fitted ratings (a stale fit each time), with this process's
+    CPU time for it (what the machine's other load does not change much), and its parts one
+    by one: reading the ladder's tallies and the entries' Elo, and solving
+    (ratings.ratings_fit)."""
     from django.core.cache import cache
 
     from ladder import ratings, selectors, services
     from ladder.models import Ladder, LadderEntry
 
     ladder = Ladder.objects.get(slug="main")
-    times: dict[str, list[float]] = {"whole": [], "reading": [], "solving": []}
+    times: dict[str, list[float]] = {"whole": [], "cpu": [], "reading": [], "solving": []}
     for _ in range(repeat):
         cache.delete(selectors._fit_key(ladder.pk))
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         services.ladder_fits_refresh()
         times["whole"].append(time.perf_counter() - began)
+        times["cpu"].append(time.process_time() - cpu)
         began = time.perf_counter()
         tallies = selectors.ladder_tallies(ladder=ladder)
         entries = LadderEntry.objects.filter(ladder=ladder)
@@ -638,9 +641,11 @@ def measure(args: argparse.Namespace, store: Path) -> None:
         load = os.getloadavg()[0]
         fit = measure_fit(args.repeat)
         say(f"the rating fit (ladder_fits_refresh, stale each time; load average {load:.1f}): "
-            f"{ms_summary(fit['whole'])} (target < 1 s); of which reading the tallies and "
+            f"{ms_summary(fit['whole'])} (target < 1 s), CPU median "
+            f"{statistics.median(fit['cpu']) * 1000:.0f} ms; of which reading the tallies and "
             f"the Elo: median {statistics.median(fit['reading']) * 1000:.0f} ms, solving: "
-            f"median {statistics.median(fit['solving']) * 1000:.0f} ms")
+            f"median {statistics.median(fit['solving']) * 1000:.0f} ms; load average "
+            f"{os.getloadavg()[0]:.1f} after")
     if "sizes" in args.parts:
         sizes(store)
     say(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "

@@ -36,8 +36,9 @@ LONGEST_STEP = 5.0
 # moves by under 0.6% there, and a change in a sum of a million log-likelihood terms is
 # smaller than the sum's own rounding.
 UNCHECKED_STEP = 1.0
-# The conjugate gradients' relative residual: loose while the gradient is large (a step that
-# far out needs no precision), tightening as it falls, never below this.
+# The conjugate gradients' relative residual: FIRST_TOLERANCE at the start (a step that far
+# out needs no precision), then falling with the gradient's norm, never below SOLVE_TOLERANCE.
+FIRST_TOLERANCE = 0.1
 SOLVE_TOLERANCE = 1e-10
 # The preconditioner's coarse groups (_groups): runs of this many players, or more to make at
 # most RUNS runs; each run's connected parts a group.
@@ -201,7 +202,8 @@ class _Fit:
                 break
             norm = float(np.sqrt(gradient @ gradient))
             first = first or norm
-            step = self.newton_step(posterior, max(SOLVE_TOLERANCE, min(0.5, norm / first)))
+            step = self.newton_step(posterior, max(SOLVE_TOLERANCE,
+                                                   FIRST_TOLERANCE * min(1.0, norm / first)))
             rating, posterior, moved = self.ascend(rating, posterior, step)
             if moved <= tolerance:
                 break
