@@ -71,14 +71,21 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
     table = PairTally._meta.db_table
     if packed is None:
         packed = connection.vendor == "postgresql"
-    with connection.cursor() as cursor:
-        if packed:
+    if packed:
+        import psycopg
+
+        connection.ensure_connection()
+        # psycopg's own cursor on Django's connection (same transaction): its results come in
+        # binary, where Django's sends each string as hex text, twice the size (250 ms
+        # instead of 150 at 367,000 pairs).
+        with psycopg.Cursor(connection.connection) as cursor:
             cursor.execute("SELECT " + ", ".join(f"string_agg({send}({c}), '')"
                                                  for c, send, _ in TALLY_COLUMNS)
-                           + f" FROM {table} WHERE ladder_id = %s", [ladder_id])
+                           + f" FROM {table} WHERE ladder_id = %s", [ladder_id], binary=True)
             blobs = cursor.fetchone()
-            return [np.frombuffer(blob or b"", dtype=kind).astype(kind[1:])
-                    for blob, (_, _, kind) in zip(blobs, TALLY_COLUMNS, strict=True)]
+        return [np.frombuffer(blob or b"", dtype=kind).astype(kind[1:])
+                for blob, (_, _, kind) in zip(blobs, TALLY_COLUMNS, strict=True)]
+    with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(c for c, _, _ in TALLY_COLUMNS)} FROM {table} "
                        f"WHERE ladder_id = %s", [ladder_id])
         rows = np.array(cursor.fetchall(), dtype=float).reshape(-1, 4)
