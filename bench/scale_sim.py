@@ -26,7 +26,9 @@ and in the store. Targets: every page p95 < 150 ms; the tick and the fit each < 
 4. The beat's scheduling tick (ladder.services.ladder_schedule: entries synced, pairs picked,
    matches made) on a ladder whose queue is empty, and the fit (ladder.services.
    ladder_fits_refresh: the pair tallies read, ratings.ratings_fit, cached), each `--repeat`
-   times, with its reading and its solving timed apart.
+   times: the fit from nothing cached (from the entries' Elo), with its reading and its
+   solving timed apart, then as the beat runs it on a live ladder, 100 results after the
+   last fit (which it starts from).
 5. The sizes: pg_total_relation_size of the match table and pg_database_size, as filled
    (replays in the store), then with the replays in the rows (a copy of the match table with
    each row's replay bytes in replay_gz, with the same indexes, measured and dropped).
@@ -563,6 +565,34 @@ def measure_fit(repeat: int) -> dict[str, list[float]]:
     return times
 
 
+def measure_fit_again(repeat: int, results: int = 100) -> list[float]:
+    """The beat's refresh as it runs on a live ladder: `results` new results since the last
+    fit (added to random pairs' tallies in a transaction rolled back after each run, the
+    cached fit marked stale), so the last fit is the start."""
+    from django.core.cache import cache
+    from django.db import connection, transaction
+
+    from ladder import selectors, services
+    from ladder.models import Ladder, PairTally
+
+    ladder = Ladder.objects.get(slug="main")
+    services.ladder_fits_refresh()
+    key, table, times = selectors._fit_key(ladder.pk), PairTally._meta.db_table, []
+    for _ in range(repeat):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"UPDATE {table} SET games = games + 2, low_wins = low_wins + "
+                               f"floor(random() * 3) WHERE id IN (SELECT id FROM {table} "
+                               f"ORDER BY random() LIMIT %s)", [results])
+            cache.set(key, ("stale", cache.get(key)[1]), 600)
+            began = time.perf_counter()
+            services.ladder_fits_refresh()
+            times.append(time.perf_counter() - began)
+            transaction.set_rollback(True)
+    cache.delete(key)
+    return times
+
+
 def sizes(replays_dir: Path) -> None:
     """The match table and the database as filled (replays in the store), then with every
     row's replay in replay_gz: a copy of the table with the same indexes, filled on the server
@@ -646,6 +676,9 @@ def measure(args: argparse.Namespace, store: Path) -> None:
             f"the Elo: median {statistics.median(fit['reading']) * 1000:.0f} ms, solving: "
             f"median {statistics.median(fit['solving']) * 1000:.0f} ms; load average "
             f"{os.getloadavg()[0]:.1f} after")
+        again = measure_fit_again(args.repeat)
+        say(f"the rating fit 100 results after the last one (which it starts from): "
+            f"{ms_summary(again)}; load average {os.getloadavg()[0]:.1f}")
     if "sizes" in args.parts:
         sizes(store)
     say(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "

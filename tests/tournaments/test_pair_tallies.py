@@ -184,3 +184,20 @@ def test_the_tallies_read_packed_by_postgresql_are_the_rows(rated_ladders) -> No
             assert mine.dtype == theirs.dtype
             assert mine[order.argsort()].tolist() == theirs[plain.argsort()].tolist()
     assert [len(c) for c in selectors.tally_columns(ladder_id=0, packed=True)] == [0] * 4
+
+
+def test_a_refit_from_the_last_fit_is_the_fit_from_every_result(
+        rated_ladders, play_queued: Callable[[], int]) -> None:
+    """A stale fit is the next fit's start (a few results behind); the answer is the same."""
+    for ladder in rated_ladders:
+        selectors.ladder_fit(ladder=ladder, compute=True)
+    services.ladder_schedule(rng=random.Random(7))
+    play_queued()
+    for ladder in rated_ladders:
+        assert not selectors.ladder_fit_is_current(ladder=ladder)
+        previous = previous_ratings_fit(results=_results(ladder))
+        fitted = selectors.ladder_fit(ladder=ladder, compute=True)
+        assert fitted.keys() == previous.keys()
+        for version, want in previous.items():
+            assert fitted[version].rating == pytest.approx(want.rating, abs=1e-6)
+            assert fitted[version].low == pytest.approx(want.low, abs=1e-6)
