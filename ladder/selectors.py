@@ -64,8 +64,8 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
     """The ladder's PairTally rows as four numpy columns: low, high (version ids), games, the
     low version's wins. Packed by PostgreSQL (the default there): each column comes back as
     one string of big-endian binary values (int8send, float8send), so 367,000 rows cost four
-    values instead of 1.5 million Python objects (160 ms where fetching the rows took 260 ms,
-    bench/scale_sim.py); row by row elsewhere (SQLite)."""
+    values instead of 1.5 million Python objects (about 150 ms where fetching the rows took
+    260, bench/scale_sim.py's tallies); row by row elsewhere (SQLite)."""
     import numpy as np
 
     table = PairTally._meta.db_table
@@ -76,8 +76,8 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
 
         connection.ensure_connection()
         # psycopg's own cursor on Django's connection (same transaction): its results come in
-        # binary, where Django's sends each string as hex text, twice the size (250 ms
-        # instead of 150 at 367,000 pairs).
+        # binary, where Django's cursor has each string sent as hex text, twice the size
+        # (250 ms instead of 150 at 367,000 pairs).
         with psycopg.Cursor(connection.connection) as cursor:
             cursor.execute("SELECT " + ", ".join(f"string_agg({send}({c}), '')"
                                                  for c, send, _ in TALLY_COLUMNS)

@@ -1,6 +1,7 @@
 """Writes of the ladder: its entries, the scheduler that keeps it playing, the Elo update of
-a finished rated match (called through matches.signals, in the transaction that stores the
-result: a match counts once), the fitted ratings' refresh, house bots and challenges."""
+a finished rated match and its pairs added to the ladder's tallies (called through
+matches.signals, in the transaction that stores the result: a match counts once), the fitted
+ratings' refresh, house bots and challenges."""
 
 from __future__ import annotations
 
@@ -91,6 +92,8 @@ def _tallies_add(match: Match, pairs: list[tuple[Any, Any, float]]) -> None:
             wins = score * games
             low, high, low_wins = (x, y, wins) if x < y else (y, x, games - wins)
             rows.append((match.ladder_id, low, high, games, low_wins))
+    if not rows:
+        return
     table = PairTally._meta.db_table
     with connection.cursor() as cursor:
         cursor.executemany(
