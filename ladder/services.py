@@ -108,7 +108,9 @@ def pair_tallies_rebuild(*, match_model: Any = Match, tally_model: Any = PairTal
     """Every ladder's pair tallies made again from its rated results, in the database: one
     INSERT ... SELECT ... GROUP BY, no match read into Python. The migration that made the
     table runs it on a populated site (with its historical models), bench/scale_sim.py after
-    its bulk load; both while no match finishes. Returns the pairs written."""
+    its bulk load, `manage.py pair_tallies_rebuild` on demand. The table is locked against
+    writes first: a match finishing meanwhile waits, then adds itself to the new tallies
+    (its result was not committed when they were counted). Returns the pairs written."""
     compiled = [rows.query.get_compiler(using=using).as_sql()
                 for rows in _pair_rows(match_model.objects.using(using))]
     table = tally_model._meta.db_table
@@ -117,6 +119,8 @@ def pair_tallies_rebuild(*, match_model: Any = Match, tally_model: Any = PairTal
            + " UNION ALL ".join(part for part, _ in compiled)
            + ") AS pairs GROUP BY t_ladder, t_low, t_high")
     with transaction.atomic(using=using), connections[using].cursor() as cursor:
+        if connections[using].vendor == "postgresql":  # (SQLite: one writer at a time anyway)
+            cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
         cursor.execute(f"DELETE FROM {table}")
         cursor.execute(sql, [p for _, params in compiled for p in params])
         return int(cursor.rowcount)
