@@ -3,7 +3,7 @@ rated matches: manage.py pair_tallies_rebuild.
 
 For tallies that missed matches: an upgrade whose workers, still on the code from before the
 tallies, finished matches after the migration that filled them. Safe while matches finish
-(ladder.services.pair_tallies_rebuild); about 10 s at a million matches."""
+(ladder.services.pair_tallies_rebuild); 10 to 15 s at a million matches."""
 
 from __future__ import annotations
 
