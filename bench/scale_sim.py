@@ -9,9 +9,10 @@ and in the store. Targets: every page p95 < 150 ms; the tick and the fit each < 
    does not break it): the owners, the bots (one built-in version each, its playing version)
    on the main ladder, the finished rated matches (pairs of near strength, as the ladder pairs
    them, 2% ended by a fault, one a second back from now), two rating changes a match (Elo
-   from the results), the entries' Elo and games, each match's play statistics and the
-   versions' folded totals (PlayStats), and three 64-bot tournaments made by the services
-   (a finished Swiss, a finished knockout, a Swiss in its fourth round).
+   from the results), the entries' Elo and games, the ladder's tallies per pair (filled by
+   ladder.services.pair_tallies_rebuild, as the migration fills them), each match's play
+   statistics and the versions' folded totals (PlayStats), and three 64-bot tournaments made
+   by the services (a finished Swiss, a finished knockout, a Swiss in its fourth round).
 2. The replays: `--distinct` real replays (builtin:greedy against builtin:random) are written
    once each to a filesystem replay store under a temporary folder; every match row holds the
    key and SHA-256 of one of them (replay_gz empty). Writing a million objects (~4 KB each)
@@ -24,7 +25,10 @@ and in the store. Targets: every page p95 < 150 ms; the tick and the fit each < 
    cache printed). p50, p95 and max per page.
 4. The beat's scheduling tick (ladder.services.ladder_schedule: entries synced, pairs picked,
    matches made) on a ladder whose queue is empty, and the fit (ladder.services.
-   ladder_fits_refresh: the results read, ratings.ratings_fit, cached), each `--repeat` times.
+   ladder_fits_refresh: the pair tallies read, ratings.ratings_fit, cached), each `--repeat`
+   times: the fit from nothing cached (from the entries' Elo), with its reading and its
+   solving timed apart, then as the beat runs it on a live ladder, 100 results after the
+   last fit (which it starts from).
 5. The sizes: pg_total_relation_size of the match table and pg_database_size, as filled
    (replays in the store), then with the replays in the rows (a copy of the match table with
    each row's replay bytes in replay_gz, with the same indexes, measured and dropped).
@@ -400,6 +404,10 @@ def fill(args: argparse.Namespace) -> None:
         copy_rows("tournaments_match", MATCH_COLUMNS, itertools.chain([first], rows))
     with timed("rating changes, two a match (COPY), and the entries' Elo"):
         ratings_copy(now)
+    with timed("the ladder's tallies per pair (GROUP BY, as the migration fills them)"):
+        from ladder.services import pair_tallies_rebuild
+
+        say(f"    {pair_tallies_rebuild()} pairs")
     with timed("play statistics totals (COPY)"):
         play_stats_copy(tally, replays, now)
     with timed(f"three {args.field}-bot tournaments by the services"):
@@ -524,26 +532,65 @@ def measure_tick(repeat: int) -> list[float]:
     return times
 
 
-def measure_fit(repeat: int) -> tuple[list[float], list[float], int]:
-    """The beat's refresh of the fitted ratings (a stale fit each time), and of that the
-    reading of the results alone; and the number of ratings fitted."""
+def measure_fit(repeat: int) -> dict[str, list[float]]:
+    """The beat's refresh of the fitted ratings (a stale fit each time), with this process's
+    CPU time for it (what the machine's other load does not change much), and its parts one
+    by one: reading the ladder's tallies and the entries' Elo, and solving
+    (ratings.ratings_fit)."""
     from django.core.cache import cache
 
-    from ladder import selectors, services
-    from ladder.models import Ladder
+    from ladder import ratings, selectors, services
+    from ladder.models import Ladder, LadderEntry
 
     ladder = Ladder.objects.get(slug="main")
-    whole, reading, fitted = [], [], 0
+    times: dict[str, list[float]] = {"whole": [], "cpu": [], "reading": [], "solving": []}
     for _ in range(repeat):
         cache.delete(selectors._fit_key(ladder.pk))
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         services.ladder_fits_refresh()
-        whole.append(time.perf_counter() - began)
+        times["whole"].append(time.perf_counter() - began)
+        times["cpu"].append(time.process_time() - cpu)
         began = time.perf_counter()
-        selectors.ladder_results(ladder=ladder)
-        reading.append(time.perf_counter() - began)
-        fitted = len(selectors.ladder_fit(ladder=ladder, compute=False))
-    return whole, reading, fitted
+        tallies = selectors.ladder_tallies(ladder=ladder)
+        entries = LadderEntry.objects.filter(ladder=ladder)
+        elo = dict(entries.values_list("version_id", "elo"))
+        pins = dict(entries.filter(pinned=True).values_list("version_id", "elo"))
+        times["reading"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        fitted = ratings.ratings_fit(tallies=tallies, pinned=pins, start=elo)
+        times["solving"].append(time.perf_counter() - began)
+        if fitted != selectors.ladder_fit(ladder=ladder, compute=False):
+            raise SystemExit("the fit measured apart differs from the refresh's")
+    say(f"  {len(fitted)} ratings fitted from {len(tallies.games)} pairs")
+    return times
+
+
+def measure_fit_again(repeat: int, results: int = 100) -> list[float]:
+    """The beat's refresh as it runs on a live ladder: `results` new results since the last
+    fit (added to random pairs' tallies in a transaction rolled back after each run, the
+    cached fit marked stale), so the last fit is the start."""
+    from django.core.cache import cache
+    from django.db import connection, transaction
+
+    from ladder import selectors, services
+    from ladder.models import Ladder, PairTally
+
+    ladder = Ladder.objects.get(slug="main")
+    services.ladder_fits_refresh()
+    key, table, times = selectors._fit_key(ladder.pk), PairTally._meta.db_table, []
+    for _ in range(repeat):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"UPDATE {table} SET games = games + 2, low_wins = low_wins + "
+                               f"floor(random() * 3) WHERE id IN (SELECT id FROM {table} "
+                               f"ORDER BY random() LIMIT %s)", [results])
+            cache.set(key, ("stale", cache.get(key)[1]), 600)
+            began = time.perf_counter()
+            services.ladder_fits_refresh()
+            times.append(time.perf_counter() - began)
+            transaction.set_rollback(True)
+    cache.delete(key)
+    return times
 
 
 def sizes(replays_dir: Path) -> None:
@@ -621,10 +668,17 @@ def measure(args: argparse.Namespace, store: Path) -> None:
         say(f"the scheduling tick (ladder_schedule, the main ladder's queue topped up from "
             f"empty): {ms_summary(tick)} (target < 1 s)")
     if "fit" in args.parts:
-        whole, reading, fitted = measure_fit(args.repeat)
-        say(f"the rating fit (ladder_fits_refresh, stale each time): {ms_summary(whole)}; "
-            f"reading the results alone: median {statistics.median(reading) * 1000:.0f} ms; "
-            f"{fitted} ratings (target < 1 s)")
+        load = os.getloadavg()[0]
+        fit = measure_fit(args.repeat)
+        say(f"the rating fit (ladder_fits_refresh, stale each time; load average {load:.1f}): "
+            f"{ms_summary(fit['whole'])} (target < 1 s), CPU median "
+            f"{statistics.median(fit['cpu']) * 1000:.0f} ms; of which reading the tallies and "
+            f"the Elo: median {statistics.median(fit['reading']) * 1000:.0f} ms, solving: "
+            f"median {statistics.median(fit['solving']) * 1000:.0f} ms; load average "
+            f"{os.getloadavg()[0]:.1f} after")
+        again = measure_fit_again(args.repeat)
+        say(f"the rating fit 100 results after the last one (which it starts from): "
+            f"{ms_summary(again)}; load average {os.getloadavg()[0]:.1f}")
     if "sizes" in args.parts:
         sizes(store)
     say(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "

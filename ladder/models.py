@@ -92,3 +92,29 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.after - self.before
+
+
+class PairTally(models.Model):
+    """A ladder's rated results between two versions, added up: what the fitted ratings read
+    (ladder.selectors.ladder_tallies), so that no fit reads every match. `low` is the lower
+    version id; `low_wins` is its share of the `games` (a three-player match adds each of its
+    pairs, scored by the pair's points: ratings.pairwise_scores). Written with the rating
+    changes, in the transaction that stores the result (services.ratings_apply): a match
+    counts once, here as there."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="+",
+                               db_index=False)  # (the unique constraint's index leads with it)
+    low = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
+    high = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
+    games = models.PositiveIntegerField(default=0)
+    low_wins = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "low", "high"], name="pair_tally_once"),
+            models.CheckConstraint(condition=models.Q(low__lt=models.F("high")),
+                                   name="pair_tally_low_first"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.low_id} vs {self.high_id} on ladder {self.ladder_id}: {self.games} games"

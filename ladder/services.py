@@ -1,6 +1,7 @@
 """Writes of the ladder: its entries, the scheduler that keeps it playing, the Elo update of
-a finished rated match (called through matches.signals, in the transaction that stores the
-result: a match counts once), the fitted ratings' refresh, house bots and challenges."""
+a finished rated match and its pairs added to the ladder's tallies (called through
+matches.signals, in the transaction that stores the result: a match counts once), the fitted
+ratings' refresh, house bots and challenges."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Count, F
+from django.db import connection, connections, transaction
+from django.db.models import Case, Count, F, FloatField, Q, QuerySet, Value, When
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Greatest, Least
+from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
 from bots.models import BotVersion
 from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings
-from ladder.models import Ladder, LadderEntry, RatingChange
+from ladder.models import Ladder, LadderEntry, PairTally, RatingChange
 from matches.models import RATED_SAME_OWNER, Match
 from matches.services import OPEN, match_create, matches_dispatch, setting_int
 
@@ -53,6 +57,7 @@ def ratings_apply(match: Match) -> None:
                                     after=entry.elo + delta)
         LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + delta,
                                                        games=F("games") + 1)
+    _tallies_add(match, [(match.version_a_id, match.version_b_id, match.score)])
 
 
 def ratings_apply_multi(match: Match) -> None:
@@ -72,6 +77,82 @@ def ratings_apply_multi(match: Match) -> None:
                                     after=entry.elo + changes[side])
         LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + changes[side],
                                                        games=F("games") + 1)
+    _tallies_add(match, ratings.pairwise_scores(
+        {sides[side]: points for side, points in match.points.items()}))
+
+
+def _tallies_add(match: Match, pairs: list[tuple[Any, Any, float]]) -> None:
+    """Add a rated match to its ladder's pair tallies (PairTally): each pair (x, y, x's score)
+    with the match's games, as ratings.pair_tallies adds a result. After the rating changes,
+    which refuse a match already counted (rating_change_once), in the same transaction. One
+    upsert a pair: two first matches of a pair finishing at once never both insert it."""
+    games, rows = match.games_per_match, []
+    for x, y, score in pairs:
+        if x != y and games > 0:
+            wins = score * games
+            low, high, low_wins = (x, y, wins) if x < y else (y, x, games - wins)
+            rows.append((match.ladder_id, low, high, games, low_wins))
+    if not rows:
+        return
+    table = PairTally._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {table} (ladder_id, low_id, high_id, games, low_wins) "
+            f"VALUES (%s, %s, %s, %s, %s) ON CONFLICT (ladder_id, low_id, high_id) DO UPDATE "
+            f"SET games = {table}.games + EXCLUDED.games, "
+            f"low_wins = {table}.low_wins + EXCLUDED.low_wins", rows)
+
+
+def pair_tallies_rebuild(*, match_model: Any = Match, tally_model: Any = PairTally,
+                         using: str = "default") -> int:
+    """Every ladder's pair tallies made again from its rated results, in the database: one
+    INSERT ... SELECT ... GROUP BY, no match read into Python. The migration that made the
+    table runs it on a populated site (with its historical models), bench/scale_sim.py after
+    its bulk load, `manage.py pair_tallies_rebuild` on demand. The table is locked against
+    writes first: a match finishing meanwhile waits, then adds itself to the new tallies
+    (its result was not committed when they were counted). Returns the pairs written."""
+    compiled = [rows.query.get_compiler(using=using).as_sql()
+                for rows in _pair_rows(match_model.objects.using(using))]
+    table = tally_model._meta.db_table
+    sql = (f"INSERT INTO {table} (ladder_id, low_id, high_id, games, low_wins) "
+           f"SELECT t_ladder, t_low, t_high, SUM(t_games), SUM(t_wins) FROM ("
+           + " UNION ALL ".join(part for part, _ in compiled)
+           + ") AS pairs GROUP BY t_ladder, t_low, t_high")
+    with transaction.atomic(using=using), connections[using].cursor() as cursor:
+        if connections[using].vendor == "postgresql":  # (SQLite: one writer at a time anyway)
+            cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+        cursor.execute(f"DELETE FROM {table}")
+        cursor.execute(sql, [p for _, params in compiled for p in params])
+        return int(cursor.rowcount)
+
+
+def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
+    """The rows (ladder, low, high, games, low's wins) that the rated results add to the
+    tallies, as _tallies_add adds them: a two-player match one row, a three-player match one
+    a pair, scored by the pair's points (0.5 each when neither took any)."""
+    rated = matches.filter(rated=True, status="finished", ladder__isnull=False,
+                           games_per_match__gt=0).order_by()
+    two = rated.filter(Q(version_c__isnull=True) | Q(points__isnull=True), score__isnull=False)
+    parts = [_pair_row(two, "version_a_id", "version_b_id", F("score"))]
+    three = rated.filter(version_c__isnull=False, points__isnull=False)
+    for x, y in (("A", "B"), ("A", "C"), ("B", "C")):
+        px = Cast(KT(f"points__{x}"), FloatField())
+        py = Cast(KT(f"points__{y}"), FloatField())
+        score = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
+                     output_field=FloatField())
+        parts.append(_pair_row(three, f"version_{x.lower()}_id", f"version_{y.lower()}_id",
+                               score))
+    return parts
+
+
+def _pair_row(matches: QuerySet[Any], x: str, y: str, score: Any) -> QuerySet[Any]:
+    games = F("games_per_match")
+    wins = score * games
+    return matches.annotate(
+        t_ladder=F("ladder_id"), t_low=Least(x, y), t_high=Greatest(x, y), t_games=games,
+        t_wins=Case(When(Q(**{f"{x}__lt": F(y)}), then=wins), default=games - wins,
+                    output_field=FloatField()),
+    ).values_list("t_ladder", "t_low", "t_high", "t_games", "t_wins")
 
 
 def ladder_entries_sync(*, ladder: Ladder) -> None:
