@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.contrib.auth.models import User
@@ -49,6 +50,25 @@ def _require_services() -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     if os.environ.get("KAISER_REQUIRE_SERVICES") == "1":
         _require_services()
+
+
+def redis_url_of_worker(url: str, index: int) -> str:
+    """REDIS_URL with its database number moved up by `index` (modulo Redis's 16 databases)."""
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(number + index) % 16}"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """Under pytest-xdist (scripts/test.sh runs -n), each worker on a Redis database of its
+    own: a Celery broadcast (the /health/ tests ask every worker on the broker) then reaches
+    only that worker's workers. Set before the worker process starts, so Django's settings
+    read it. Each worker's PostgreSQL test database is pytest-django's test_<name>_gw<N>."""
+    url = os.environ.get("REDIS_URL", "")
+    for index, spec in enumerate(specs):
+        if url:
+            spec.env["REDIS_URL"] = redis_url_of_worker(url, index)
 
 
 @pytest.fixture(autouse=True)
