@@ -6,6 +6,7 @@ is not reachable: a suite that silently fell back to SQLite would prove nothing.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -69,6 +70,30 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
     for index, spec in enumerate(specs):
         if url:
             spec.env["REDIS_URL"] = redis_url_of_worker(url, index)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+    """A test marked `alone` runs while no other test of the run does: the other pytest-xdist
+    workers finish the test they are in and wait (a turnstile of two file locks in the run's
+    temporary folder). Every other test runs beside the others."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return (yield)
+    folder = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
+    alone = item.get_closest_marker("alone") is not None
+    with (folder / "alone-gate.lock").open("a") as gate, \
+            (folder / "alone-room.lock").open("a") as room:
+        # The gate, held by a test that waits to be alone, stops new tests from entering the
+        # room: the tests in it finish, and it cannot be starved.
+        fcntl.flock(gate, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if not alone:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
+            fcntl.flock(gate, fcntl.LOCK_UN)
 
 
 @pytest.fixture(autouse=True)
