@@ -2,6 +2,9 @@
 
 With KAISER_REQUIRE_SERVICES=1 (CI) the run stops at once, as a failure, if PostgreSQL or Redis
 is not reachable: a suite that silently fell back to SQLite would prove nothing.
+
+scripts/test.sh runs the suite on pytest-xdist workers: each has a test database and a Redis
+database of its own (below), and a test marked `alone` runs while the others wait.
 """
 
 from __future__ import annotations
