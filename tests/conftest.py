@@ -2,15 +2,20 @@
 
 With KAISER_REQUIRE_SERVICES=1 (CI) the run stops at once, as a failure, if PostgreSQL or Redis
 is not reachable: a suite that silently fell back to SQLite would prove nothing.
+
+scripts/test.sh runs the suite on pytest-xdist workers: each has a test database and a Redis
+database of its own (below), and a test marked `alone` runs while the others wait.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.contrib.auth.models import User
@@ -49,6 +54,49 @@ def _require_services() -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     if os.environ.get("KAISER_REQUIRE_SERVICES") == "1":
         _require_services()
+
+
+def redis_url_of_worker(url: str, index: int) -> str:
+    """REDIS_URL with its database number moved up by `index` (modulo Redis's 16 databases)."""
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(number + index) % 16}"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """Under pytest-xdist (scripts/test.sh runs -n), each worker on a Redis database of its
+    own: a Celery broadcast (the /health/ tests ask every worker on the broker) then reaches
+    only that worker's workers. Set before the worker process starts, so Django's settings
+    read it. Each worker's PostgreSQL test database is pytest-django's test_<name>_gw<N>."""
+    url = os.environ.get("REDIS_URL", "")
+    for index, spec in enumerate(specs):
+        if url:
+            spec.env["REDIS_URL"] = redis_url_of_worker(url, index)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+    """A test marked `alone` runs while no other test of the run does: the other pytest-xdist
+    workers finish the test they are in and wait (a turnstile of two file locks in the run's
+    temporary folder). Every other test runs beside the others."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return (yield)
+    folder = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
+    alone = item.get_closest_marker("alone") is not None
+    with (folder / "alone-gate.lock").open("a") as gate, \
+            (folder / "alone-room.lock").open("a") as room:
+        # The gate, held by a test that waits to be alone, stops new tests from entering the
+        # room: the tests in it finish, and it cannot be starved.
+        fcntl.flock(gate, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if not alone:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
+            fcntl.flock(gate, fcntl.LOCK_UN)
 
 
 @pytest.fixture(autouse=True)

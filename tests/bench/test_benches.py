@@ -57,7 +57,9 @@ def scratch_postgres() -> Iterator[str | None]:
         return
     import psycopg
 
-    base, name = DATABASE_URL.rpartition("/")[0], "kaiser_bench_scratch"
+    # One per pytest-xdist worker: two benches use it, and may run at once.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    base, name = DATABASE_URL.rpartition("/")[0], f"kaiser_bench_scratch{worker}"
 
     def sql(statement: str) -> None:
         with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
