@@ -57,7 +57,8 @@ def ladder_tallies(*, ladder: Ladder) -> ratings.Tallies:
 
 # The tally table's columns as the fit reads them, and how PostgreSQL packs each (below).
 TALLY_COLUMNS = (("low_id", "int8send", ">i8"), ("high_id", "int8send", ">i8"),
-                 ("games::float8", "float8send", ">f8"), ("low_wins", "float8send", ">f8"))
+                 ("CAST(games AS DOUBLE PRECISION)", "float8send", ">f8"),
+                 ("low_wins", "float8send", ">f8"))
 
 
 def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:

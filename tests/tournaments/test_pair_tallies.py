@@ -185,16 +185,21 @@ def test_the_migration_fills_the_tallies_of_a_populated_database(
 
 
 def test_the_tallies_read_packed_by_postgresql_are_the_rows(rated_ladders) -> None:
-    """The fit reads each column packed by the server (PostgreSQL); row by row elsewhere."""
+    """The fit reads each column packed by the server (PostgreSQL); row by row elsewhere
+    (SQLite, the embedded default: the row-by-row read is all it has)."""
     for ladder in rated_ladders:
+        rows = selectors.tally_columns(ladder_id=ladder.pk)  # as the site reads them here
+        assert len(rows[0]) == len(_kept(ladder)) > 0
+        if connection.vendor != "postgresql":
+            continue
         packed = selectors.tally_columns(ladder_id=ladder.pk, packed=True)
         rows = selectors.tally_columns(ladder_id=ladder.pk, packed=False)
-        assert len(packed[0]) == len(_kept(ladder)) > 0
+        assert len(packed[0]) == len(_kept(ladder))
         order, plain = packed[0] * 10**6 + packed[1], rows[0] * 10**6 + rows[1]
         for mine, theirs in zip(packed, rows, strict=True):
             assert mine.dtype == theirs.dtype
             assert mine[order.argsort()].tolist() == theirs[plain.argsort()].tolist()
-    assert [len(c) for c in selectors.tally_columns(ladder_id=0, packed=True)] == [0] * 4
+    assert [len(c) for c in selectors.tally_columns(ladder_id=0)] == [0] * 4
 
 
 def test_a_refit_from_the_last_fit_is_the_fit_from_every_result(
