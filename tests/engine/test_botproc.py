@@ -99,6 +99,10 @@ def test_notifications_arrive_in_order_and_match_end_comes_last(recorded) -> Non
         assert all("id" not in m or m["id"] is None for m in deal_ends + game_ends)
 
 
+# The bank's figures are the seat's CPU time read at each end of a decision; beside two more
+# test workers on two cores one decision of 250 ms by the bot's own clock was counted 124 ms
+# (CI, once in six runs), so this one runs alone, its thresholds unchanged.
+@pytest.mark.alone
 def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game(tmp_path: Path) -> None:
     # recorder.py, but its first two decisions of each game compute for move_ms + 150 ms of
     # CPU time by its own clock (the engine counts at least move_ms + 50 ms of it).
