@@ -130,12 +130,6 @@ ROW_FIELDS = ("id", "status", "kind", "rated", "game", "score", "games_a", "game
               "forfeit_reason", "tournament_id", "round", "created", "finished")
 
 
-def matches_light(queryset: QuerySet[Match] | None = None) -> QuerySet[Match]:
-    """Matches with both bots and the ladder joined, without the heavy columns."""
-    qs = Match.objects.all() if queryset is None else queryset
-    return qs.select_related("version_a__bot", "version_b__bot", "ladder").defer(*LIGHT_FIELDS)
-
-
 def _three_winners(row: dict[str, Any]) -> None:
     games = {side: row[f"games_{side}"] for side in "abc"}
     best = max((g for g in games.values() if g is not None), default=None)

@@ -76,7 +76,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
     query = params.copy()
     query.pop("page", None)
     context = {
-        **_page_of(match_selectors.matches_light(matches).order_by("-id"), params.get("page")),
+        **_page_of(matches.order_by("-id"), params.get("page")),
         "bot": filters.bot, "opponent": filters.opponent, "unknown": filters.unknown,
         "errors": errors, "ladders": Ladder.objects.only("slug", "name"),
         "tournaments": Tournament.objects.only("name").order_by("-created")[:100],
