@@ -81,38 +81,53 @@ def _check_the_held_trick(page: Page, owner: Any) -> None:
         expect(page.locator("#p-trick")).to_have_attribute("data-shows", "current")
 
 
-def test_a_trick_the_person_completes_stays_on_the_table_with_who_played_what(
-    live_server: Any, page: Page, real_workers: Any, owner: Any, password: str  # noqa: F811
-) -> None:
-    real_workers("KAISER_PLAY_QUEUE", pool="threads", concurrency=1)
-    _log_in(page, live_server.url, owner, password)
-    page.goto(live_server.url + "/play/")
-    page.select_option("#length", "game")
-    page.click("#start")  # official rules, builtin:random at every other seat
-    expect(page.locator("#p-message")).not_to_contain_text("Waiting for a server",
-                                                           timeout=30_000)
-    checked = 0
+def _play_until_the_person_completes_a_trick(page: Page, owner: Any) -> bool:
+    """Play the game on the page by clicks; at the first chance, check the held trick, then
+    resign. False when the game ended without that chance."""
+    checked = False
     while True:
         page.wait_for_function(READY, timeout=60_000)
         if page.locator("#play").get_attribute("data-status") in ("finished", "void"):
-            break
+            return checked
         seq = page.locator("#play").get_attribute("data-seq")
         if checked:
             page.once("dialog", lambda dialog: dialog.accept())
             page.click("#p-resign")
-            break
+            expect(page.locator("#play")).to_have_attribute("data-status", "finished",
+                                                             timeout=30_000)
+            return True
         if _completes_the_trick(page):
             _check_the_held_trick(page, owner)
-            checked += 1
+            checked = True
         else:
             _click_a_move(page)
         page.wait_for_function(
             "seq => document.getElementById('play').dataset.seq !== seq || "
             "['finished', 'void'].includes(document.getElementById('play').dataset.status)",
             arg=seq, timeout=60_000)
-    expect(page.locator("#play")).to_have_attribute("data-status", "finished", timeout=30_000)
-    assert checked == 1, "the person never played the fourth card of a trick"
-    game = Game.objects.get(owner=owner)
+
+
+def test_a_trick_the_person_completes_stays_on_the_table_with_who_played_what(
+    live_server: Any, page: Page, real_workers: Any, owner: Any, password: str  # noqa: F811
+) -> None:
+    real_workers("KAISER_PLAY_QUEUE", pool="threads", concurrency=1)
+    _log_in(page, live_server.url, owner, password)
+    # A game nearly always gives the person the fourth card of a trick; one in CI ended
+    # without it, so up to three games are played (each to its end, or resigned once checked).
+    games = []
+    for _ in range(3):
+        page.goto(live_server.url + "/play/")
+        page.select_option("#length", "game")
+        page.click("#start")  # official rules, builtin:random at every other seat
+        expect(page.locator("#p-message")).not_to_contain_text("Waiting for a server",
+                                                               timeout=30_000)
+        games.append(page.url)
+        if _play_until_the_person_completes_a_trick(page, owner):
+            break
+    else:
+        raise AssertionError(f"the person never played the fourth card of a trick: {games}")
+    assert Game.objects.filter(owner=owner).count() == len(games)
+    game = Game.objects.filter(owner=owner).latest("pk")
     assert game.status == Game.Status.FINISHED and game.forfeit_reason == "resign"
     # The end names the teams: the person's partner is a bot too, so no "bots' team".
     expect(page.locator("#p-message")).to_have_text(
