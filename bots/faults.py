@@ -25,8 +25,8 @@ def whole_for(user: Any, version: Any) -> bool:
 def match_fault_whole_for(user: Any, match: Any) -> bool:
     """Whether `user` sees the fault of `match` (a tournaments Match) whole: the owner of the
     bot at fault (match.forfeit_player) and staff do."""
-    at_fault = {"A": match.version_a, "B": match.version_b,
-                "C": getattr(match, "version_c", None)}.get(match.forfeit_player)
+    side = {"A": "version_a", "B": "version_b", "C": "version_c"}.get(match.forfeit_player)
+    at_fault = getattr(match, side, None) if side else None  # only that version is read
     return whole_for(user, at_fault)
 
 

@@ -18,11 +18,13 @@ from typing import Any
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from django.template import engines
-from django.template.defaultfilters import floatformat, timesince_filter
+from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from jinja2 import Environment
 from markupsafe import Markup
+
+from kaiser_site.ago import ago_filter
 
 
 class Links:
@@ -52,8 +54,9 @@ def environment(**options: Any) -> Environment:
     """The environment of the "jinja2" template backend (kaiser_site.settings.TEMPLATES)."""
     env = Environment(**options)
     env.globals["url"] = reverse
-    # Django's own, so that a number or a time reads as on the Django templates' pages.
-    env.filters.update(floatformat=floatformat, timesince=timesince_filter)
+    # Django's own (timesince's text through kaiser_site.ago), so that a number or a time reads
+    # as on the Django templates' pages.
+    env.filters.update(floatformat=floatformat, timesince=ago_filter)
     return env
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 from django.conf import settings
 from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -181,6 +180,9 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> Any:
         if self.action == "list":
             return _filtered_matches(self.request)
+        if self.action == "replay":  # one query: the replay's fields and whose fault it is
+            return Match.objects.only("pk", "status", "forfeit_player", "version_a",
+                                      "version_b", "version_c", *REPLAY_FIELDS)
         return Match.objects.select_related("version_a__bot", "version_b__bot", "ladder"
                                             ).defer("replay_gz", "stderr_a", "stderr_b")
 
@@ -193,9 +195,8 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
         match = self.get_object()
-        stored = get_object_or_404(Match.objects.only("pk", *REPLAY_FIELDS), pk=match.pk)
         try:
-            replay = stored.replay()
+            replay = match.replay()
         except ReplayUnavailable as error:
             logger.error("match %s: %s", match.pk, error)
             raise ReplayStoreDown() from None

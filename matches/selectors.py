@@ -13,12 +13,12 @@ from typing import Any
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
 from django.utils import timezone
-from django.utils.timesince import timesince
 from django.utils.timezone import localtime
 
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion
 from engine.match import replay_json
+from kaiser_site.ago import ago
 from ladder.models import Ladder
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
 from matches.replay_store import ReplayUnavailable
@@ -151,7 +151,7 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
             row["b_won"] = score is not None and score < 0.5
         else:  # three players: the one with the most games won, if only one has it
             _three_winners(row)
-        row["ago"] = timesince(when, now)  # as the timesince filter would show it
+        row["ago"] = ago(when, now)  # as the timesince filter would show it
         row["iso"] = localtime(row["created"]).isoformat()  # as the date:"c" filter would
     return rows
 

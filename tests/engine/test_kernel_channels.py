@@ -142,20 +142,22 @@ def test_partners_pass_no_hand_through_the_kernel(tmp_path: Path, name: str) -> 
 # Positive controls: the same probes where the channel is open. pidfd_inode has none: its
 # counter is moved by every process and thread the host starts, and on a test machine that
 # runs other suites beside this one no hand got through whole (0 of 12, in three matches),
-# though the two seats' numbers interleave. The others run alone: pipe inode numbers and the
-# host's TCP socket count move with every other test's pipes and connections (in CI, at load
-# 6.5, pipe_inode decoded 0 of 12 hands and tcp_sockstat 4 of 12).
+# though the two seats' numbers interleave. The others run alone, in one test (one wait for
+# the other test workers instead of four): pipe inode numbers and the host's TCP socket count
+# move with every other test's pipes and connections (in CI, at load 6.5, pipe_inode decoded
+# 0 of 12 hands and tcp_sockstat 4 of 12).
 @pytest.mark.alone
-@pytest.mark.parametrize("name", ["socket_cookie", "pipe_inode", "tcp_sockstat", "page_cache"])
 def test_positive_control_the_host_kernel_carries_the_hand(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAISER_SANDBOX_KERNEL", "host")
-    bot = program(channel_bot(tmp_path, name), time=RELAXED)
+    passed = {}
+    for name in ("socket_cookie", "pipe_inode", "tcp_sockstat", "page_cache"):
+        bot = program(channel_bot(tmp_path, name), time=RELAXED)
+        play_channel(bot)
+        passed[name] = hands_passed(bot)
 
-    play_channel(bot)
-
-    hands = hands_passed(bot)
-    assert hands.decoded * 2 >= hands.sent, hands  # most hands, though the host is noisy
+    for name, hands in passed.items():  # most hands, though the host is noisy
+        assert hands.sent >= 8 and hands.decoded * 2 >= hands.sent, (name, hands)
 
 
 def test_positive_control_wide_fcntl_locks_carry_the_hand_past_the_old_filter(

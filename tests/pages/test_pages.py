@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -604,3 +605,21 @@ def test_the_leaderboard_says_which_rating_orders_it_and_links_the_explanation(
     page = Client().get(link.group(1))
     assert page.status_code == 200
     assert "Why the fitted rating differs" in page.content.decode()
+
+
+def test_the_replay_api_reads_a_match_in_one_query_and_its_fault_in_two_more(
+    arena: Arena, settings: Any
+) -> None:
+    """The match row with the replay's key and hash in one query (the replay itself from the
+    store); a match with a fault also reads the version at fault and its bot, to know whether
+    the asker sees the fault whole."""
+    settings.KAISER_PAGE_CACHE = False  # the API's shared cache would answer the second time
+    clean, faulty = arena.matches[0], arena.matches[-1]
+    assert clean.forfeit_player == "" and faulty.forfeit_player
+    for match, queries in ((clean, 1), (faulty, 3)):
+        url = f"/api/v1/matches/{match.pk}/replay/"
+        with CaptureQueriesContext(connection) as captured:
+            response = Client().get(url, HTTP_ACCEPT="application/json")
+        assert response.status_code == 200
+        assert response.json()["result"] == match.replay()["result"]
+        assert len(captured) == queries, [q["sql"] for q in captured]
