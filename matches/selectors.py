@@ -115,9 +115,15 @@ def _with_names(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     read for the rows' few versions in one small query. Joined into the rows' query (nine
     tables with the versions' bots), PostgreSQL spent 10 ms planning it on every page that
     lists matches, five times its run."""
-    versions = {row[f"version_{side}_id"] for row in rows for side in "abc"} - {None}
-    names = {pk: (bot, name, number) for pk, bot, name, number in BotVersion.objects.filter(
-        pk__in=versions).values_list("pk", "bot_id", "bot__name", "number")}
+    versions = sorted({row[f"version_{side}_id"] for row in rows for side in "abc"} - {None})
+    names: dict[int, tuple[int, str, int]] = {}
+    if versions:  # in SQL: the ORM's building of this join was half of its 1 ms
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT v.id, v.bot_id, b.name, v.number FROM {BotVersion._meta.db_table} v "
+                f"JOIN {Bot._meta.db_table} b ON b.id = v.bot_id "
+                f"WHERE v.id IN ({', '.join(['%s'] * len(versions))})", versions)
+            names = {pk: (bot, name, number) for pk, bot, name, number in cursor.fetchall()}
     for row in rows:
         for side in "abc":
             row[f"{side}_bot"], row[f"{side}_name"], row[f"{side}_number"] = names.get(
