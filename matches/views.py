@@ -98,11 +98,10 @@ def _page_of(matches: QuerySet[Match], raw: str | None) -> dict[str, Any]:
 
 @shared_page("match:{pk}")
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_object_or_404(match_selectors.with_replay_flag(
-        Match.objects.select_related("version_a__bot", "version_b__bot", "version_c__bot", "ladder",
-                                     "tournament", "requested_by")
-        .defer("replay_gz", "stderr_a", "stderr_b", "stderr_c", "stats", "boards")),
-        pk=pk)
+    try:
+        match = match_selectors.match_page_match(pk=pk)
+    except Match.DoesNotExist:
+        raise Http404("no such match") from None
     sides = {"a": match.version_a, "b": match.version_b, "c": match.version_c}
     owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
                 for side, v in sides.items() if v is not None}
