@@ -173,6 +173,39 @@ def test_a_bots_record_with_people_counts_the_winning_seat(house: Any, owner: An
     assert (record.won, record.lost, record.drawn) == (1, 2, 1)
 
 
+def test_a_kaiser_bots_record_with_people_counts_its_team(house: Any, owner: Any) -> None:
+    """Kaiser: the person sits at seat 0, so a bot at seat 2 is their partner (team 0) and a
+    bot at seats 1 and 3 their opponent (team 1, counted once a game). Void and unfinished
+    games count for nobody; a game without a winner is drawn; another version's games are
+    its own."""
+    version, other = (bot_version_add_builtin(
+        bot=Bot.objects.create(owner=house, name=name), spec="builtin:greedy")
+        for name in ("k-house", "k-other"))
+
+    def game(seats: tuple[int, ...], winner: int | None, status: str = "finished",
+             who: Any = version) -> None:
+        played = Game.objects.create(owner=owner, rules="official", seed="1", move_seconds=60,
+                                     status=status, winner=winner, score=[0, 0])
+        for seat in (1, 2, 3):
+            played.seats.create(seat=seat, version=who if seat in seats else None,
+                                builtin="builtin:greedy" if seat in seats else "builtin:random")
+
+    game((2,), 0)  # partner, the person's team won: won
+    game((2,), 1)  # partner, lost
+    game((1, 3), 1)  # both opponents' seats, their team won: one game won
+    game((1, 3), 0)  # lost
+    game((3,), 0)  # lost
+    game((1,), None)  # drawn
+    game((2,), 0, status="void")
+    game((1, 3), 1, status="running")
+    game((2,), 0, who=other)
+    [record] = selectors.people_records(version_ids=[version.pk])
+    assert (record.version, record.won, record.lost, record.drawn) == (version, 2, 3, 1)
+    records = selectors.people_records(version_ids=[version.pk, other.pk])
+    assert {(r.version, r.games) for r in records} == {(version, 6), (other, 1)}
+    assert selectors.people_records(version_ids=[]) == []
+
+
 @pytest.mark.sandbox
 def test_an_uploaded_sergeant_major_bot_takes_a_seat_in_the_sandbox(
         person_client: Client, play_game: Any, make_program: Any) -> None:
