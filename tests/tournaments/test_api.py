@@ -175,3 +175,31 @@ def test_an_author_challenges_any_bot_until_the_hourly_limit(clients, make_built
     assert limited.status_code == 429 and "at most 1 challenges" in limited.json()["detail"]
     assert clients["other"].post("/api/v1/challenges/", request).status_code == 400
     assert clients["anon"].post("/api/v1/challenges/", request).status_code in (401, 403)
+
+
+@pytest.mark.parametrize("form", ["round_robin", "swiss", "knockout", "knockout-running"])
+def test_the_standings_answer_is_what_the_standing_serializer_gives(
+        clients, make_builtin, play_queued, form):
+    """The tournament's standings are built without DRF's per-field machinery
+    (tournaments.api.standings_data): the same dicts as StandingSerializer, the schema's, for
+    finished and running tournaments (nulls, floats, a withdrawn bot's flag)."""
+    from tournaments import selectors
+    from tournaments.api import StandingSerializer, standings_data
+    from tournaments.models import Tournament
+
+    bots = [make_builtin(f"s{i}", "builtin:random" if i % 2 else "builtin:greedy")
+            for i in range(5)]
+    request = {"name": form, "format": form.split("-")[0], "bots": [v.bot_id for v in bots],
+               "rounds": 2}
+    created = clients["staff"].post("/api/v1/tournaments/", request)
+    assert created.status_code == 201, created.json()
+    if form != "knockout-running":
+        play_queued()
+    tournament = Tournament.objects.get(pk=created.json()["id"])
+    rows = selectors.tournament_table(tournament=tournament)
+    expected = StandingSerializer(rows, many=True).data
+    assert standings_data(rows) == expected
+    assert [type(v) for row in standings_data(rows) for v in row.values()] == \
+        [type(v) for row in expected for v in row.values()]
+    body = clients["anon"].get(f"/api/v1/tournaments/{tournament.pk}/").json()
+    assert len(body["standings"]) == 5 and set(body["standings"][0]) == set(expected[0])
