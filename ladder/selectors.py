@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -415,8 +416,13 @@ def ladder_of_game(game: str) -> Ladder:
     return get_object_or_404(Ladder, slug=slug)
 
 
-def ladder_or_main(slug: str | None) -> Ladder | None:
-    """The ladder at /ladders/<slug>/ (404 if none), or the main ladder, or any."""
+def ladder_or_main(slug: str | None, *, among: Sequence[Ladder] = ()) -> Ladder | None:
+    """The ladder at /ladders/<slug>/ (404 if none), or the main ladder, or any. `among`:
+    ladders already read (the page's tabs), looked in first."""
+    wanted = MAIN_LADDER if slug is None else slug
+    for ladder in among:
+        if ladder.slug == wanted:
+            return ladder
     if slug is not None:
         return get_object_or_404(Ladder, slug=slug)
     return Ladder.objects.filter(slug=MAIN_LADDER).first() or Ladder.objects.first()

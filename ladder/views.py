@@ -29,11 +29,12 @@ LEADERBOARD_ROWS = 50
 @shared_page("board")
 def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     """A ladder's leaderboard (the main ladder at /), its latest matches, and the way in."""
-    ladder = ladder_selectors.ladder_or_main(slug)
+    ladders = list(Ladder.objects.filter(active=True))  # the tabs: a few rows, whole
+    ladder = ladder_selectors.ladder_or_main(slug, among=ladders)
     page = page_number(request.GET.get("page"))
     context = {
         "ladder": ladder,
-        "ladders": list(Ladder.objects.filter(active=True).only("slug", "name")),
+        "ladders": ladders,
         "board": _board_html(ladder, page),
     }
     return render(request, "ladder/home.html", context)
