@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import redis
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
 from django.test import AsyncClient, Client
 
@@ -160,6 +160,33 @@ def test_the_event_stream_sends_the_state_then_each_move_the_worker_publishes(
     Game.objects.filter(pk=game.pk).update(resign_requested=True)
     push.wake(game.pk, "resign")
     assert worker.join() == "finished"
+
+
+def test_the_stream_reads_the_record_once_subscribed_then_sends_what_is_published(
+    person_client: Client, push_redis: str, owner: Any, password: str
+) -> None:
+    game = _new_game(person_client)  # no worker: this test writes and publishes its states
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING, seq=3,
+                                           view={"seq": 3, "your_turn": False})
+
+    async def follow() -> list[dict[str, Any]]:
+        client = AsyncClient()
+        await client.alogin(username=owner.username, password=password)
+        response = await client.get(f"/play/{game.pk}/events/")
+        stream = _events(response.streaming_content)
+        seen = [await anext(stream)]  # the record, read once subscribed
+        # The record moves on (seq 9) while the messages of seq 4 and 5 are on their way:
+        # the stream sends those, in order, not the record again.
+        await sync_to_async(Game.objects.filter(pk=game.pk).update)(
+            seq=9, view={"seq": 9, "your_turn": True})
+        for seq in (4, 5):
+            await sync_to_async(push.publish)(game.pk, {
+                "seq": seq, "status": "running", "view": {"seq": seq, "your_turn": False}})
+        seen += [await anext(stream), await anext(stream)]
+        await stream.aclose()
+        return seen
+
+    assert [event["seq"] for event in async_to_sync(follow)()] == [3, 4, 5]
 
 
 def test_the_stream_ends_with_the_final_state_once_the_game_is_over(
