@@ -135,10 +135,13 @@ def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, An
     _own(game, user)
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
         raise PlayError("seq must be the number of the move (a whole number)")
-    earlier = Move.objects.filter(game=game, seq=seq).values_list("action", flat=True).first()
+    # The move if already stored, and the game as it is now, in one query.
+    stored = Move.objects.filter(game_id=OuterRef("pk"), seq=seq).values("action")[:1]
+    game.status, game.seq, game.view, earlier = Game.objects.filter(pk=game.pk).annotate(
+        earlier=Subquery(stored, output_field=JSONField())).values_list(
+        "status", "seq", "view", "earlier").get()
     if earlier is not None:
         return _duplicate(seq, earlier, action)
-    game.refresh_from_db(fields=["status", "seq", "view"])
     if game.status != Game.Status.RUNNING or not game.view:
         raise PlayError(f"the game is {game.status}: no move is expected", status=409)
     view = game.view
