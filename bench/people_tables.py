@@ -11,8 +11,11 @@ its answer; fewer than one database query a second per table waiting for its per
    PostgreSQL, a pool of at most `--web-pool` / `--worker-pool` connections
    (DATABASE_POOL_MAX_SIZE): 500 threads share 20 connections. The connections the database
    holds for the bench are sampled twice a second (pg_stat_activity); their peak is printed.
-3. The people (asyncio, httpx, in this process): games are opened `--batch` at a time, each
-   page opens its event stream. Once every table waits for its person, nobody moves for
+3. The people (asyncio, in this process, on plain HTTP/1.1 over asyncio streams: they stand
+   for visitors on their own machines, so they are kept lean): games are opened `--batch` at
+   a time, each page opens its event stream (a connection of its own, as an EventSource
+   holds one) and posts its moves on another, kept alive, as a browser does (session cookie,
+   CSRF header). Once every table waits for its person, nobody moves for
    `--quiet-seconds`: the queries made meanwhile, per table and second, are the waiting cost.
    Then each person answers every turn after a think of about `--think-ms` with their first
    legal move, until the deal is over. A bot's move is seen when the first event holding it
@@ -29,7 +32,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import random
 import shutil
@@ -49,11 +51,76 @@ sys.path.insert(0, str(ROOT))
 from bench.play_latency import free_port, start, stop, wait_for_log, wait_for_port  # noqa: E402
 
 
+class Link:
+    """One HTTP/1.1 connection to the web, kept alive as a browser keeps it: a plain asyncio
+    stream. The bench's people stand for visitors on their own machines, so their cost is kept
+    small: no client library's connection pool (httpx scanned all of its connections for every
+    request, its CPU per request growing with the number of tables)."""
+
+    def __init__(self, port: int, cookies: dict[str, str]) -> None:
+        self.port = port
+        self.cookie = "; ".join(f"{k}={v}" for k, v in cookies.items()).encode()
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def send(self, method: str, path: str, body: bytes = b"",
+                   headers: bytes = b"") -> asyncio.StreamReader:
+        """Send one request on the connection (a new one if the server closed it); the
+        reader, after the status line and headers were checked: 200 or SystemExit."""
+        if self.reader is None or self.reader.at_eof():
+            await self.close()
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.writer is not None
+        self.writer.write(b"%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n%s"
+                          b"Content-Length: %d\r\n\r\n%s" % (
+                              method.encode(), path.encode(), self.port, self.cookie, headers,
+                              len(body), body))
+        await self.writer.drain()
+        return self.reader
+
+    async def head(self) -> tuple[int, dict[bytes, bytes]]:
+        """The status and the (lower-cased) headers of the answer being read."""
+        assert self.reader is not None
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionResetError("closed by the server")
+        fields: dict[bytes, bytes] = {}
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            fields[name.strip().lower()] = value.strip()
+        return int(status_line.split()[1]), fields
+
+    async def body(self, fields: dict[bytes, bytes]) -> bytes:
+        """A whole answer's body (Content-Length, or chunked to its last chunk)."""
+        assert self.reader is not None
+        if b"content-length" in fields:
+            return await self.reader.readexactly(int(fields[b"content-length"]))
+        parts = []
+        async for chunk in self.chunks():
+            parts.append(chunk)
+        return b"".join(parts)
+
+    async def chunks(self) -> Any:
+        """The chunks of a chunked answer, each as it arrives."""
+        assert self.reader is not None
+        while size := int((await self.reader.readline()).split(b";")[0], 16):
+            chunk = await self.reader.readexactly(size + 2)  # the chunk and its CRLF
+            yield chunk[:-2]
+        await self.reader.readline()  # the CRLF after the last (empty) chunk
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.reader = self.writer = None
+
+
 class Table:
-    """One person's page: the event stream in, the moves out."""
+    """One person's page: the event stream in (its own connection, as an EventSource holds
+    one), the moves out (another, kept alive)."""
 
     def __init__(self, people: People, game_id: int, cookies: dict[str, str]) -> None:
         self.people, self.game_id, self.cookies = people, game_id, cookies
+        self.poster = Link(people.port, cookies)
         self.seq = -1  # the newest state received
         self.answered = -1
         self.view: dict[str, Any] = {}
@@ -62,17 +129,29 @@ class Table:
         self.status = ""
 
     async def follow(self) -> None:
-        p = self.people
+        p, stream = self.people, Link(self.people.port, self.cookies)
         p.requests += 1
-        async with p.http.stream("GET", f"/play/{self.game_id}/events/",
-                                 cookies=self.cookies) as response:
-            if response.status_code != 200:
-                raise SystemExit(f"events/ of game {self.game_id}: {response.status_code}")
-            async for line in response.aiter_lines():
-                if line.startswith("data: "):
-                    self.receive(json.loads(line[6:]), time.time() * 1000)
+        try:
+            await stream.send("GET", f"/play/{self.game_id}/events/",
+                              headers=b"Accept: text/event-stream\r\n")
+            status, fields = await stream.head()
+            if status != 200 or fields.get(b"transfer-encoding") != b"chunked":
+                raise SystemExit(f"events/ of game {self.game_id}: {status} {fields}")
+            pending = b""
+            async for chunk in stream.chunks():
+                # Server-sent events end with a blank line; an event may span chunks.
+                *events, pending = (pending + chunk).split(b"\n\n")
+                for event in events:
+                    self.event(event)
                     if self.done.is_set():
                         return
+        finally:
+            await stream.close()
+
+    def event(self, event: bytes) -> None:
+        for line in event.split(b"\n"):
+            if line.startswith(b"data: "):
+                self.receive(json.loads(line[6:]), time.time() * 1000)
 
     def receive(self, message: dict[str, Any], now: float) -> None:
         view, p = message.get("view") or {}, self.people
@@ -100,36 +179,35 @@ class Table:
             think, lambda: asyncio.ensure_future(self.post(seq, action)))
 
     async def post(self, seq: int, action: Any) -> None:
-        import httpx
-
-        p = self.people
+        """POST move/ as the page does (session cookie, CSRF header, JSON body)."""
+        p, link = self.people, self.poster
+        body = json.dumps({"seq": seq, "action": action}).encode()
+        headers = b"Content-Type: application/json\r\nX-CSRFToken: %s\r\n" % (
+            self.cookies["csrftoken"].encode())
         for attempt in (1, 2):
             p.requests += 1
             try:
-                response = await p.http.post(
-                    f"/play/{self.game_id}/move/", cookies=self.cookies,
-                    json={"seq": seq, "action": action},
-                    headers={"X-CSRFToken": self.cookies["csrftoken"]})
+                await link.send("POST", f"/play/{self.game_id}/move/", body, headers)
+                status, fields = await link.head()
+                answer = await link.body(fields)
                 break
-            except httpx.TransportError as error:
+            except (OSError, asyncio.IncompleteReadError) as error:
                 # A kept-alive connection the server closed as it was reused: posted again
-                # (a move posted twice counts once).
+                # on a new one (a move posted twice counts once).
+                await link.close()
                 if attempt == 2:
                     p.failed.append(f"move {seq} of game {self.game_id}: {error!r}")
                     self.done.set()
                     return
-        if response.status_code != 200:
-            raise SystemExit(f"move {seq} of game {self.game_id}: {response.status_code} "
-                             f"{response.text[:300]}")
+        if fields.get(b"connection") == b"close":
+            await link.close()
+        if status != 200:
+            raise SystemExit(f"move {seq} of game {self.game_id}: {status} {answer[:300]!r}")
 
 
 class People:
     def __init__(self, port: int, think_ms: int) -> None:
-        import httpx
-
-        self.http = httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}", timeout=httpx.Timeout(60, read=None),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=2000))
+        self.port = port
         self.think = think_ms / 1000
         self.tables: list[Table] = []
         self.latencies: list[float] = []
@@ -266,7 +344,8 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str,
     if people.failed:
         raise SystemExit(f"{len(people.failed)} moves failed: {people.failed[:5]}")
     await asyncio.gather(*followers, return_exceptions=True)
-    await people.http.aclose()
+    for table in people.tables:
+        await table.poster.close()
     figures["connections_peak"] = await asyncio.to_thread(peak.stop)
     return figures
 
@@ -323,7 +402,6 @@ def main() -> None:
         import redis
 
         django.setup()
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
         counts = redis.Redis.from_url(redis_url)
         pids = {"web": web.pid, "worker": worker.pid, "people (this bench)": os.getpid()}
         figures = asyncio.run(run(port, args, counts, prefix, pids))

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 class RandomPlayer(SeededPlayer):
     """Uniform over the legal actions."""
 
+    instant = True
+
     def act(self, state: GameState, legal: Sequence[Action]) -> Action:
         return legal[int(self.random() * len(legal))]
 

@@ -38,6 +38,9 @@ class Player:
     # False: act() makes no reference cycles, so the runner may pause the cyclic garbage
     # collector for the match (engine.match._collector_paused). Built-in players only.
     makes_cycles = True
+    # True: act() answers at once (microseconds: no search, no process), so a site showing
+    # the moves to a person may show several of this player's moves together (play.services).
+    instant = False
 
     def start(
         self, *, seat: int, rules: Rules, games: int, time: TimeControl, seed: str

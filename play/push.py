@@ -4,8 +4,9 @@ Two directions, one game each:
 - to the worker: a wake-up list (`<prefix>:<game>:wake`). The web pushes "move:N" once the
   person's move N is stored (the Move row stays the record) or "resign"; the worker waits on
   the list with a blocking pop (BLPOP), so it neither polls the database nor sleeps.
-- to the page: a pub/sub channel (`<prefix>:<game>:state`) carrying the state/ answer after
-  every move; the event stream (play.views.game_events, server-sent events on the ASGI app)
+- to the page: a pub/sub channel (`<prefix>:<game>:state`) carrying the state/ answer each
+  time the worker publishes (play.services.Channel: the moves up to the person's turn
+  together); the event stream (play.views.game_events, server-sent events on the ASGI app)
   forwards it to the page.
 
 A message lost here is not a move lost: the worker still looks at the database at every
@@ -27,6 +28,7 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 WAKE_TTL_SECONDS = 24 * 3600  # a wake-up list no worker reads (a game that ended) goes away
+SUBSCRIBE_SECONDS = 5  # Redis confirms a subscription at once; a stream fails after this
 _clients: dict[str, redis.Redis] = {}
 
 
@@ -97,14 +99,23 @@ async def subscribe(game_id: int) -> AsyncIterator[str | None]:
     nothing); None also after KAISER_PLAY_STREAM_CHECK_SECONDS without a message."""
     client = redis.asyncio.Redis.from_url(settings.KAISER_PLAY_REDIS_URL,
                                           socket_connect_timeout=5)
-    pubsub = client.pubsub(ignore_subscribe_messages=True)
+    pubsub = client.pubsub()
     try:
         await pubsub.subscribe(_key(game_id, "state"))
+        # Redis's confirmation first: only then is every later message sure to come here.
+        # (Read lazily, it came as a None of its own, and the caller read the record a second
+        # time, which could jump past messages still on their way.)
+        confirmed = await pubsub.get_message(timeout=SUBSCRIBE_SECONDS)
+        if confirmed is None or confirmed["type"] != "subscribe":
+            raise redis.RedisError(f"no subscription to game {game_id}'s state: {confirmed}")
         yield None
         check = settings.KAISER_PLAY_STREAM_CHECK_SECONDS
         while True:
             message = await pubsub.get_message(timeout=check)
-            yield None if message is None else message["data"].decode()
+            if message is None:
+                yield None
+            elif message["type"] == "message":
+                yield message["data"].decode()
     finally:
         await pubsub.aclose()
         await client.aclose()

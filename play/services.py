@@ -2,10 +2,12 @@
 
 The worker's side (game_play) runs one game in engine.human.SingleGame: the person's seat is
 a HumanPlayer whose moves come from Move rows, the bots are the same players the ladder's
-matches use (bots.runner: sandboxed programs, house players in-process). After every move the
-worker publishes the person's view in the Game row (the record, which state/ reads) and, with
-Redis (play.push), to the pages' event streams. The worker learns of a stored move from a
-Redis wake-up (a blocking pop), or without Redis by looking at the database, backing off.
+matches use (bots.runner: sandboxed programs, house players in-process). After the moves up
+to the person's turn (or up to a bot that may think, or the end) the worker publishes the
+person's view, every move since listed in it, in the Game row (the record, which state/ reads)
+and, with Redis (play.push), to the pages' event streams. The worker learns of a stored move
+from a Redis wake-up (a blocking pop), or without Redis by looking at the database, backing
+off.
 """
 
 from __future__ import annotations
@@ -133,10 +135,13 @@ def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, An
     _own(game, user)
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
         raise PlayError("seq must be the number of the move (a whole number)")
-    earlier = Move.objects.filter(game=game, seq=seq).values_list("action", flat=True).first()
+    # The move if already stored, and the game as it is now, in one query.
+    stored = Move.objects.filter(game_id=OuterRef("pk"), seq=seq).values("action")[:1]
+    game.status, game.seq, game.view, earlier = Game.objects.filter(pk=game.pk).annotate(
+        earlier=Subquery(stored, output_field=JSONField())).values_list(
+        "status", "seq", "view", "earlier").get()
     if earlier is not None:
         return _duplicate(seq, earlier, action)
-    game.refresh_from_db(fields=["status", "seq", "view"])
     if game.status != Game.Status.RUNNING or not game.view:
         raise PlayError(f"the game is {game.status}: no move is expected", status=409)
     view = game.view
@@ -383,9 +388,9 @@ def _now_ms() -> int:
 
 
 class Channel:
-    """The worker's link to the page: publishes the person's view after every move (the Game
-    row, and the pages' event streams), and waits for the person's moves (Move rows), beating
-    the game's heartbeat meanwhile.
+    """The worker's link to the page: publishes the person's view (the Game row, and the
+    pages' event streams) once the instant bots' moves after a move are made, and waits for
+    the person's moves (Move rows), beating the game's heartbeat meanwhile.
 
     With Redis the wait is a blocking pop on the game's wake-up list: no query until the web
     says a move is stored, and one look at the database each heartbeat (a wake-up lost). The
@@ -400,28 +405,50 @@ class Channel:
         self.poll_max = max(self.poll, settings.KAISER_PLAY_POLL_MAX_MS / 1000)
         self.beat = settings.KAISER_PLAY_HEARTBEAT_SECONDS
         self.recent: list[dict[str, Any]] = []
+        self.held = 0  # moves made since the view was last published
 
     def publish(self, state: Any, move: dict[str, Any] | None) -> None:
+        """After each move: the move joins `recent`, stamped with the time it was made; the
+        view is published unless the move may be held (see _may_hold)."""
         seq = len(self.single.moves) if self.single else 0
-        if move is not None and move["decision"] in HIDDEN and move["seat"] != 0:
-            # A bot's discards are hidden from the person, and so are the cards of an
-            # exchange (the view's exchanges show those of the person's own).
-            move = {**move, "action": None}
+        if move is not None:
+            if move["decision"] in HIDDEN and move["seat"] != 0:
+                # A bot's discards are hidden from the person, and so are the cards of an
+                # exchange (the view's exchanges show those of the person's own).
+                move = {**move, "action": None}
+            # The moves a page would not see one by one (held, or polled between two
+            # publications), each stamped with the time it was made (the benches read them).
+            self.recent = [*self.recent[-(RECENT - 1):], {**move, "seq": seq, "at": _now_ms()}]
+            self.held += 1
+            if self._may_hold(state):
+                return
+        self.held = 0
         viewer = sm_person_view if self.game.game == SERGEANT_MAJOR else person_view
         view = viewer(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
                       names=[n.name for n in self.single.names] if self.single else [])
-        if move is not None:
-            # The moves a page polling between two publications would not see one by one,
-            # each stamped with the time it was made (bench/play_latency.py reads them).
-            self.recent = [*self.recent[-(RECENT - 1):], {**move, "seq": seq, "at": view["at"]}]
         view["recent"] = self.recent
         if Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
                 seq=seq, view=view, alive=timezone.now()):
             self.game.seq, self.game.status = seq, Game.Status.RUNNING
             push.publish(self.game.pk, game_message(self.game, view=view))
 
+    def _may_hold(self, state: Any) -> bool:
+        """Whether the view after this move may wait for the next move's: only while an
+        instant built-in player is to move next (it answers within microseconds, so the moves
+        reach the page together a moment later), and `recent` still lists every move held.
+        One view, one write and one message for the lot: with three built-in bots, about a
+        third as many as moves (bench/people_tables.py: the worker's CPU per bot move about
+        halved). Published at once: the person's turn, the end, and before any seat that may
+        think (a bot program, a searching built-in), so the page shows who is thinking."""
+        if self.single is None or state.is_terminal() or state.seat == 0 \
+                or self.held >= RECENT:
+            return False
+        return self.single.players[state.seat].instant
+
     def wait_move(self, *, seq: int, deadline: float) -> Any:
-        found = self._stored(seq)
+        # With Redis, no look first: a move stored since the view went out has its wake-up
+        # waiting in the list, and the blocking pop returns it at once.
+        found = None if push.enabled() else self._stored(seq)
         while found is None and time.monotonic() < deadline:
             if push.enabled():
                 found = self._wait_pushed(seq, deadline)

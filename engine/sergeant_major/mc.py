@@ -37,6 +37,7 @@ def _cards(mask: int) -> list[int]:
 
 class SMMCPlayer(SMGreedyPlayer):
     samples = SAMPLES
+    instant = False  # it searches
 
     def act(self, state: SMState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
         if state.phase != PLAY or len(legal) == 1:

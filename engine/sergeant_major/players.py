@@ -32,6 +32,8 @@ def best_trump(hand: int) -> int:
 
 
 class SMGreedyPlayer(SeededPlayer):
+    instant = True
+
     def act(self, state: SMState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
         phase = state.phase
         if phase == PLAY:

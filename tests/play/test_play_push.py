@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import redis
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
 from django.test import AsyncClient, Client
 
@@ -94,6 +94,34 @@ def test_the_worker_waits_on_redis_without_a_query_and_wakes_at_once_on_the_move
     assert worker.outcome == "finished" and game.forfeit_reason == "resign"
 
 
+def test_a_persons_turn_costs_the_worker_two_queries_however_many_bots_answer(
+    person_client: Client, push_redis: str, settings: Any
+) -> None:
+    settings.KAISER_PLAY_HEARTBEAT_SECONDS = 30  # no heartbeat within the test's waits
+    client = redis.Redis.from_url(push_redis)
+    game = _new_game(person_client)
+    worker = CountingGame(game.pk)
+    try:
+        for _ in range(3):
+            game = wait_view(game)
+            _wait_blocked(client, idle=0)
+            before, seq = worker.queries, game.seq
+            assert _post(person_client, game, {"seq": seq, "action": _first_legal(game.view)}
+                         ).status_code == 200
+            game = wait_view(game, seq=seq + 1)
+            assert game.is_open
+            _wait_blocked(client, idle=0)  # waiting for the person again
+            # The move read once (woken by Redis, no look before the wait), and one write of
+            # the view for the person's move and every bot's answer after it.
+            assert worker.queries - before == 2, (worker.queries - before, game.seq - seq)
+    finally:
+        Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(
+            resign_requested=True)
+        push.wake(game.pk, "resign")
+        worker.thread.join(30)
+    assert worker.outcome == "finished"
+
+
 def test_a_resignation_ends_the_wait_at_once_through_the_wake_up(
     person_client: Client, push_redis: str, settings: Any
 ) -> None:
@@ -121,45 +149,127 @@ async def _events(stream: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]
                 yield json.loads("\n".join(data))
 
 
-def test_the_event_stream_sends_the_state_then_each_move_the_worker_publishes(
+def _events_after_a_move(game: Game, username: str, password: str,
+                         person_client: Client) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Follow events/: the current state (the person to move), then the person's first legal
+    move posted; the events that follow, until the person is to move again or the game
+    ends."""
+
+    async def follow() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        client = AsyncClient()
+        await client.alogin(username=username, password=password)
+        response = await client.get(f"/play/{game.pk}/events/")
+        assert response.status_code == 200
+        assert response["Content-Type"] == "text/event-stream"
+        stream = _events(response.streaming_content)
+        first = await anext(stream)  # the current state, from the record
+        # The person moves (a thread: the view is sync); the bots' moves come pushed.
+        mover = threading.Thread(target=lambda: _post(
+            person_client, game, {"seq": first["seq"], "action": _first_legal(first["view"])}))
+        mover.start()
+        pushed: list[dict[str, Any]] = []
+        async for event in stream:
+            pushed.append(event)
+            if event["view"]["your_turn"] or event["status"] != "running":
+                break
+        mover.join()
+        await stream.aclose()
+        return first, pushed
+
+    return async_to_sync(follow)()
+
+
+def _moves_after(seq: int, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every move after move `seq` the events list (each in its first event's `recent`)."""
+    moves: dict[int, dict[str, Any]] = {}
+    for event in events:
+        for move in event["view"]["recent"]:
+            if move["seq"] > seq:
+                moves.setdefault(move["seq"], move)
+    return [moves[n] for n in sorted(moves)]
+
+
+def test_the_event_stream_sends_the_state_then_the_moves_up_to_the_persons_next_turn(
     person_client: Client, push_redis: str, owner: Any, password: str, play_game: Any
 ) -> None:
     game = _new_game(person_client)
     worker = play_game(game)
-    game = wait_view(game)
-    seq = game.seq
+    wait_view(game)
+    first, pushed = _events_after_a_move(game, owner.username, password, person_client)
+    seq = first["seq"]
+    assert first["view"]["your_turn"] and first["status"] == "running"
+    # Three built-in players answer at once: one event brings the person's own move and every
+    # bot's move after it, up to the person's next turn; none shows a bot about to move.
+    assert len(pushed) == 1, [(e["seq"], e["view"]["seat"]) for e in pushed]
+    event = pushed[0]
+    assert event["view"]["your_turn"] and event["seq"] > seq + 1
+    moves = _moves_after(seq, pushed)
+    assert [m["seq"] for m in moves] == list(range(seq + 1, event["seq"] + 1))
+    assert moves[0]["seat"] == 0 and all(m["seat"] != 0 for m in moves[1:])
+    assert event["view"]["last_move"] == {k: moves[-1][k] for k in ("seat", "decision", "action")}
+    # Each move keeps the time it was made, in the order made, none after the event was sent.
+    stamps = [m["at"] for m in moves]
+    assert stamps == sorted(stamps) and stamps[-1] <= event["view"]["at"] <= event["now"]
+    # The record (state/, what a polling page reads) is the same state.
+    assert person_client.get(f"/play/{game.pk}/state/").json()["view"] == event["view"]
+    Game.objects.filter(pk=game.pk).update(resign_requested=True)
+    push.wake(game.pk, "resign")
+    assert worker.join() == "finished"
+
+
+def test_a_bot_that_may_think_is_shown_to_move_before_it_is_asked(
+    person_client: Client, push_redis: str, owner: Any, password: str, play_game: Any
+) -> None:
+    # The partner searches (Monte Carlo): the page sees the table as the partner is to move,
+    # not only once it has answered; the instant players' moves before it come together.
+    game = _new_game(person_client, seats=["builtin:random", "builtin:mc", "builtin:random"])
+    worker = play_game(game)
+    shown_to_move = []
+    for _ in range(4):  # a few of the person's turns: the partner moves after some of them
+        game = wait_view(game)
+        if not game.is_open:
+            break
+        first, pushed = _events_after_a_move(game, owner.username, password, person_client)
+        moves = _moves_after(first["seq"], pushed)
+        assert [m["seq"] for m in moves] == list(range(first["seq"] + 1, pushed[-1]["seq"] + 1))
+        waits = [e["view"]["seat"] for e in pushed
+                 if e["status"] == "running" and not e["view"]["your_turn"]
+                 and not e["view"]["over"]]
+        assert set(waits) <= {2}, waits  # only ever before the searching seat
+        shown_to_move += waits
+        if 2 in {m["seat"] for m in moves}:
+            assert waits, "the partner moved, but the page never saw it was to move"
+    assert shown_to_move
+    Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(resign_requested=True)
+    push.wake(game.pk, "resign")
+    assert worker.join() in ("finished", "void")
+
+
+def test_the_stream_reads_the_record_once_subscribed_then_sends_what_is_published(
+    person_client: Client, push_redis: str, owner: Any, password: str
+) -> None:
+    game = _new_game(person_client)  # no worker: this test writes and publishes its states
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING, seq=3,
+                                           view={"seq": 3, "your_turn": False})
 
     async def follow() -> list[dict[str, Any]]:
         client = AsyncClient()
         await client.alogin(username=owner.username, password=password)
         response = await client.get(f"/play/{game.pk}/events/")
-        assert response.status_code == 200
-        assert response["Content-Type"] == "text/event-stream"
-        seen: list[dict[str, Any]] = []
         stream = _events(response.streaming_content)
-        seen.append(await anext(stream))  # the current state, from the record
-        # The person moves (a thread: the view is sync); the bots' moves come pushed.
-        mover = threading.Thread(target=lambda: _post(
-            person_client, game, {"seq": seq, "action": _first_legal(game.view)}))
-        mover.start()
-        async for event in stream:
-            seen.append(event)
-            if event["view"]["your_turn"] or event["status"] != "running":
-                break
-        mover.join()
+        seen = [await anext(stream)]  # the record, read once subscribed
+        # The record moves on (seq 9) while the messages of seq 4 and 5 are on their way:
+        # the stream sends those, in order, not the record again.
+        await sync_to_async(Game.objects.filter(pk=game.pk).update)(
+            seq=9, view={"seq": 9, "your_turn": True})
+        for seq in (4, 5):
+            await sync_to_async(push.publish)(game.pk, {
+                "seq": seq, "status": "running", "view": {"seq": seq, "your_turn": False}})
+        seen += [await anext(stream), await anext(stream)]
         await stream.aclose()
         return seen
 
-    seen = async_to_sync(follow)()
-    first, *pushed = seen
-    assert first["seq"] == seq and first["view"]["your_turn"] and first["status"] == "running"
-    assert pushed, "no event after the person's move"
-    assert [e["seq"] for e in pushed] == list(range(seq + 1, seq + 1 + len(pushed)))
-    assert pushed[0]["view"]["last_move"]["seat"] == 0  # the person's own move comes back too
-    assert all(e["view"]["last_move"]["seat"] != 0 for e in pushed[1:])
-    Game.objects.filter(pk=game.pk).update(resign_requested=True)
-    push.wake(game.pk, "resign")
-    assert worker.join() == "finished"
+    assert [event["seq"] for event in async_to_sync(follow)()] == [3, 4, 5]
 
 
 def test_the_stream_ends_with_the_final_state_once_the_game_is_over(

@@ -5,6 +5,7 @@ hand, refused ones, twice-posted ones, time running out, resigning, a dead worke
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -123,6 +124,29 @@ def test_an_illegal_move_posted_by_hand_is_refused_and_changes_nothing(
     assert not Move.objects.filter(game=game).exists()
     # The game goes on from there as if nothing had been posted.
     _play_out(person_client, game)
+    assert worker.join() == "finished"
+
+
+def test_a_move_is_stored_in_five_queries_and_one_transaction(
+        person_client: Client, play_game: Any) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    game = _new_game(person_client)
+    worker = play_game(game)
+    game = wait_view(game)
+    with CaptureQueriesContext(connection) as queries:
+        assert _post(person_client, game, {"seq": game.seq, "action": _first_legal(game.view)}
+                     ).status_code == 200
+    # The session, its user, the game (whose it is), the game as it is now with the move if
+    # already stored (one query), the move written.
+    tables = [q["sql"] if q["sql"] in ("BEGIN", "COMMIT") else
+              " ".join(sorted(set(re.findall(r'(?:FROM|INTO) "(\w+)"', q["sql"]))))
+              for q in queries.captured_queries]
+    assert tables == ["django_session", "auth_user", "play_game", "play_game play_move",
+                      "BEGIN", "play_move", "COMMIT"], tables
+    assert Move.objects.filter(game=game, seq=game.seq).exists()
+    Game.objects.filter(pk=game.pk).update(resign_requested=True)
     assert worker.join() == "finished"
 
 
