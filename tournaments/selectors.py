@@ -13,7 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Max, Q
+from django.db import connection
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -521,20 +522,36 @@ class PageState:
     entrants: int
 
 
+_STATE_SQL = """
+    SELECT m.n, m.done, m.running, m.top, m.last,
+           e.n, e.entered, e.withdrawn, e.ranked, e.out, e.seeded
+    FROM (SELECT COUNT(id) AS n,
+                 COUNT(CASE WHEN status NOT IN (%s, %s) THEN 1 END) AS done,
+                 COUNT(CASE WHEN status = %s THEN 1 END) AS running,
+                 MAX(id) AS top, MAX(finished) AS last
+          FROM {match} WHERE tournament_id = %s) m,
+         (SELECT COUNT(id) AS n, MAX(entered) AS entered, COUNT(withdrawn) AS withdrawn,
+                 COUNT(final_rank) AS ranked, COUNT(eliminated_round) AS out,
+                 COUNT(seed) AS seeded
+          FROM {entrant} WHERE tournament_id = %s) e"""
+
+
 def tournament_state(*, tournament: Tournament) -> PageState:
-    """Two aggregate queries."""
-    m = tournament.matches.aggregate(
-        n=Count("id"), done=Count("id", filter=~Q(status__in=OPEN_STATUSES)),
-        running=Count("id", filter=Q(status=Match.Status.RUNNING)), top=Max("id"),
-        last=Max("finished"))
-    e = tournament.entrants.aggregate(
-        n=Count("id"), entered=Max("entered"), withdrawn=Count("withdrawn"),
-        ranked=Count("final_rank"), out=Count("eliminated_round"), seeded=Count("seed"))
+    """One query of two aggregates: the matches' counts and newest changes, the entrants'.
+    In SQL: the ORM's building of the two took about 1 ms of every view of the page (and of
+    its live poll), their running a tenth of that."""
+    sql = _STATE_SQL.format(match=Match._meta.db_table,
+                            entrant=TournamentEntrant._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*OPEN_STATUSES, Match.Status.RUNNING, tournament.pk,
+                             tournament.pk])
+        row = cursor.fetchone()
     t = tournament
-    raw = (f"{t.pk}:{t.created}:{t.status}:{t.current_round}:{t.rounds}:{t.name}:"
-           f"{t.cancel_reason}:{sorted(m.items())}:{sorted(e.items())}")
-    progress = _progress_counts(tournament, e["n"], m["n"], m["done"])
-    return PageState(hashlib.sha256(raw.encode()).hexdigest(), progress, e["n"])
+    raw = f"{t.pk}:{t.created}:{t.status}:{t.current_round}:{t.rounds}:{t.name}:" \
+          f"{t.cancel_reason}:{row}"
+    entrants, made, done = row[5], row[0], row[1]
+    progress = _progress_counts(tournament, entrants, made, done)
+    return PageState(hashlib.sha256(raw.encode()).hexdigest(), progress, entrants)
 
 
 def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> dict[str, int]:
