@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Lower
 from django.http import QueryDict
 from django.utils import timezone
@@ -219,10 +220,13 @@ def _played_by(qs: QuerySet[Match], versions: Any) -> QuerySet[Match]:
     """The matches of `qs` that any of `versions` played, on any side (A, B or C): the ids
     from each side's (version, -id) index, united. An OR of the sides instead let PostgreSQL
     walk every match newest first looking for the bot's (7 s at a million matches,
-    bench/scale_sim.py); the union costs the bot's own matches, read from the indexes."""
-    sides = [Match.objects.filter(**{f"version_{side}_id__in": versions}).order_by()
-             .values("id") for side in ("a", "b", "c")]
-    return qs.filter(id__in=sides[0].union(*sides[1:], all=True))
+    bench/scale_sim.py); the union costs the bot's own matches, read from the indexes. The
+    union is written in SQL around the versions' subquery: three querysets built and compiled
+    for it took 0.7 ms of every filtered list."""
+    inner, params = versions.query.sql_with_params()
+    sides = " UNION ALL ".join(f"SELECT id FROM {Match._meta.db_table} WHERE version_{side}_id "
+                               f"IN ({inner})" for side in "abc")
+    return qs.filter(id__in=RawSQL(sides, params * 3))
 
 
 def _by_result(qs: QuerySet[Match], result: str | None, mine: Any) -> QuerySet[Match]:
