@@ -68,13 +68,16 @@ def _expected_result(replay: dict[str, Any], username: str) -> str:
     def number(n: int) -> str:
         return f"{MINUS}{-n}" if n < 0 else str(n)
 
-    winner = result["winner"]
+    winner, win_tricks = result["winner"], replay["rules"]["win_tricks"]
     last = replay["games"][0]["deals"][-1]
     if winner is None:
         text = "No outright winner"
     else:
+        # A hand of win_tricks wins outright, where the rules have it (952-six-hands has
+        # none: twelve tricks in its last hand still win on the totals).
+        in_hand = win_tricks is not None and last["taken"][winner] >= win_tricks
         text = ("You win" if winner == 0 else f"{names[winner]} wins") + " the game" + (
-            ": 12 tricks or more in a hand" if last["taken"][winner] >= 12 else " on the totals")
+            f": {win_tricks} tricks or more in a hand" if in_hand else " on the totals")
     return text + ". Score: " + ", ".join(f"{names[s]} {number(n)}"
                                           for s, n in enumerate(result["score"])) + "."
 

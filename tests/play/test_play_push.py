@@ -5,11 +5,12 @@ stream answers 204 and the page polls."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -65,6 +66,18 @@ def _wait_blocked(client: redis.Redis, *, idle: int) -> None:
         time.sleep(0.05)
 
 
+@contextlib.contextmanager
+def _resigned_after(game: Game, worker: CountingGame) -> Iterator[None]:
+    """Whatever the test asserted, the person resigns at its end and the worker finishes."""
+    try:
+        yield
+    finally:
+        Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(
+            resign_requested=True)
+        push.wake(game.pk, "resign")
+        worker.thread.join(30)
+
+
 def test_the_worker_waits_on_redis_without_a_query_and_wakes_at_once_on_the_move(
     person_client: Client, push_redis: str, settings: Any
 ) -> None:
@@ -72,7 +85,7 @@ def test_the_worker_waits_on_redis_without_a_query_and_wakes_at_once_on_the_move
     client = redis.Redis.from_url(push_redis)
     game = _new_game(person_client)
     worker = CountingGame(game.pk)
-    try:
+    with _resigned_after(game, worker):
         game = wait_view(game)
         _wait_blocked(client, idle=0)
         before = worker.queries
@@ -85,11 +98,6 @@ def test_the_worker_waits_on_redis_without_a_query_and_wakes_at_once_on_the_move
         # Woken by the push: the move is played long before the next heartbeat would look.
         game = wait_view(game, seq=seq + 1, turn=False, timeout=10)
         assert game.seq > seq and worker.queries > before
-    finally:
-        Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(
-            resign_requested=True)
-        push.wake(game.pk, "resign")
-        worker.thread.join(30)
     game.refresh_from_db()
     assert worker.outcome == "finished" and game.forfeit_reason == "resign"
 
@@ -101,7 +109,7 @@ def test_a_persons_turn_costs_the_worker_two_queries_however_many_bots_answer(
     client = redis.Redis.from_url(push_redis)
     game = _new_game(person_client)
     worker = CountingGame(game.pk)
-    try:
+    with _resigned_after(game, worker):
         for _ in range(3):
             game = wait_view(game)
             _wait_blocked(client, idle=0)
@@ -114,11 +122,6 @@ def test_a_persons_turn_costs_the_worker_two_queries_however_many_bots_answer(
             # The move read once (woken by Redis, no look before the wait), and one write of
             # the view for the person's move and every bot's answer after it.
             assert worker.queries - before == 2, (worker.queries - before, game.seq - seq)
-    finally:
-        Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(
-            resign_requested=True)
-        push.wake(game.pk, "resign")
-        worker.thread.join(30)
     assert worker.outcome == "finished"
 
 

@@ -37,11 +37,15 @@ def _password_the_server_knows(settings: Any, owner: Any, password: str) -> None
     owner.save(update_fields=["password"])
 
 
-def _play_a_deal(page: Page, base: str, owner: Any, password: str) -> tuple[Game, list[Any]]:
+def _start_a_deal(page: Page, base: str, owner: Any, password: str) -> None:
     _log_in(page, base, owner, password)
     page.goto(base + "/play/")
     page.click("#start")  # official rules, one deal, builtin:random at the other seats
     page.wait_for_url(lambda url: "/play/" in url and url.rstrip("/").split("/")[-1].isdigit())
+
+
+def _play_a_deal(page: Page, base: str, owner: Any, password: str) -> tuple[Game, list[Any]]:
+    _start_a_deal(page, base, owner, password)
     clicked = _play_by_clicks(page)
     expect(page.locator("#play")).to_have_attribute("data-status", "finished")
     expect(page.locator("#p-replay")).to_be_visible()
@@ -102,10 +106,7 @@ def test_a_trick_the_bots_complete_stays_on_the_table_when_one_event_brings_the_
     from tests.play.test_play_browser import READY, _click_a_move
 
     real_workers("KAISER_PLAY_QUEUE", pool="threads", concurrency=1)
-    base = asgi_server()
-    _log_in(page, base, owner, password)
-    page.goto(base + "/play/")
-    page.click("#start")  # official rules, one deal, builtin:random at the other seats
+    _start_a_deal(page, asgi_server(), owner, password)
     while True:
         page.wait_for_function(READY, timeout=60_000)
         assert page.locator("#play").get_attribute("data-status") == "running", \
