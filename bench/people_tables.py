@@ -158,6 +158,9 @@ class Table:
         for move in view.get("recent", []):
             if move["seq"] > max(self.seq, 0) and move["seat"] != 0 and p.playing:
                 p.latencies.append(now - move["at"])
+                if now - move["at"] > 1000:  # when and where the slow ones were
+                    p.slow.append((now / 1000 - p.began, self.game_id, move["seq"],
+                                   now - move["at"]))
         self.seq, self.status, self.view = message["seq"], message["status"], view
         if self.status in ("finished", "void"):
             self.done.set()
@@ -211,6 +214,8 @@ class People:
         self.think = think_ms / 1000
         self.tables: list[Table] = []
         self.latencies: list[float] = []
+        self.slow: list[tuple[float, int, int, float]] = []  # (s into play, game, seq, ms)
+        self.began = 0.0  # the wall clock when play began
         self.requests = 0
         self.playing = False
         self.failed: list[str] = []
@@ -329,6 +334,7 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str,
     figures["quiet"] = {k: after[k] - before[k] for k in after}
     waiting = sum(t.waiting.is_set() for t in people.tables)
     figures["waiting"] = waiting
+    people.began = time.time()
     people.playing, requests0, began = True, people.requests, time.monotonic()
     cpu0 = cpu_seconds(pids)
     for table in people.tables:  # the quiet is over: each answers the turn waiting
@@ -340,6 +346,7 @@ async def run(port: int, args: argparse.Namespace, counts: Any, prefix: str,
     figures["play_queries"] = {k: v - after[k] for k, v in queries(counts, prefix).items()}
     figures["requests"] = people.requests - requests0
     figures["latencies"] = people.latencies
+    figures["slow"] = people.slow
     figures["void"] = sum(t.status == "void" for t in people.tables)
     if people.failed:
         raise SystemExit(f"{len(people.failed)} moves failed: {people.failed[:5]}")
@@ -434,6 +441,10 @@ def report(f: dict[str, Any], args: argparse.Namespace, env: dict[str, str]) -> 
     print(f"  bot's answer -> page (pushed): median {statistics.median(lat):.0f} ms, "
           f"90th percentile {lat[int(0.9 * (len(lat) - 1))]:.0f} ms, max {lat[-1]:.0f} ms "
           f"over {len(lat)} bot moves (target: median < 150 ms)")
+    slow = sorted(f["slow"])
+    print(f"  99th percentile {lat[int(0.99 * (len(lat) - 1))]:.0f} ms; over 1 s: {len(slow)} "
+          f"bot moves" + (f", seen from {slow[0][0]:.1f} s to {slow[-1][0]:.1f} s into the play, "
+                          f"in {len({g for _, g, _, _ in slow})} games" if slow else ""))
     print(f"  waiting tables: {f['waiting']} for {args.quiet_seconds:g} s: {quiet} queries "
           f"(web {f['quiet']['web']}, worker {f['quiet']['worker']}) = {per_table:.3f} "
           f"queries/s per waiting table (target: < 1)")

@@ -234,7 +234,8 @@ def test_people_tables_prints_the_pushed_latency_the_waiting_cost_and_the_reques
                     "2", env=bench_env)
 
     assert_prints(out, "people at tables: 3 one-deal games", "bot's answer -> page (pushed): "
-                  "median", "queries/s per waiting table", "web requests", "void games 0")
+                  "median", "99th percentile", "over 1 s:", "queries/s per waiting table",
+                  "web requests", "void games 0")
 
 
 @pytest.mark.worker
