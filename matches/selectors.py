@@ -198,7 +198,7 @@ def match_page_match(*, pk: int) -> Match:
                                     "boards")).get(pk=pk)
     sides = {side: getattr(match, f"version_{side}_id") for side in "abc"}
     versions = BotVersion.objects.select_related("bot").in_bulk(
-        [pk for pk in sides.values() if pk is not None])
+        [version_id for version_id in sides.values() if version_id is not None])
     for side, version_id in sides.items():
         if version_id is not None:
             setattr(match, f"version_{side}", versions[version_id])

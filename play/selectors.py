@@ -81,7 +81,7 @@ def people_records(*, version_ids: list[int]) -> list[PeopleRecord]:
     kaiser = "g.game = %s AND ((s.seat = 2 AND g.winner = {us}) OR (s.seat IN (1, 3) AND " \
              "g.winner = {them}))"
     won = f"({kaiser.format(us=0, them=1)}) OR (g.game = %s AND g.winner = s.seat)"
-    lost = (f"({kaiser.format(us=1, them=0)}) OR (g.game = %s AND g.winner <> s.seat)")
+    lost = f"({kaiser.format(us=1, them=0)}) OR (g.game = %s AND g.winner <> s.seat)"
     marks = ", ".join(["%s"] * len(version_ids))
     sql = (f"SELECT s.version_id, COUNT(DISTINCT CASE WHEN {won} THEN g.id END), "
            f"COUNT(DISTINCT CASE WHEN {lost} THEN g.id END), "

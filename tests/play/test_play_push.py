@@ -66,6 +66,15 @@ def _wait_blocked(client: redis.Redis, *, idle: int) -> None:
         time.sleep(0.05)
 
 
+def _pushed_game(person_client: Client, push_redis: str,
+                 settings: Any) -> tuple[redis.Redis, Game, CountingGame]:
+    """A client of the push Redis, and a new game played by a counting worker, with no
+    heartbeat within the test's waits."""
+    settings.KAISER_PLAY_HEARTBEAT_SECONDS = 30
+    game = _new_game(person_client)
+    return redis.Redis.from_url(push_redis), game, CountingGame(game.pk)
+
+
 @contextlib.contextmanager
 def _resigned_after(game: Game, worker: CountingGame) -> Iterator[None]:
     """Whatever the test asserted, the person resigns at its end and the worker finishes."""
@@ -81,10 +90,7 @@ def _resigned_after(game: Game, worker: CountingGame) -> Iterator[None]:
 def test_the_worker_waits_on_redis_without_a_query_and_wakes_at_once_on_the_move(
     person_client: Client, push_redis: str, settings: Any
 ) -> None:
-    settings.KAISER_PLAY_HEARTBEAT_SECONDS = 30  # no heartbeat within the test's waits
-    client = redis.Redis.from_url(push_redis)
-    game = _new_game(person_client)
-    worker = CountingGame(game.pk)
+    client, game, worker = _pushed_game(person_client, push_redis, settings)
     with _resigned_after(game, worker):
         game = wait_view(game)
         _wait_blocked(client, idle=0)
@@ -105,10 +111,7 @@ def test_the_worker_waits_on_redis_without_a_query_and_wakes_at_once_on_the_move
 def test_a_persons_turn_costs_the_worker_two_queries_however_many_bots_answer(
     person_client: Client, push_redis: str, settings: Any
 ) -> None:
-    settings.KAISER_PLAY_HEARTBEAT_SECONDS = 30  # no heartbeat within the test's waits
-    client = redis.Redis.from_url(push_redis)
-    game = _new_game(person_client)
-    worker = CountingGame(game.pk)
+    client, game, worker = _pushed_game(person_client, push_redis, settings)
     with _resigned_after(game, worker):
         for _ in range(3):
             game = wait_view(game)

@@ -140,8 +140,9 @@ def test_a_move_is_stored_in_five_queries_and_one_transaction(
                      ).status_code == 200
     # The session, its user, the game (whose it is), the game as it is now with the move if
     # already stored (one query), the move written.
-    tables = [q["sql"] if q["sql"] in ("BEGIN", "COMMIT") else
-              " ".join(sorted(set(re.findall(r'(?:FROM|INTO) "(\w+)"', q["sql"]))))
+    # A transaction's start as each backend logs it ("BEGIN", or SQLite's "BEGIN DEFERRED").
+    tables = [found.group(1).upper() if (found := re.match(r"\s*(BEGIN|COMMIT)\b", q["sql"], re.I))
+              else " ".join(sorted(set(re.findall(r'(?:FROM|INTO) "(\w+)"', q["sql"]))))
               for q in queries.captured_queries]
     assert tables == ["django_session", "auth_user", "play_game", "play_game play_move",
                       "BEGIN", "play_move", "COMMIT"], tables
