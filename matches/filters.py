@@ -203,14 +203,15 @@ def matches_filtered(*, filters: MatchFilters) -> QuerySet[Match]:
                               since=filters.since, until=filters.until).order_by()
     mine: Any = []
     # By version ids (in a subquery, no round trip of their own): an index lookup a side
-    # instead of a join.
+    # instead of a join. Unordered: BotVersion's own ordering is nothing to a subquery of IN.
+    versions = BotVersion.objects.order_by()
     if filters.bot is not None:
-        mine = BotVersion.objects.filter(bot=filters.bot).values("pk")
+        mine = versions.filter(bot=filters.bot).values("pk")
         qs = _played_by(qs, mine)
     if filters.opponent is not None:
-        qs = _played_by(qs, BotVersion.objects.filter(bot=filters.opponent).values("pk"))
+        qs = _played_by(qs, versions.filter(bot=filters.opponent).values("pk"))
     if filters.mine:
-        qs = _played_by(qs, BotVersion.objects.filter(bot__owner=filters.user).values("pk"))
+        qs = _played_by(qs, versions.filter(bot__owner=filters.user).values("pk"))
     if filters.faults:
         qs = qs.exclude(forfeit_player="")
     return _by_result(qs, filters.result, mine)
