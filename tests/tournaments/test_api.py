@@ -203,3 +203,42 @@ def test_the_standings_answer_is_what_the_standing_serializer_gives(
         [type(v) for row in expected for v in row.values()]
     body = clients["anon"].get(f"/api/v1/tournaments/{tournament.pk}/").json()
     assert len(body["standings"]) == 5 and set(body["standings"][0]) == set(expected[0])
+
+
+@pytest.mark.parametrize("form", ["swiss", "knockout-running"])
+def test_the_tournament_read_is_what_the_orm_reads(clients, make_builtin, play_queued, form):
+    """tournaments.selectors.tournament_read reads the page's rows in plain SQL: the same
+    entrants (a withdrawn one's flag), matches (a points JSON decoded) and byes, in the same
+    order, as the ORM's reads it replaced."""
+    from django.utils import timezone
+
+    from matches.models import Match
+    from tournaments import selectors
+    from tournaments.models import Tournament
+
+    bots = [make_builtin(f"r{i}", "builtin:random") for i in range(5)]  # odd: byes
+    request = {"name": form, "format": form.split("-")[0], "bots": [v.bot_id for v in bots],
+               "rounds": 2}
+    created = clients["staff"].post("/api/v1/tournaments/", request)
+    assert created.status_code == 201, created.json()
+    if form != "knockout-running":
+        play_queued()
+    tournament = Tournament.objects.get(pk=created.json()["id"])
+    tournament.entrants.filter(seed=2).update(withdrawn=timezone.now())
+    first = tournament.matches.order_by("id").first()
+    Match.objects.filter(pk=first.pk).update(points={"A": 1.5, "B": 0.5})
+
+    read = selectors.tournament_read(tournament=tournament)
+    assert read.entrants == [
+        (e["version_id"], e["version__bot__name"], e["version__bot_id"], e["version__number"],
+         e["seed"], e["eliminated_round"], e["final_rank"], e["withdrawn"] is not None)
+        for e in tournament.entrants.values(
+            "version_id", "version__bot__name", "version__bot_id", "version__number", "seed",
+            "eliminated_round", "final_rank", "withdrawn")]
+    assert [e[7] for e in read.entrants] == [False, True, False, False, False]
+    assert read.matches == list(tournament.matches.order_by("round", "position", "id")
+                                .values(*selectors.MATCH_FIELDS))
+    assert next(m for m in read.matches if m["id"] == first.pk)["points"] == {"A": 1.5, "B": 0.5}
+    assert read.byes == list(tournament.byes.order_by("round", "position", "id")
+                             .values_list("round", "position", "version_id"))
+    assert read.byes, "five entrants: someone sits a round out"
