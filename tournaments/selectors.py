@@ -284,7 +284,6 @@ def tournament_ranking(*, tournament: Tournament) -> list[int]:
 OPEN_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
-
 @dataclass
 class Side:
     version_id: int
