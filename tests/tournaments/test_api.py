@@ -177,6 +177,21 @@ def test_an_author_challenges_any_bot_until_the_hourly_limit(clients, make_built
     assert clients["anon"].post("/api/v1/challenges/", request).status_code in (401, 403)
 
 
+def _tournament_of_five(clients, make_builtin, play_queued, form: str, programs: list[str]):
+    """A tournament of five built-in bots made through the API (`form`: its format, or
+    "knockout-running" for a knockout left unplayed), played to its end otherwise."""
+    from tournaments.models import Tournament
+
+    bots = [make_builtin(f"t{i}", programs[i % len(programs)]) for i in range(5)]
+    request = {"name": form, "format": form.split("-")[0], "bots": [v.bot_id for v in bots],
+               "rounds": 2}
+    created = clients["staff"].post("/api/v1/tournaments/", request)
+    assert created.status_code == 201, created.json()
+    if form != "knockout-running":
+        play_queued()
+    return Tournament.objects.get(pk=created.json()["id"])
+
+
 @pytest.mark.parametrize("form", ["round_robin", "swiss", "knockout", "knockout-running"])
 def test_the_standings_answer_is_what_the_standing_serializer_gives(
         clients, make_builtin, play_queued, form):
@@ -185,17 +200,9 @@ def test_the_standings_answer_is_what_the_standing_serializer_gives(
     finished and running tournaments (nulls, floats, a withdrawn bot's flag)."""
     from tournaments import selectors
     from tournaments.api import StandingSerializer, standings_data
-    from tournaments.models import Tournament
 
-    bots = [make_builtin(f"s{i}", "builtin:random" if i % 2 else "builtin:greedy")
-            for i in range(5)]
-    request = {"name": form, "format": form.split("-")[0], "bots": [v.bot_id for v in bots],
-               "rounds": 2}
-    created = clients["staff"].post("/api/v1/tournaments/", request)
-    assert created.status_code == 201, created.json()
-    if form != "knockout-running":
-        play_queued()
-    tournament = Tournament.objects.get(pk=created.json()["id"])
+    tournament = _tournament_of_five(clients, make_builtin, play_queued, form,
+                                     ["builtin:greedy", "builtin:random"])
     rows = selectors.tournament_table(tournament=tournament)
     expected = StandingSerializer(rows, many=True).data
     assert standings_data(rows) == expected
@@ -214,16 +221,9 @@ def test_the_tournament_read_is_what_the_orm_reads(clients, make_builtin, play_q
 
     from matches.models import Match
     from tournaments import selectors
-    from tournaments.models import Tournament
 
-    bots = [make_builtin(f"r{i}", "builtin:random") for i in range(5)]  # odd: byes
-    request = {"name": form, "format": form.split("-")[0], "bots": [v.bot_id for v in bots],
-               "rounds": 2}
-    created = clients["staff"].post("/api/v1/tournaments/", request)
-    assert created.status_code == 201, created.json()
-    if form != "knockout-running":
-        play_queued()
-    tournament = Tournament.objects.get(pk=created.json()["id"])
+    # Five, an odd number: a bot sits each Swiss round out, and the knockout has byes.
+    tournament = _tournament_of_five(clients, make_builtin, play_queued, form, ["builtin:random"])
     tournament.entrants.filter(seed=2).update(withdrawn=timezone.now())
     first = tournament.matches.order_by("id").first()
     Match.objects.filter(pk=first.pk).update(points={"A": 1.5, "B": 0.5})
