@@ -22,6 +22,7 @@ concurrent clients from 127.0.0.1. Target: 95th percentile under 150 ms.
 Usage:
     .venv/bin/python bench/tournament_page_speed.py [--clients 4] [--requests 300]
                                                     [--workers 3] [--background 20000] [--keep]
+                                                    [--field 64]
 """
 
 from __future__ import annotations
@@ -98,7 +99,9 @@ def finish_queued(tournament_id: int, replays: list[tuple[bytes, int, float, int
             return
 
 
-def tournaments_make(versions: list[int]) -> dict[str, int]:
+def tournaments_make(versions: list[int], size: int) -> dict[str, int]:
+    """A Swiss of 6 rounds and a knockout of `size` bots played to the end, and a Swiss
+    stopped in its fourth round: {label: tournament id}, the running one's label last."""
     from bots.models import BotVersion
     from ladder.models import Ladder
     from tournaments import services
@@ -106,11 +109,12 @@ def tournaments_make(versions: list[int]) -> dict[str, int]:
     replays = page_speed.real_replays(24)
     rng = random.Random(5)
     ladder = Ladder.objects.get(slug="main")
-    field = list(BotVersion.objects.filter(pk__in=rng.sample(versions, 64)).select_related("bot"))
+    field = list(BotVersion.objects.filter(pk__in=rng.sample(versions, size))
+                 .select_related("bot"))
     made = {}
-    for label, fmt, rounds, stop in (("Swiss, 64 bots, 6 rounds, finished", "swiss", 6, None),
-                                     ("knockout, 64 bots, finished", "knockout", 1, None),
-                                     ("Swiss, 64 bots, round 4 running", "swiss", 6, 4)):
+    for label, fmt, rounds, stop in ((f"Swiss, {size} bots, 6 rounds, finished", "swiss", 6, None),
+                                     (f"knockout, {size} bots, finished", "knockout", 1, None),
+                                     (f"Swiss, {size} bots, round 4 running", "swiss", 6, 4)):
         tournament = services.tournament_create(name=label, format=fmt, rounds=rounds,
                                                 versions=field, ladder=ladder)
         finish_queued(tournament.pk, replays, rng, stop_round=stop)
@@ -161,7 +165,7 @@ def pages(made: dict[str, int]) -> dict[str, Callable[[random.Random], str]]:
         return lambda rng: path
 
     out = {label: fixed(f"/tournaments/{pk}/") for label, pk in made.items()}
-    running = made["Swiss, 64 bots, round 4 running"]
+    running = list(made.values())[-1]  # the running Swiss, made last
     out["live poll (running Swiss)"] = fixed(f"/tournaments/{running}/?part=progress")
     out["API detail (running Swiss)"] = fixed(f"/api/v1/tournaments/{running}/")
     return out
@@ -170,7 +174,7 @@ def pages(made: dict[str, int]) -> dict[str, Callable[[random.Random], str]]:
 def server_times(log: Path, skip: int, made: dict[str, int]) -> dict[str, list[float]]:
     """gunicorn's own time of each request (the warm-up left out), by page."""
     names = {f"/tournaments/{pk}/?": label for label, pk in made.items()}
-    running = made["Swiss, 64 bots, round 4 running"]
+    running = list(made.values())[-1]  # the running Swiss, made last
     names[f"/tournaments/{running}/?part=progress"] = "live poll (running Swiss)"
     names[f"/api/v1/tournaments/{running}/?"] = "API detail (running Swiss)"
     times: dict[str, list[float]] = {name: [] for name in names.values()}
@@ -188,6 +192,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--requests", type=int, default=300, help="per page")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers")
+    parser.add_argument("--field", type=int, default=64, help="bots in each tournament")
     parser.add_argument("--background", type=int, default=20_000,
                         help="finished ladder matches around the tournaments")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -200,7 +205,7 @@ def main() -> None:
         began = time.monotonic()
         versions = page_speed.bots_create(1000)
         page_speed.matches_copy(versions, args.background, page_speed.real_replays(24))
-        made = tournaments_make(versions)
+        made = tournaments_make(versions, args.field)
         print(f"filled {DB_NAME} in {time.monotonic() - began:.0f} s "
               f"({args.background} ladder matches beside the tournaments)")
         query_counts(made)

@@ -292,10 +292,10 @@ def test_boards_page_speed_fills_its_boards_and_prints_each_page(bench_env: Env)
 @pytest.mark.timeout(180)
 def test_tournament_page_speed_builds_its_tournaments_and_prints_each_page(bench_env: Env) -> None:
     out = run_bench("tournament_page_speed", "--clients", "1", "--requests", "2", "--workers",
-                    "1", "--background", "40", env=bench_env)
+                    "1", "--background", "40", "--field", "16", env=bench_env)
 
-    assert_prints(out, "Swiss, 64 bots, 6 rounds, finished: finished",
-                  "knockout, 64 bots, finished: finished", "queries of a tournament page",
+    assert_prints(out, "Swiss, 16 bots, 6 rounds, finished: finished",
+                  "knockout, 16 bots, finished: finished", "queries of a tournament page",
                   "the body uncached", "server time (gunicorn's own", "live poll (running Swiss)",
                   "API detail (running Swiss)")
 
