@@ -12,11 +12,28 @@
 # gone), its seats are thawed, their pending SIGKILL takes them, and the container exits.
 # cgroup v2 needs none of this: a frozen task there dies of SIGKILL.
 #
+# Liveness: a worker lives while its own cgroup (the seats are below it, in cgroups of their
+# own) lists a process in cgroup.procs. On v1 that file lists only the processes that the
+# reader's PID namespace can see: read from a container's own namespace it is empty for every
+# other container, and every live worker would look dead (its seats thawed a second after
+# each freeze). So this runs in the host's PID namespace (compose: pid: host), where every task
+# has a pid, and refuses to run anywhere else. A task that is exiting leaves the list before
+# its namespace's init waits for the frozen seats, so a killed worker's list is empty at once.
+#
 # It needs no capability: root owns the cgroup files it writes (the bind of the freezer
 # hierarchy's kaiser-arena subtree, as the workers see it).
 set -u
 ROOT="${1:-/run/kaiser-arena/freezer}"
 INTERVAL="${KAISER_SEAT_THAW_INTERVAL:-1}"
+PROC="${KAISER_SEAT_THAW_PROC:-/proc}"  # tests give a stand-in
+
+# Pid 1 in our own cgroups: our own container's init, so a PID namespace of our own, in which
+# no worker's process has a pid (pid: host missing, or a runtime that refuses it).
+if cmp -s "$PROC/1/cgroup" "$PROC/self/cgroup"; then
+  echo "seat-thaw: not in the host's PID namespace (compose: pid: host): the workers'" \
+    "processes are invisible from here, so live workers would look dead; thawing nothing" >&2
+  exit 1
+fi
 
 echo "seat-thaw: watching the worker containers' seats in $ROOT every ${INTERVAL}s" >&2
 while :; do

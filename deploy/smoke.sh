@@ -69,7 +69,7 @@ summary() {
   printf '\n== Summary (%d s)\n' $((SECONDS - STARTED))
   printf '  %s\n' "${RESULTS[@]}"
   if [[ -n "${COMPOSE_READY:-}" ]]; then
-    compose logs --no-color --timestamps > "$WORK/compose.log" 2>&1
+    [[ -n "${LOGS_SAVED:-}" ]] || compose logs --no-color --timestamps > "$WORK/compose.log" 2>&1
     echo "  all containers' logs: $WORK/compose.log"
     if [[ "$KEEP" == 1 ]]; then
       echo "  left running: docker compose -p $PROJECT -f $SRC/docker-compose.yml --env-file $ENV_FILE ..."
@@ -117,6 +117,29 @@ wait_for() {  # description, seconds, command: retries every 3 s until it succee
 }
 
 ledger() { compose exec -T web python deploy/smoke_checks.py ledger 2>/dev/null; }
+
+# The seats' freezer as the host sees it (deploy/smoke_seats.py): the folder that holds a worker
+# container's seat cgroups, from the container's own cgroup in /proc/<pid>/cgroup.
+seats_dir() {  # CONTAINER
+  local pid path
+  pid=$(docker inspect -f '{{.State.Pid}}' "$1") || return 1
+  if [[ "$CGROUP_LAYOUT" == v1 ]]; then
+    path=$(awk -F: '$2 == "freezer" {print $3}' "/proc/$pid/cgroup")
+    echo "/sys/fs/cgroup/freezer$path"
+  else  # the entrypoint moved the container's processes into init/, the seats are beside it
+    path=$(awk -F: '$1 == "0" {print $3}' "/proc/$pid/cgroup")
+    echo "/sys/fs/cgroup${path%/init}/kaiser-seats"
+  fi
+}
+seats() { python3 "$SRC/deploy/smoke_seats.py" "$@"; }
+# seat-thaw's "thawed" lines so far (cgroup v1), of the container ID if given.
+thaws() { compose logs --no-color seat-thaw 2>/dev/null | grep 'seat-thaw: thawed' | grep -c "${1:-}"; }
+container_of() {  # an attempt's worker (celery@HOST:task): the worker container on HOST
+  local cid
+  for cid in $(compose ps -q worker); do
+    [[ "$1" == *"@$(docker inspect -f '{{.Config.Hostname}}' "$cid"):"* ]] && echo "$cid"
+  done
+}
 
 # --- 0. preconditions ---------------------------------------------------------------------
 step "Preconditions"
@@ -298,6 +321,38 @@ info "replay of match $match: HTTP $(status), $(wc -c <<< "$replay") bytes, keys
 check "the replay of match $match is served (200, with its games)" \
   bash -c '[[ "$(cat "$1")" == 200 ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d.get(\"games\"))" "$2"' _ "$WORK/status" "$WORK/body"
 
+# --- 6b. the seats off move frozen, while the worker lives ---------------------------------
+step "Seats off move frozen for whole matches (their freezer, read on the host)"
+# A live worker's seats, sampled about every 20 ms from before a match starts until after it
+# ends: in every sample, every seat at a table but the one on move must be frozen. And
+# seat-thaw (cgroup v1), which thaws the seats of dead workers only, must thaw nothing here.
+worker1=$(compose ps -q worker | head -1)
+dir=$(seats_dir "$worker1")
+info "worker ${worker1:0:12}'s seats: $dir"
+rm -f "$WORK/watch.stop"
+since=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+seats watch "$dir" "$WORK/watch.stop" "$TIMEOUT" > "$WORK/watch.json" &
+watcher=$!
+host1=$(docker inspect -f '{{.Config.Hostname}}' "$worker1")
+whole_matches() {  # matches that worker started after the watch began, and finished
+  compose exec -T web python deploy/smoke_checks.py played "$since" 2>/dev/null \
+    | jq_py '[p["match"] for p in d["played"] if "@'"$host1"':" in p["worker"]]' \
+    > "$WORK/whole" && jq_py 'len(d) >= 2' < "$WORK/whole" | grep -qx true
+}
+wait_for "two whole matches on worker ${worker1:0:12}" "$TIMEOUT" whole_matches
+touch "$WORK/watch.stop"
+wait "$watcher"
+watched=$(cat "$WORK/watch.json")
+info "whole matches watched: $(cat "$WORK/whole"); the freezer: $watched"
+check "the freezer watched whole matches ($(cat "$WORK/whole")) and saw seats frozen" \
+  python3 -c 'import json, sys; d = json.loads(sys.argv[1])
+sys.exit(not (d["samples_in_play"] >= 50 and d["readings"].get("FROZEN", 0) > 0))' "$watched"
+check "every seat off move FROZEN in every sample ($(jq_py '"%d of %d samples at a table" % (d["samples_off_move_frozen"], d["samples_in_play"])' <<< "$watched"))" \
+  test "$(jq_py 'd["samples_two_awake"]' <<< "$watched")" = 0
+if [[ "$CGROUP_LAYOUT" == v1 ]]; then
+  check "seat-thaw thawed nothing while every worker lived ($(thaws) thaws)" test "$(thaws)" = 0
+fi
+
 # --- 7. two workers, one killed mid-match ---------------------------------------------------
 step "Scale to two workers"
 compose up -d --no-recreate --scale worker=2 --wait --wait-timeout "$TIMEOUT" > "$WORK/scale.log" 2>&1 \
@@ -305,6 +360,9 @@ compose up -d --no-recreate --scale worker=2 --wait --wait-timeout "$TIMEOUT" > 
 # Only the ladder workers (celery@...): a play-worker service, if any, names itself play@...
 two_workers() { api GET /health/ | jq_py 'len([n for n in d["workers"]["names"] if n.startswith("celery@")])' | grep -qx 2; }
 check "/health/ reports two ladder workers" wait_for "two workers in /health/" 120 two_workers
+if [[ "$CGROUP_LAYOUT" == v1 ]]; then
+  check "seat-thaw thawed nothing while both workers lived ($(thaws) thaws)" test "$(thaws)" = 0
+fi
 
 step "Kill a worker mid-match (docker kill -s KILL, then docker start)"
 running_now() { compose exec -T web python deploy/smoke_checks.py running 2>/dev/null; }
@@ -318,13 +376,24 @@ for try in 1 2 3; do
     [[ "$victim_worker" == *"@$(docker inspect -f '{{.Config.Hostname}}' "$cid")"* ]] && victim=$cid
   done
   [[ -n "$victim" ]] || { info "no worker container runs $victim_worker"; continue; }
-  docker kill -s KILL "$victim" >/dev/null 2>"$WORK/kill.err" || info "docker kill: $(cat "$WORK/kill.err")"
+  [[ "$CGROUP_LAYOUT" == v1 ]] && thawed_before=$(thaws) victim_before=$(thaws "$victim")
+  # At a moment when seats of the victim are frozen (the case that hung on cgroup v1).
+  killed=$(seats kill-when-frozen "$(seats_dir "$victim")" "$victim" 120)
+  info "killed ${victim:0:12}: $(jq_py '{k: d[k] for k in ("killed", "frozen", "docker_kill") if k in d}' <<< "$killed")"
+  [[ "$(jq_py 'd["killed"]' <<< "$killed")" == true ]] \
+    || docker kill -s KILL "$victim" >/dev/null 2>&1  # no frozen seat in 120 s: kill anyway
   # A container that cannot die (on cgroup v1, a frozen seat outlives SIGKILL until thawed:
   # deploy/seat-thaw.sh) would still be "running" here and never play its matches again.
   wait_for "the killed worker's exit" 30 bash -c \
     '[[ $(docker inspect -f "{{.State.Status}}" "$1") == exited ]]' _ "$victim"
   check "the killed worker container exited (state $(docker inspect -f '{{.State.Status}}' "$victim"))" \
     test "$(docker inspect -f '{{.State.Status}}' "$victim")" = exited
+  if [[ "$CGROUP_LAYOUT" == v1 ]]; then
+    frozen_at_kill=$(jq_py 'len(d.get("frozen", []))' <<< "$killed")
+    new=$(( $(thaws "$victim") - victim_before ))
+    check "seat-thaw thawed the dead worker's seats, no other ($frozen_at_kill frozen at the kill; $new thawed, $(( $(thaws) - thawed_before - new )) of other workers)" \
+      test "$new" -ge "$((frozen_at_kill > 0))" -a "$(( $(thaws) - thawed_before ))" = "$new"
+  fi
   # The attempts the dead worker still holds are the matches it was playing when it died:
   # nothing but the stale-match sweep touches them now.
   host=$(docker inspect -f '{{.Config.Hostname}}' "$victim")
@@ -376,6 +445,70 @@ done
 left=$(compose exec -T worker sh -c 'ls -d /sys/fs/cgroup/kaiser-seats/*/ /sys/fs/cgroup/memory/kaiser-* 2>/dev/null | wc -l')
 info "seat cgroups left in the worker (matches may be running): $left"
 
+# --- 8b. a /tmp slot's timestamps ----------------------------------------------------------
+step "A seat that marks its /tmp slot's timestamps: no seat after it finds the mark"
+# tests/engine/hostile/slot_timestamp_mark.py looks at start for a mark on its /tmp (the slot
+# root's atime and mtime, a file), says on stderr what it found, then leaves its own mark. Two
+# copies of it play each other (challenges), so every seat of those matches reads a slot that
+# seats before it may have marked; they play ladder matches too.
+declare -a MARKERS=()
+for side in a b; do
+  if version=$(upload "$SRC/tests/engine/hostile/slot_timestamp_mark.py" "smoke-slot-mark-$side"); then
+    MARKERS+=("$version")
+  else
+    fail "upload of slot_timestamp_mark.py ($side)"
+  fi
+done
+if [[ ${#MARKERS[@]} == 2 ]] && wait_for "the markers' checks" "$TIMEOUT" all_checked "${MARKERS[@]}"; then
+  mark_bots=$(for v in "${MARKERS[@]}"; do api GET "/api/v1/versions/$v/" | jq_py 'd["bot"]'; done | xargs echo)
+  set -- $mark_bots
+  challenged=""
+  for n in 1 2 3; do
+    m=$(api POST /api/v1/challenges/ -H 'Content-Type: application/json' \
+      -d "{\"bot\": $1, \"opponent\": $2}" | jq_py 'd["id"]')
+    [[ "$(status)" == 201 ]] && challenged="$challenged $m" || info "challenge: $(status) $(cat "$WORK/body")"
+  done
+  set --
+  challenges_done() {
+    local m
+    for m in $challenged; do
+      [[ "$(api GET "/api/v1/matches/$m/" | jq_py 'd["status"]')" =~ ^(finished|void|failed)$ ]] || return 1
+    done
+  }
+  wait_for "the markers' challenges$challenged" "$TIMEOUT" challenges_done
+  : > "$WORK/marks"
+  for bot in $mark_bots; do
+    for m in $(api GET "/api/v1/matches/?bot=$bot&status=finished" | jq_py '" ".join(str(r["id"]) for r in d["results"])'); do
+      api GET "/api/v1/matches/$m/" >> "$WORK/marks"; echo >> "$WORK/marks"
+    done
+  done
+  marks=$(python3 - "$WORK/marks" $mark_bots <<'PY'
+import collections, json, re, sys
+bots = {int(b) for b in sys.argv[2:]}
+seen = {}
+for line in open(sys.argv[1]):
+    if line.strip():
+        match = json.loads(line)
+        seen[match["id"]] = match
+lines = []
+for match in sorted(seen.values(), key=lambda m: m["id"]):
+    for side in "ab":
+        if match[side]["bot"] in bots:
+            lines += re.findall(r"slot-mark: .*", match.get(f"stderr_{side}") or "")
+slots = collections.Counter(re.search(r"ino (\d+)", l)[1] for l in lines if "ino " in l)
+print(json.dumps({"matches": len(seen), "seats": len(lines),
+                  "found": [l for l in lines if l.startswith("slot-mark: found")][:5],
+                  "slots": len(slots), "seats_after_a_marker": sum(n - 1 for n in slots.values()),
+                  "forfeits": [m["forfeit"] for m in seen.values() if m.get("forfeit")]}))
+PY
+)
+  info "the markers' seats: $marks"
+  slot_times=$(compose exec -T worker sh -c 'for s in "$KAISER_SANDBOX_TMP_SLOTS"/slot-*; do stat -c "%i %X %Y" "$s"; done' 2>/dev/null)
+  info "a worker's slots now carrying the mark (atime or mtime 1000000000): $(grep -cE ' 1000000000( |$)' <<< "$slot_times") of $(wc -l <<< "$slot_times")"
+  check "no marker seat found a mark ($(jq_py '"%d seats in %d matches, %d of them in a slot a marker had held" % (d["seats"], d["matches"], d["seats_after_a_marker"])' <<< "$marks"))" \
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(not (d["seats"] >= 8 and not d["found"]))' "$marks"
+fi
+
 # --- 9. the ledger ------------------------------------------------------------------------
 step "Nothing lost, nothing counted twice"
 settled() { ledger | jq_py 'not d["running_expired"]' | grep -qx true; }
@@ -395,3 +528,55 @@ check "the killed worker's matches ($CUT) each have a lost attempt and finished"
 sys.exit(not sys.argv[2].split() or any(int(m) not in done for m in sys.argv[2].split()))' "$book" "$CUT"
 check "no match failed or void" \
   test "$(jq_py 'd["matches"].get("failed", 0) + d["matches"].get("void", 0)' <<< "$book")" = 0
+
+# --- 10. the stop --------------------------------------------------------------------------
+step "Stop: a worker killed while its seats are frozen, then docker compose down -v"
+# Compose stops the workers before seat-thaw (they depend on it); the killed worker's seats are
+# thawed by seat-thaw (cgroup v1) and the container exits; then nothing of the stack is left.
+if [[ "$KEEP" == 1 ]]; then
+  info "--keep: not stopped"
+else
+  compose logs --no-color --timestamps > "$WORK/compose.log" 2>&1  # down takes the logs away
+  LOGS_SAVED=1
+  stack=$(compose ps -aq | xargs echo)
+  wait_for "a match being played" 180 some_match_running
+  victim=$(container_of "$(cat "$WORK/running")")
+  [[ -n "$victim" ]] || victim=$(compose ps -q worker | head -1)
+  if [[ "$CGROUP_LAYOUT" == v1 ]]; then
+    docker logs -f "$(compose ps -q seat-thaw)" > "$WORK/seat-thaw.log" 2>&1 &
+  fi
+  docker events --since "$(date +%s)" --filter "label=com.docker.compose.project=$PROJECT" \
+    --filter event=die --format '{{.TimeNano}} {{index .Actor.Attributes "com.docker.compose.service"}}' \
+    > "$WORK/events" 2>&1 &
+  events=$!
+  sleep 1  # the listener subscribed (no event to wait for yet)
+  killed=$(seats kill-when-frozen "$(seats_dir "$victim")" "$victim" 120)
+  info "killed ${victim:0:12}: $(jq_py '{k: d[k] for k in ("killed", "frozen", "docker_kill") if k in d}' <<< "$killed")"
+  t0=$SECONDS
+  timeout "$TIMEOUT" docker compose -p "$PROJECT" -f "$SRC/docker-compose.yml" \
+    -f "$SRC/deploy/compose-cgroup-$CGROUP_LAYOUT.yml" --env-file "$ENV_FILE" \
+    down -v --remove-orphans > "$WORK/down.log" 2>&1
+  down=$?
+  kill "$events" 2>/dev/null
+  [[ "$down" == 0 ]] || tail -5 "$WORK/down.log" | sed 's/^/        /'
+  check "docker compose down -v done (status $down) in $((SECONDS - t0)) s, a worker killed with $(jq_py 'len(d.get("frozen", []))' <<< "$killed") seats frozen" \
+    test "$down" = 0 -a "$(jq_py 'd["killed"]' <<< "$killed")" = true
+  label="label=com.docker.compose.project=$PROJECT"
+  left="$(docker ps -aq --filter "$label") $(docker volume ls -q --filter "$label") $(docker volume ls -q | grep "^${PROJECT}_") $(docker network ls -q --filter "$label") $(docker network ls --format '{{.Name}}' | grep "^${PROJECT}_")"
+  check "nothing of the stack left: no container, volume or network (${left// /})" test -z "${left// /}"
+  if [[ "$CGROUP_LAYOUT" == v1 ]]; then
+    order=$(python3 -c 'import sys
+died = [line.split() for line in open(sys.argv[1]) if len(line.split()) == 2]
+workers = [int(t) for t, s in died if s in ("worker", "play-worker")]
+thaw = [int(t) for t, s in died if s == "seat-thaw"]
+print("ok" if workers and thaw and max(workers) <= min(thaw) else f"workers {sorted(workers)}, seat-thaw {thaw}")' "$WORK/events")
+    check "every worker stopped before seat-thaw ($order)" test "$order" = ok
+    thawed=$(grep -c "seat-thaw: thawed .*${victim}" "$WORK/seat-thaw.log")
+    info "seat-thaw's log during the stop: $(grep -c 'seat-thaw: thawed' "$WORK/seat-thaw.log") thaws, $thawed of ${victim:0:12}"
+    check "seat-thaw thawed the killed worker's frozen seats ($thawed)" \
+      test "$thawed" -ge "$(( $(jq_py 'len(d.get("frozen", []))' <<< "$killed") > 0 ))"
+    kept=0
+    for id in $stack; do [[ -e "/sys/fs/cgroup/freezer/kaiser-arena/$id" ]] && kept=$((kept + 1)); done
+    check "no freezer cgroup of the stack's containers left on the host ($kept)" test "$kept" = 0
+  fi
+fi

@@ -2,6 +2,7 @@
 
     python deploy/smoke_checks.py ledger       # nothing lost, nothing counted twice
     python deploy/smoke_checks.py running      # the matches being played, and by which worker
+    python deploy/smoke_checks.py played SINCE # the attempts started at SINCE or later, finished
     python deploy/smoke_checks.py user NAME PASSWORD   # a user for the smoke test's uploads
 
 The ledger is the check of docs/operations.md ("Checking that nothing was lost") made strict:
@@ -27,6 +28,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
 from django.utils import timezone  # noqa: E402
+from django.utils.dateparse import parse_datetime  # noqa: E402
 
 from ladder.models import Ladder, LadderEntry  # noqa: E402
 from ladder.selectors import ratings_recomputed  # noqa: E402
@@ -92,6 +94,21 @@ def running() -> dict[str, Any]:
     return {"running": [{"match": match, "worker": worker} for match, worker in rows]}
 
 
+def played(since: str) -> dict[str, Any]:
+    """Whole matches: the attempts that started at `since` (ISO 8601) or later and stored
+    their result, with the worker that played each."""
+    start = parse_datetime(since)
+    rows = MatchAttempt.objects.filter(outcome=STORED, started__gte=start).values_list(
+        "match_id", "worker", "started", "ended"
+    )
+    return {
+        "played": [
+            {"match": m, "worker": w, "started": s.isoformat(), "ended": e.isoformat()}
+            for m, w, s, e in rows
+        ]
+    }
+
+
 def user(name: str, password: str) -> dict[str, Any]:
     model = get_user_model()
     account, created = model.objects.get_or_create(username=name)
@@ -105,6 +122,7 @@ if __name__ == "__main__":
     commands: dict[str, Callable[..., dict[str, Any]]] = {
         "ledger": ledger,
         "running": running,
+        "played": played,
         "user": user,
     }
     result = commands[command](*args)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -166,43 +165,3 @@ def test_the_image_installs_gvisor_and_bubblewrap_from_debian() -> None:
     install = re.search(r"apt-get install[^&]*", (ROOT / "Dockerfile").read_text())
     assert install is not None
     assert {"runsc", "bubblewrap", "util-linux"} <= set(install[0].split())
-
-
-def test_cgroup_v1_hosts_run_seat_thaw_without_capabilities() -> None:
-    v1 = compose_file("deploy/compose-cgroup-v1.yml")["services"]
-    thaw = v1["seat-thaw"]
-    assert thaw["cap_drop"] == ["ALL"] and "cap_add" not in thaw
-    assert thaw["network_mode"] == "none"
-    assert thaw["volumes"] == ["/sys/fs/cgroup/freezer/kaiser-arena:/run/kaiser-arena/freezer"]
-    assert "seat-thaw" not in compose_file("deploy/compose-cgroup-v2.yml")["services"]
-
-
-def fake_container(root: Path, name: str, procs: str, seats: dict[str, str]) -> Path:
-    """A worker container's freezer cgroup as seat-thaw sees it (plain files)."""
-    container = root / name
-    container.mkdir()
-    (container / "cgroup.procs").write_text(procs)
-    for seat, state in seats.items():
-        (container / seat).mkdir()
-        (container / seat / "freezer.state").write_text(state)
-    return container
-
-
-def test_seat_thaw_thaws_the_frozen_seats_of_a_dead_worker_container_only(tmp_path: Path) -> None:
-    dead = fake_container(tmp_path, "dead", "", {"kaiser-7-1": "FROZEN", "kaiser-7-2": "THAWED"})
-    alive = fake_container(tmp_path, "alive", "1\n7\n", {"kaiser-7-1": "FROZEN"})
-    script = ROOT / "deploy" / "seat-thaw.sh"
-    env = {"PATH": "/usr/bin:/bin", "KAISER_SEAT_THAW_INTERVAL": "0.1"}
-    done = subprocess.run(
-        ["timeout", "1", "sh", str(script), str(tmp_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 124  # it watches until stopped
-    assert (dead / "kaiser-7-1" / "freezer.state").read_text().strip() == "THAWED"
-    assert (dead / "kaiser-7-2" / "freezer.state").read_text().strip() == "THAWED"
-    assert (alive / "kaiser-7-1" / "freezer.state").read_text() == "FROZEN"
-    assert f"thawed {dead}/kaiser-7-1/" in done.stderr
-    assert "kaiser-7-2" not in done.stderr
