@@ -1,7 +1,8 @@
 """A seat played by a bot program over JSON lines (docs/protocol.md), in the sandbox.
 
-The process is started when the runner creates the player, so the four seats of a match start
-in parallel; the hello/ready exchange (and its start-up clock) happens in start().
+The process is started when the runner creates the player, so the seats of a table start in
+parallel (and the next game's while this one plays: engine.tables); the hello/ready exchange
+(and its start-up clock) happens in start().
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def _table() -> _Table:
 
 
 class ProgramPlayer(Player):
-    """One seat, one sandboxed process, for a whole match."""
+    """One seat, one sandboxed process, for one game of a match (engine.tables)."""
 
     wants_notifications = True
 
@@ -209,6 +210,8 @@ class ProgramPlayer(Player):
         self.pid_namespace: str | None = None  # the sandbox's, for checking nothing survives
         self._start_error: InfrastructureError | None = None
         self._greeted = False  # hello answered: only then does the bot get a match_end
+        self._ending = False  # end() has run
+        self._goodbye_until: float | None = None  # match_end sent: the bot may exit until then
         try:
             self._proc = SandboxProcess(workdir=program.directory, run=program.run,
                                         limits=limits, unsandboxed=unsandboxed)
@@ -217,20 +220,26 @@ class ProgramPlayer(Player):
         self._poll = select.poll()
         self._table = _table()
         if self._proc is not None:
-            self._table.join(self._proc)
             self._poll.register(self._proc.stdout_fd, _READ)
             self._poll.register(self._proc.stderr_fd, _READ)
 
     # --- the Player interface ------------------------------------------------------------
+    @property
+    def start_error(self) -> Exception | None:
+        return self._start_error
+
     def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
               seed: str) -> None:
         proc = self._running()
+        # Only now does the seat join the table's freezer: a seat made early (engine.tables
+        # makes the next game's while this one plays) boots meanwhile, with nothing to read.
+        self._table.join(proc)
         self._time, self.clock = time, SeatClock(time)
         game = getattr(rules, "game", "kaiser")  # Kaiser's Rules predate a second game
         if game == "kaiser":
             hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
-                     "team": seat % 2, "rules": rules.to_dict(), "match": {"games": games},
-                     "time": time.to_dict()}
+                     "team": seat % 2, "rules": rules.to_dict(),
+                     "match": {"games": games, "game": self.game}, "time": time.to_dict()}
         else:
             hello = self._other_game(game, seat, rules, games, time)
         # The sandbox's own start (a kernel a seat under gVisor) is the host's business, not
@@ -258,8 +267,8 @@ class ProgramPlayer(Player):
         self._writer = protocol.ActWriter()  # type: ignore[assignment]
         self._from_reply = protocol.action_from_reply  # type: ignore[assignment]
         return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": game,
-                "seat": seat, "rules": rules.to_dict(), "match": {"games": games},
-                "time": time.to_dict()}
+                "seat": seat, "rules": rules.to_dict(),
+                "match": {"games": games, "game": self.game}, "time": time.to_dict()}
 
     def begin_game(self, game: int) -> None:
         self.clock.begin_game()
@@ -313,14 +322,28 @@ class ProgramPlayer(Player):
             self._fault = BotFault("crash", f"its input could not be written: {exc}",
                                    self._next_id)
 
+    def end(self) -> None:
+        """match_end, and the input closed: the bot exits by itself while the table's other
+        seats are told the same (close() then waits for it)."""
+        proc = self._proc
+        if proc is None or self._ending:
+            return
+        self._ending = True
+        self._table.leave(proc)  # resumed: it must read its goodbye, or be killed
+        if self._greeted and self._fault is None and proc.poll() is None:
+            with contextlib.suppress(BotFault, OSError):
+                self._send({"type": "match_end"}, _now() + 0.2, self._next_id)
+                proc.close_stdin()
+            self._goodbye_until = _now() + EXIT_GRACE_S
+
     def close(self) -> None:
         proc = self._proc
         if proc is None:
             return
-        self._table.leave(proc)  # resumed: it must read its goodbye, or be killed
+        self.end()
         try:
-            if self._greeted and self._fault is None and proc.poll() is None:
-                self._say_goodbye(proc)
+            if self._goodbye_until is not None:
+                self._await_exit(proc, self._goodbye_until)
             else:
                 # What it logged before its fault: a reply read without a poll leaves that
                 # in the pipe, and the owner needs it most now.
@@ -495,12 +518,8 @@ class ProgramPlayer(Player):
             reason, detail = "resource", f"ran out of the seat's memory limit ({detail})"
         return BotFault(reason, detail, mid)
 
-    def _say_goodbye(self, proc: SandboxProcess) -> None:
-        """match_end, close the input, and give the bot EXIT_GRACE_S to exit by itself."""
-        with contextlib.suppress(BotFault):
-            self._send({"type": "match_end"}, _now() + 0.2, self._next_id)
-        proc.close_stdin()
-        end = _now() + EXIT_GRACE_S
+    def _await_exit(self, proc: SandboxProcess, end: float) -> None:
+        """Until `end` for the bot to exit by itself after match_end (its output drained)."""
         while proc.poll() is None and _now() < end:
             for fd, _ in self._poll.poll(max(0.0, end - _now()) * 1000):
                 if fd == proc.stderr_fd:
@@ -571,11 +590,12 @@ class _Staging:
 
 
 class ProgramFactory:
-    """Makes the ProgramPlayer for each of a side's two seats (two separate sandboxes).
+    """Makes the ProgramPlayer for each of a side's seats in each game (separate sandboxes).
 
-    Each seat gets a copy of the program of its own: partners that shared one set of files
-    could signal through them (a lock, a change of time stamp), and no seat may write to what
-    another one runs.
+    Each seat of each game gets a copy of the program of its own: partners that shared one
+    set of files could signal through them (a lock, a change of time stamp), a seat of a later
+    game could read what one of an earlier game left, and no seat may write to what another
+    one runs.
     """
 
     def __init__(self, source: Path, *, time: TimeControl, limits: SandboxLimits,

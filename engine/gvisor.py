@@ -52,6 +52,12 @@ TASKS_PER_PROCESS = 8
 PLATFORM = "ptrace"
 _ROOT_DIRS = ("bot", "dev", "etc", "proc", "sys", "tmp", "usr")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
+# Every file and folder a seat's binds show has its access time set this far ahead (2100):
+# the host updates a relatime mount's access times only for one older than the file's change
+# or a day old, so no seat's read ever changes a time another seat can look at (issue 31: a
+# pair moved whole hands through the access times of a shared /usr).
+PINNED_ATIME_NS = 4_102_444_800 * 10**9
+MS_NOSUID, MS_NODEV, MS_NOATIME = 2, 4, 1024
 
 
 def runsc_path() -> str | None:
@@ -107,7 +113,21 @@ def rootfs(state: Path) -> Path:
             (root / etc.lstrip("/")).mkdir(mode=0o755)
         elif os.path.exists(etc):
             (root / etc.lstrip("/")).touch(mode=0o644)
+    pin_atimes(root)
     return root
+
+
+def pin_atimes(root: Path) -> None:
+    """Every access time under root (root included) set ahead to PINNED_ATIME_NS, the
+    modification times kept: reads there then change nothing on the host (see above)."""
+    def pin(path: str) -> None:
+        st = os.lstat(path)
+        os.utime(path, ns=(PINNED_ATIME_NS, st.st_mtime_ns), follow_symlinks=False)
+
+    for folder, folders, files in os.walk(root, topdown=False):
+        for name in (*files, *folders):
+            pin(os.path.join(folder, name))
+    pin(str(root))
 
 
 # --- the seat's /usr: a copy in memory ---------------------------------------------------------
@@ -119,6 +139,7 @@ def rootfs(state: Path) -> Path:
 # Node, sh, and the libraries they link. A tmpfs page is never cold: every read of it costs
 # the same, whatever another seat did.
 SYSROOT_DEFAULT = "/run/kaiser-arena/gvisor/sysroot"
+SYSROOT_LAYOUT = 2  # 2: /etc's files copied too, access times pinned
 _SYSROOT_PROGRAMS = ("/usr/bin/python3.11", "/usr/bin/node", "/usr/bin/dash")
 # /usr/share/nodejs: Debian's Node loads some of its own built-in modules from there.
 _SYSROOT_TREES = ("/usr/lib/python3.11", "/usr/share/nodejs")
@@ -146,7 +167,8 @@ def _linked_libraries(files: list[str]) -> set[str]:
 
 
 def _sysroot_sources() -> dict[str, str]:
-    """{path in the seat's root: host file} for the copy."""
+    """{path in the seat's root: host file} for the copy (/etc's files a seat sees too: a
+    bind of the host's own would show the host's access times)."""
     files = [path for path in _SYSROOT_PROGRAMS if os.path.exists(path)]
     for tree in _SYSROOT_TREES:
         for folder, _, names in os.walk(tree, followlinks=True):
@@ -162,7 +184,21 @@ def _sysroot_sources() -> dict[str, str]:
         # The name the loader asks for, in the folder it really is in (/lib -> /usr/lib).
         inside = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
         sources[inside.lstrip("/")] = os.path.realpath(path)
+    for etc in _ETC_FILES:
+        if os.path.isfile(etc):  # /etc/localtime: the zone file it names
+            sources[etc.lstrip("/")] = os.path.realpath(etc)
     return sources
+
+
+def _etc_links() -> dict[str, str]:
+    """/etc/alternatives, a folder of links into /usr: copied as links."""
+    links = {}
+    for etc in _ETC_FILES:
+        if os.path.isdir(etc):
+            for entry in os.scandir(etc):
+                if entry.is_symlink():
+                    links[os.path.join(etc, entry.name).lstrip("/")] = os.readlink(entry.path)
+    return links
 
 
 def _mount_of(path: Path) -> tuple[str, list[str]]:
@@ -197,10 +233,13 @@ def sysroot() -> tuple[Path, str]:
     note = "/usr a copy in memory"
     if not _on_tmpfs(base) and (os.geteuid() != 0 or _mount_tmpfs(base) != 0):
         note = f"/usr a copy NOT in memory ({base} is not a tmpfs): a page-cache channel"
+    if "strictatime" in _mount_of(base)[1]:
+        note += f"; {base} is mounted strictatime: reads there change access times"
     sources = _sysroot_sources()
-    digest = hashlib.sha256(json.dumps(sorted(
+    links = {**_etc_links(), **_SYSROOT_LINKS}
+    digest = hashlib.sha256(json.dumps([SYSROOT_LAYOUT, sorted(links.items()), sorted(
         (inside, os.stat(source).st_size, os.stat(source).st_mtime_ns)
-        for inside, source in sources.items())).encode()).hexdigest()[:16]
+        for inside, source in sources.items())]).encode()).hexdigest()[:16]
     root = base / digest
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -210,15 +249,18 @@ def sysroot() -> tuple[Path, str]:
                 target = root / inside
                 target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
                 shutil.copy2(source, target)
-            for link, points_to in _SYSROOT_LINKS.items():
+            for link, points_to in links.items():
+                (root / link).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
                 (root / link).symlink_to(points_to)
+            pin_atimes(root)
             (root / ".complete").touch()
     return root, note
 
 
 def _mount_tmpfs(path: Path) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
-    return int(libc.mount(b"tmpfs", bytes(path), b"tmpfs", 2 | 4, b"mode=0755,size=1g"))
+    flags = MS_NOSUID | MS_NODEV | MS_NOATIME
+    return int(libc.mount(b"tmpfs", bytes(path), b"tmpfs", flags, b"mode=0755,size=1g"))
 
 
 def _bind(source: str, destination: str, *, writable: bool = False) -> dict[str, object]:
@@ -242,7 +284,8 @@ def _mounts(root: Path, workdir: Path | None, tmp: Path | None, tmp_mb: int,
     for name in ("bin", "lib", "lib32", "lib64", "sbin"):
         if (root / name).is_dir() and not (root / name).is_symlink():
             mounts.append(_bind(f"/{name}", f"/{name}"))
-    mounts += [_bind(etc, etc) for etc in _ETC_FILES if os.path.exists(etc)]
+    mounts += [_bind(str(usr / etc.lstrip("/")), etc) for etc in _ETC_FILES
+               if os.path.lexists(usr / etc.lstrip("/"))]
     if tmp is not None:
         mounts.append(_bind(str(tmp), "/tmp", writable=True))
     else:  # gVisor's own tmpfs: its files live in the Sentry's memory, under the seat's cgroup

@@ -13,6 +13,7 @@ from engine.faults import BotFault
 from engine.game import DealSource, GameState, ShuffledDeals, pair_deals
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.rules import DEFAULT_RULES, Rules
+from engine.tables import StartFault, Tables
 
 SIDES = ("A", "B")
 # Marks replays whose deals come from engine.game.pair_deals(seed): validate re-deals them.
@@ -37,7 +38,8 @@ def _forfeit_record(fault: BotFault, seat: int, side: str) -> dict[str, Any]:
 
 
 class Match:
-    """One match: the four seats' players, the games played so far, and the result."""
+    """One match: the factories of A and B, the games played so far, and the result. Every
+    game has a table of new players (engine.tables): no seat remembers another game."""
 
     def __init__(self, a: PlayerFactory, b: PlayerFactory, *, games: int, seed: str,
                  rules: Rules, time: TimeControl) -> None:
@@ -49,58 +51,49 @@ class Match:
         self.seed = str(seed)
         self.rules = rules
         self.time = time
-        self.slots: dict[str, list[Player]] = {}
+        self.tables = Tables(self.factories, seat_sides=seat_sides, seed_of=self.player_seed,
+                             games=games, rules=rules, time=time)
         self.games: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
         self._pair: tuple[int, ShuffledDeals] | None = None
 
-    def seats_for(self, game: int) -> list[Player]:
-        sides = seat_sides(game)
-        return [self.slots[side][seat // 2] for seat, side in enumerate(sides)]
+    def player_seed(self, side: str, slot: int, game: int) -> str:
+        """A built-in player's seed: as it always was in game 0, and a game's own after."""
+        return f"{self.seed}/{side}{slot}" + (f"/{game}" if game else "")
 
     def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
         try:
-            self._start_players()
-            if not any(p.makes_cycles for p in self.seats_for(0)):
+            players = self._open(0)
+            if not any(p.makes_cycles for p in players):
                 # Only the engine and built-in players run: see _collector_paused.
                 with _collector_paused():
-                    self._play_games(on_progress)
+                    self._play_games(players, on_progress)
             else:
-                self._play_games(on_progress)
+                self._play_games(players, on_progress)
         except _Forfeit as forfeit:
             self.forfeit = forfeit.record
         finally:
-            self._close_players()
+            self.tables.close_all()
         return self.replay()
 
-    def _play_games(self, on_progress: ProgressFn | None) -> None:
+    def _play_games(self, players: list[Player], on_progress: ProgressFn | None) -> None:
         for game in range(self.games_total):
-            self.games.append(self._play_game(game))
+            if game:
+                players = self._open(game)
+            self.games.append(self._play_game(game, players))
+            self.tables.close()  # match_end: this table's processes end before the next plays
             if on_progress:
                 on_progress(game + 1, self.games_total)
 
-    def _start_players(self) -> None:
-        for side in SIDES:
-            # One at a time, so that close() reaches every player made if a factory fails.
-            players = self.slots[side] = []
-            for slot in (0, 1):
-                players.append(self.factories[side](slot))
-        for seat, player in enumerate(self.seats_for(0)):
-            side = seat_sides(0)[seat]
-            try:
-                player.start(seat=seat, rules=self.rules, games=self.games_total,
-                             time=self.time, seed=f"{self.seed}/{side}{seat // 2}")
-            except BotFault as fault:
-                record = _forfeit_record(fault, seat, side)
-                self.games.append(self._game_record(0, [], [0, 0], 1 - seat % 2, record))
-                raise _Forfeit(record) from None
+    def _open(self, game: int) -> list[Player]:
+        try:
+            return self.tables.open(game)
+        except StartFault as failed:
+            record = _forfeit_record(failed.fault, failed.seat, failed.side)
+            self.games.append(self._game_record(game, [], [0, 0], 1 - failed.seat % 2, record))
+            raise _Forfeit(record) from None
 
-    def _close_players(self) -> None:
-        for players in self.slots.values():
-            for player in players:
-                player.close()
-
-    def _play_game(self, game: int) -> dict[str, Any]:
+    def _play_game(self, game: int, players: list[Player]) -> dict[str, Any]:
         deals: DealSource
         if game % 2 == 0 or self._pair is None:
             self._pair = pair_deals(self.rules, self.seed, game // 2)
@@ -108,9 +101,6 @@ class Match:
         else:  # the second game of a pair: the first game's deals, not a second shuffle
             dealer, deals = self._pair[0], self._pair[1].again()
         state = GameState(self.rules, dealer=dealer, deals=deals, game=game)
-        players = self.seats_for(game)
-        for player in players:
-            player.begin_game(game)
         try:
             if any(p.wants_notifications for p in players):
                 self._loop_notifying(state, players)

@@ -24,10 +24,11 @@ class TimeControl:
 
 
 class Player:
-    """One seat's decision maker for a whole match (one process per seat for bot programs).
+    """One seat's decision maker for one game of a match (one process for a bot program).
 
-    The runner calls start() once, begin_game() before each game, act() for each decision,
-    notify() with deal_end/game_end messages (only if wants_notifications), close() at the end.
+    Every game has players of its own (engine.tables): the runner sets `game` and `seat`, calls
+    start() once, begin_game() before the game, act() for each decision, notify() with
+    deal_end/game_end messages (only if wants_notifications), close() at the end of the game.
     act() and start() may raise BotFault; notify() must not raise (a player remembers a fault
     seen there and raises it from its next act()). close() must not raise and must leave no
     process behind.
@@ -41,11 +42,19 @@ class Player:
     # True: act() answers at once (microseconds: no search, no process), so a site showing
     # the moves to a person may show several of this player's moves together (play.services).
     instant = False
+    game = 0  # the one game of the match this player plays (engine.tables sets it)
+    seat = 0  # its seat in that game
+
+    @property
+    def start_error(self) -> Exception | None:
+        """Why this player cannot start (a sandbox that could not be made), known before
+        start() would raise it: engine.tables then makes the table again."""
+        return None
 
     def start(
         self, *, seat: int, rules: Rules, games: int, time: TimeControl, seed: str
     ) -> None:
-        """hello/ready. `seat` is the seat this player holds in game 0."""
+        """hello/ready. `seat` is the seat this player holds in its game."""
 
     def begin_game(self, game: int) -> None:
         """A new game starts: a full time bank."""
@@ -56,8 +65,12 @@ class Player:
     def notify(self, message: dict[str, Any]) -> None:
         """A protocol notification (deal_end, game_end)."""
 
+    def end(self) -> None:
+        """match_end, without waiting: the runner tells every seat of a table before it
+        close()s them one by one (a bot program exits meanwhile)."""
+
     def close(self) -> None:
-        """match_end: stop, leaving nothing running."""
+        """match_end (if end() has not said it): stop, leaving nothing running."""
 
     def stderr_text(self) -> str:
         """The seat's captured standard error (bot programs only)."""
@@ -69,7 +82,8 @@ class Player:
 
 
 class PlayerFactory(Protocol):
-    """Makes the Player for one of a side's two seats; `name` and `version` go in the replay."""
+    """Makes the Player for one of a side's seats in one game (`slot`: which of the side's
+    seats, from 0); `name` and `version` go in the replay."""
 
     name: str
     version: str

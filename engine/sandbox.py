@@ -818,17 +818,24 @@ class _SlotTmp(_Tmpfs):
         if held is None:
             raise OSError(errno.EBUSY, f"all {len(candidates)} slots are in use")
         self.path, self._fd = held
-        _empty(self.path)
-        # The worker container has CAP_CHOWN but not CAP_FOWNER: it may chmod only a folder
-        # of its own, so the slot is taken back before it is handed on.
-        os.chown(self.path, 0, 0)
-        os.chmod(self.path, 0o700)
+        self._reset()
         os.chown(self.path, uid, uid)
         self.inodes = os.statvfs(self.path).f_files
 
+    def _reset(self) -> None:
+        """Emptied, and nothing of the last holder left on the slot itself: its owner, mode
+        and times (a seat may set its /tmp's times to a mark the next holder would read)."""
+        _empty(self.path)
+        # The worker container has CAP_CHOWN but not CAP_FOWNER: it may chmod and set times
+        # only on a folder of its own, so the slot is taken back first.
+        os.chown(self.path, 0, 0)
+        os.chmod(self.path, 0o700)
+        os.utime(self.path, ns=(0, 0))
+
     def remove(self) -> None:
         if self._fd >= 0:
-            _empty(self.path)
+            with contextlib.suppress(OSError):
+                self._reset()
             os.close(self._fd)
             self._fd = -1
 

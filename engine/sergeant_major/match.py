@@ -17,6 +17,7 @@ from engine.match import _collector_paused, _forfeit_record
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.sergeant_major.game import OVER, DealSequence, SMState, set_deals
 from engine.sergeant_major.rules import DEFAULT_RULES, GAME, SMRules
+from engine.tables import StartFault, Tables
 
 SIDES = ("A", "B", "C")
 FORMAT = "sergeant-major-replay"
@@ -50,7 +51,8 @@ class _SeatFault(Exception):
 
 
 class SMMatch:
-    """One match: each side's player (one process a side), the games so far, the result."""
+    """One match: each side's factory, the games so far, the result. Every game has a table
+    of new players (engine.tables): no process plays two games of a set."""
 
     def __init__(self, factories: dict[str, PlayerFactory], *, games: int, seed: str,
                  rules: SMRules, time: TimeControl) -> None:
@@ -64,59 +66,55 @@ class SMMatch:
         self.seed = str(seed)
         self.rules = rules
         self.time = time
-        self.players: dict[str, Player] = {}
+        # Player.start is typed for Kaiser's Rules, which every Kaiser player may rely on; a
+        # player of this game gets SMRules (built-in players ignore them, bots get them in hello).
+        self.tables = Tables(factories, seat_sides=seat_sides, seed_of=self.player_seed,
+                             games=games, rules=rules, time=time)
         self.games: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
         self._set: tuple[int, DealSequence] | None = None
 
-    def seats_for(self, game: int) -> list[Player]:
-        return [self.players[side] for side in seat_sides(game)]
+    def player_seed(self, side: str, slot: int, game: int) -> str:
+        """A built-in player's seed: as it always was in game 0, and a game's own after."""
+        return f"{self.seed}/{side}" + (f"/{game}" if game else "")
 
     def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
         try:
-            self._start_players()
-            if not any(p.makes_cycles for p in self.players.values()):
+            players = self._open(0)
+            if not any(p.makes_cycles for p in players):
                 with _collector_paused():
-                    self._play_games(on_progress)
+                    self._play_games(players, on_progress)
             else:
-                self._play_games(on_progress)
+                self._play_games(players, on_progress)
         except _Forfeit as forfeit:
             self.forfeit = forfeit.record
         finally:
-            for player in self.players.values():
-                player.close()
+            self.tables.close_all()
         return self.replay()
 
-    def _play_games(self, on_progress: ProgressFn | None) -> None:
+    def _play_games(self, players: list[Player], on_progress: ProgressFn | None) -> None:
         for game in range(self.games_total):
-            self.games.append(self._play_game(game))
+            if game:
+                players = self._open(game)
+            self.games.append(self._play_game(game, players))
+            self.tables.close()  # match_end: this table's processes end before the next plays
             if on_progress:
                 on_progress(game + 1, self.games_total)
 
-    def _start_players(self) -> None:
-        for side in SIDES:  # one at a time: close() then reaches every player made
-            self.players[side] = self.factories[side](0)
-        # Player.start is typed for Kaiser's Rules, which every Kaiser player may rely on; a
-        # player of this game gets SMRules (built-in players ignore them, bots get them in hello).
-        rules: Any = self.rules
-        for seat, side in enumerate(seat_sides(0)):
-            try:
-                self.players[side].start(seat=seat, rules=rules, games=self.games_total,
-                                         time=self.time, seed=f"{self.seed}/{side}")
-            except BotFault as fault:
-                record = _forfeit_record(fault, seat, side)
-                self.games.append(_game_record(0, [], [0, 0, 0], None, forfeit_points(seat),
-                                               record))
-                raise _Forfeit(record) from None
+    def _open(self, game: int) -> list[Player]:
+        try:
+            return self.tables.open(game)
+        except StartFault as failed:
+            record = _forfeit_record(failed.fault, failed.seat, failed.side)
+            self.games.append(_game_record(game, [], [0, 0, 0], None,
+                                           forfeit_points(failed.seat), record))
+            raise _Forfeit(record) from None
 
-    def _play_game(self, game: int) -> dict[str, Any]:
+    def _play_game(self, game: int, players: list[Player]) -> dict[str, Any]:
         if game % 3 == 0 or self._set is None:
             self._set = set_deals(self.seed, game // 3)
         dealer, deals = self._set
         state = SMState(self.rules, dealer=dealer, deals=deals.source(), game=game)
-        players = self.seats_for(game)
-        for player in players:
-            player.begin_game(game)
         try:
             _loop(state, players, self._notify if any(
                 p.wants_notifications for p in players) else None)

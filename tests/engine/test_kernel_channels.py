@@ -86,10 +86,16 @@ class Hands:
 
 
 def hands_passed(bot: Any) -> Hands:
-    texts = [player.stderr_text() for player in bot.players]  # seat 0 (game 0), then seat 2
+    """Each game's two seats of the bot (a table of their own) against each other."""
+    texts = [player.stderr_text() for player in bot.players]
     lines = [{(kind, deal): hand for kind, deal, hand in HAND_LINE.findall(text)}
              for text in texts]
-    decoded = sum(1 for me, partner in ((0, 1), (1, 0))
+    games = sorted({player.game for player in bot.players})
+    pairs = [[i for i, player in enumerate(bot.players) if player.game == game]
+             for game in games]
+    assert all(len(pair) == 2 for pair in pairs), pairs
+    decoded = sum(1 for first, second in pairs for me, partner in ((first, second),
+                                                                   (second, first))
                   for (kind, deal), hand in lines[me].items()
                   if kind == "DECODED" and lines[partner].get(("SENT", deal)) == hand)
     sent = sum(1 for seat in lines for kind, _ in seat if kind == "SENT")
