@@ -1,0 +1,109 @@
+"""Partners who time each other (issue 31), in real matches under gVisor: a pair that holds
+its replies back to spell its hand (tests/engine/fairplay/think_time.py, one program at both
+seats of its side) against builtin:greedy, and the honest example bots the same way.
+
+No sandbox we run stops a seat's clock while it is frozen, so the pair does read its
+partner's symbols far above chance (the positive control: chance is out of reach, see
+docs/sandbox.md). What must hold instead: engine.think_time's detector flags the pair, both
+the one that sleeps and the one that burns CPU, and passes every honest bot over as many
+matches of the same length."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine import gvisor
+from engine.botproc import program_player_factory
+from engine.builtin import resolve_player
+from engine.match import run_match
+from engine.players import TimeControl
+from engine.rules import DEFAULT_RULES
+from engine.think_time import SPREAD_BITS, SideTimes, TimedSide, Verdict, think_time_check
+from tests.engine.sandbox_support import EXAMPLES
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]
+PROBES = Path(__file__).parent / "fairplay"
+RULES = dataclasses.replace(DEFAULT_RULES, max_deals=3)  # games of at most three deals
+MATCHES = 2  # for the pair and for every honest bot alike
+CLOCK = TimeControl()  # the ladder's
+SYMBOL_BITS, STEP_MS = 4, 4.0  # up to 60 ms a move
+DECODE = re.compile(r"^DECODE .* sent=(\d+) got=(\d+) ", re.M)
+
+
+def pair_program(tmp_path: Path, mode: str) -> Path:
+    folder = tmp_path / f"think_time_{mode}"
+    folder.mkdir()
+    shutil.copy(PROBES / "think_time.py", folder / "bot.py")
+    for helper in ("_channel.py", "_play.py"):
+        shutil.copy(PROBES / helper, folder / helper)
+    (folder / "think_time.txt").write_text(f"{SYMBOL_BITS} {STEP_MS} {mode}\n")
+    return folder
+
+
+@dataclasses.dataclass
+class Played:
+    matches: list[SideTimes]
+    stderr: list[str]
+
+
+def play(program: Path) -> Played:
+    """MATCHES two-game matches of `program` (side A) against builtin:greedy."""
+    assert gvisor.choose_kernel()[0] == "gvisor", "these matches are about gVisor's seats"
+    played = Played([], [])
+    for seed in range(MATCHES):
+        bot = TimedSide(program_player_factory(program, time=CLOCK))
+        replay = run_match(bot, resolve_player("builtin:greedy"), games=2,
+                           seed=f"think-time/{seed}", rules=RULES, time=CLOCK)
+        assert replay["result"]["forfeit"] is None, replay["result"]["forfeit"]
+        played.matches.append(SideTimes(replay, "A", bot.wall_ms,
+                                        [float(ms) for ms in bot.counted_ms]))
+        played.stderr += bot.stderr_texts()
+    return played
+
+
+def decoded(played: Played) -> tuple[int, int]:
+    """(symbols the partner tried, symbols it got right), checked by the pair itself once
+    deal_end showed the hand."""
+    rows = [m.groups() for text in played.stderr for m in DECODE.finditer(text)]
+    return len(rows), sum(1 for sent, got in rows if sent == got)
+
+
+def flagged_for(verdict: Verdict, statistic: str) -> bool:
+    return verdict.flagged and any(r.startswith(f"{statistic} spread") for r in verdict.reasons)
+
+
+def test_a_pair_that_sleeps_to_signal_is_read_by_its_partner_and_flagged(
+        tmp_path: Path) -> None:
+    played = play(pair_program(tmp_path, "sleep"))
+
+    tried, right = decoded(played)
+    chance = 1 / (1 << SYMBOL_BITS)
+    assert tried >= 50 and right >= 4 * chance * tried, (tried, right)  # the channel is open
+    verdict = think_time_check(played.matches)
+    assert flagged_for(verdict, "wait"), verdict.summary()
+    assert verdict.wait_bits is not None and verdict.wait_bits >= SPREAD_BITS
+
+
+def test_a_pair_that_burns_cpu_to_signal_is_flagged(tmp_path: Path) -> None:
+    played = play(pair_program(tmp_path, "spin"))
+
+    verdict = think_time_check(played.matches)
+    assert flagged_for(verdict, "cpu"), verdict.summary()
+    assert decoded(played)[0] >= 50
+
+
+HONEST = ["minimal_bot.py", "random.zip", "greedy.zip", "mc.zip", "node_random.zip"]
+
+
+@pytest.mark.parametrize("name", HONEST)
+def test_an_honest_example_bot_is_not_flagged(name: str) -> None:
+    played = play(EXAMPLES / name)
+
+    verdict = think_time_check(played.matches)
+    assert not verdict.flagged, verdict.summary()
+    assert verdict.decisions >= 150  # as many decisions as the pair's
