@@ -261,9 +261,10 @@ compose exec -T web python deploy/smoke_checks.py user smoke "$password" >/dev/n
 TOKEN=$(api POST /api/v1/auth/token/ -d username=smoke -d "password=$password" | jq_py 'd["token"]')
 [[ "$(status)" == 200 && -n "$TOKEN" ]] || fatal "an API token ($(status))"
 
-upload() {  # FILE NAME: creates the bot and uploads FILE; prints the version id
-  local file="$1" name="$2" bot
-  bot=$(api POST /api/v1/bots/ -H 'Content-Type: application/json' -d "{\"name\": \"$name\"}" | jq_py 'd["id"]')
+upload() {  # FILE NAME [GAME]: creates the bot and uploads FILE; prints the version id
+  local file="$1" name="$2" game="${3:-kaiser}" bot
+  bot=$(api POST /api/v1/bots/ -H 'Content-Type: application/json' \
+    -d "{\"name\": \"$name\", \"game\": \"$game\"}" | jq_py 'd["id"]')
   [[ "$(status)" == 201 ]] || { info "creating $name: $(status) $(cat "$WORK/body")"; return 1; }
   api POST "/api/v1/bots/$bot/versions/" -F "file=@$file" | jq_py 'd["id"]'
   [[ "$(status)" == 201 ]] || { info "uploading $file: $(status) $(cat "$WORK/body")"; return 1; }
@@ -275,7 +276,9 @@ for file in "$SRC"/bots/examples/*.py "$SRC"/bots/examples/*.zip; do
     kaiser_bot.py|build_zips.py) continue ;;  # the protocol library and the zips' builder
   esac
   name="smoke-${base%.*}-${base##*.}"
-  if version=$(upload "$file" "$name"); then
+  game=kaiser
+  [[ "$base" == sergeant_major* ]] && game=sergeant-major  # the starter kit's other game
+  if version=$(upload "$file" "$name" "$game"); then
     VERSIONS[$name]=$version
     BOTS[$name]=$(api GET "/api/v1/versions/$version/" | jq_py 'd["bot"]')
     info "uploaded $base as $name (version $version)"
