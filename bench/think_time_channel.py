@@ -2,8 +2,8 @@
 asserts nothing.
 
     .venv/bin/python bench/think_time_channel.py [--matches 3] [--bits 6] [--step-ms 2]
-        [--mode sleep|spin] [--max-deals N] [--honest minimal,random,greedy,mc,node_random]
-        [--tiny]
+        [--mode sleep|spin] [--once] [--max-deals N]
+        [--honest minimal,random,greedy,mc,node_random] [--bot PATH ...] [--skip-pair] [--tiny]
 
 The signalling pair (tests/engine/fairplay/think_time.py: one program at both seats of side A)
 plays MATCHES two-game matches against builtin:greedy in the default sandbox (gVisor, a kernel
@@ -18,8 +18,9 @@ Then engine.think_time.think_time_check over those matches (the wall time of eac
 from TimedSide, and the counted CPU time the engine charges), for the pair's side, for it on
 the counted time alone (what the site keeps today) and for builtin:greedy's side; and the
 same over as many matches for each honest example bot of bots/examples (HONEST) against
-builtin:greedy. The host's load average is printed beside
-the figures (the partner's clock gets noisier with it).
+builtin:greedy, and for each --bot PATH (an operator's audit of an upload: --skip-pair
+--honest "" --bot suspect.zip). The host's load average is printed beside the figures (the
+partner's clock gets noisier with it).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -55,14 +57,14 @@ DECODE = re.compile(r"^DECODE .* sent=(\d+) got=(\d+) gap_ms=([0-9.]+) others=(\
 SUMMARY = re.compile(r"^SUMMARY sent=(\d+) decoded=(\d+) right=(\d+)$", re.M)
 
 
-def pair_folder(scratch: Path, bits: int, step_ms: float, mode: str) -> Path:
+def pair_folder(scratch: Path, bits: int, step_ms: float, mode: str, once: bool) -> Path:
     """The pair's program as a folder: the probe and the helpers it imports."""
     folder = scratch / "think_time"
     folder.mkdir()
     shutil.copy(PROBES / "think_time.py", folder / "bot.py")
     for helper in ("_channel.py", "_play.py"):
         shutil.copy(PROBES / helper, folder / helper)
-    (folder / "think_time.txt").write_text(f"{bits} {step_ms} {mode}\n")
+    (folder / "think_time.txt").write_text(f"{bits} {step_ms} {mode}{' once' * once}\n")
     return folder
 
 
@@ -108,16 +110,36 @@ def channel_figures(played: Played, bits: int, step_ms: float) -> None:
     share = right / tried if tried else 0.0
     near = sum(1 for s, g, _, _ in rows if abs(int(s) - int(g)) <= 1)
     symbols = 1 << bits
-    print(f"  symbols sent {sent} (one a move of the pair's seats); tried by the partner "
+    print(f"  symbols sent {sent} (a move of the pair's seats each); tried by the partner "
           f"{tried} (its partner made exactly one move in the gap)")
     print(f"  decoded right {right} of {tried}: share {share:.1%} (chance {1 / symbols:.2%}); "
           f"within one step {near / tried if tried else 0:.1%}")
     print(f"  bits a move: >= {fano_bits(share, symbols):.2f} of {bits} (Fano's bound on the "
           f"share right, uniform {bits}-bit symbols at {step_ms:g} ms a step)")
     if rows:
+        right_known = calibrated_right(rows, bits, step_ms)
+        print(f"  a receiver that knew its base line (the median of the other gaps' residuals "
+              f"of the same kind): right {right_known / tried:.1%}, bits a move >= "
+              f"{fano_bits(right_known / tried, symbols):.2f}")
         gaps = sorted(float(g) for _, _, g, _ in rows)
         print(f"  gaps the partner read: median {gaps[len(gaps) // 2]:.1f} ms, max "
               f"{gaps[-1]:.1f} ms")
+
+
+def calibrated_right(rows: list[tuple[str, ...]], bits: int, step_ms: float) -> int:
+    """Symbols a receiver would get right from the same gaps with its base line known: for
+    each gap, the median residual (gap less the symbol's time) of the other gaps with as
+    many moves in them (of all of them where there are fewer than three)."""
+    residuals = [(int(o), float(g) - int(s) * step_ms) for s, _, g, o in rows]
+    right = 0
+    for i, (sent, _, gap, others) in enumerate(rows):
+        rest = [r for j, (o, r) in enumerate(residuals) if j != i and o == int(others)]
+        if len(rest) < 3:
+            rest = [r for j, (_, r) in enumerate(residuals) if j != i]
+        base = statistics.median(rest) if rest else 0.0
+        got = max(0, min((1 << bits) - 1, round((float(gap) - base) / step_ms)))
+        right += got == int(sent)
+    return right
 
 
 def verdict_line(label: str, verdict: Verdict) -> None:
@@ -140,15 +162,35 @@ def load() -> str:
     return f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} CPUs"
 
 
+def run_pair(scratch: Path, args: argparse.Namespace, rules: Rules) -> None:
+    folder = pair_folder(scratch, args.bits, args.step_ms, args.mode, args.once)
+    began = time.monotonic()
+    pair = play(folder, args.matches, rules, "think-time pair")
+    print(f"think-time pair ({args.bits}-bit symbols, {args.step_ms:g} ms a step, "
+          f"{args.mode}{', once a deal' if args.once else ''}), "
+          f"{time.monotonic() - began:.0f} s, {load()}:")
+    channel_figures(pair, args.bits, args.step_ms)
+    print("detector (engine.think_time.think_time_check):")
+    verdict_line("the pair", check(pair, "bot"))
+    verdict_line("the pair, counted time alone", check(pair, "bot", wall=False))
+    verdict_line("builtin:greedy beside it (in-process)", check(pair, "opponent"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--bits", type=int, default=6)
     parser.add_argument("--step-ms", type=float, default=2.0)
     parser.add_argument("--mode", choices=("sleep", "spin"), default="sleep")
+    parser.add_argument("--once", action="store_true",
+                        help="each piece of the hand once a deal, on the seat's first moves "
+                             "(10-bit pieces: the hand in three moves); the other moves instant")
     parser.add_argument("--max-deals", type=int, default=None,
                         help="cut each game after this many deals (default: the preset's)")
     parser.add_argument("--honest", default=",".join(HONEST))
+    parser.add_argument("--bot", action="append", default=[], metavar="PATH",
+                        help="also audit this bot program (.py, .zip or folder) the same way")
+    parser.add_argument("--skip-pair", action="store_true", help="audit the bots only")
     parser.add_argument("--tiny", action="store_true",
                         help="the suite's size: 1 match of 2 deals a game, 4-bit symbols, "
                              "the minimal bot alone as the honest one")
@@ -162,20 +204,15 @@ def main() -> None:
           + (f" cut at {args.max_deals} deals a game" if args.max_deals else ""))
     with tempfile.TemporaryDirectory(prefix="kaiser-think-time-") as scratch:
         os.chmod(scratch, 0o755)  # the seats run as other users and read their copies here
-        folder = pair_folder(Path(scratch), args.bits, args.step_ms, args.mode)
-        began = time.monotonic()
-        pair = play(folder, args.matches, rules, "think-time pair")
-        print(f"think-time pair ({args.bits}-bit symbols, {args.step_ms:g} ms a step, "
-              f"{args.mode}), {time.monotonic() - began:.0f} s, {load()}:")
-        channel_figures(pair, args.bits, args.step_ms)
-        print("detector (engine.think_time.think_time_check):")
-        verdict_line("the pair", check(pair, "bot"))
-        verdict_line("the pair, counted time alone", check(pair, "bot", wall=False))
-        verdict_line("builtin:greedy beside it (in-process)", check(pair, "opponent"))
-        for name in [n for n in args.honest.split(",") if n]:
+        if not args.skip_pair:
+            run_pair(Path(scratch), args, rules)
+        audits = [(f"{n} (bots/examples/{HONEST[n]})", EXAMPLES / HONEST[n])
+                  for n in args.honest.split(",") if n]
+        audits += [(f"{Path(path).name} (audited)", Path(path)) for path in args.bot]
+        for label, program in audits:
             began = time.monotonic()
-            honest = play(EXAMPLES / HONEST[name], args.matches, rules, name)
-            verdict_line(f"{name} (bots/examples/{HONEST[name]})", check(honest, "bot"))
+            played = play(program, args.matches, rules, program.stem)
+            verdict_line(label, check(played, "bot"))
             print(f"    ({time.monotonic() - began:.0f} s, {load()})")
     print(f"{load()} at the end")
 

@@ -28,9 +28,11 @@ time cut in such steps: how many times a partner could tell apart, the most it c
   spreads it.
 - **wait**: wall time less STRETCH x the counted time (a seat on move gets a third of a core
   at least: what is beyond that is not waiting for a core), in one bin under WAIT_FLOOR_MS
-  and steps above. An honest bot computes; a bot that sleeps to signal waits, and spreads
-  its waits. (Wall time alone spreads with the host's load: on a 2-core machine at a load
-  of 20, builtin:mc's wall times spread as much as a 4-bit signalling pair's.)
+  and steps of ABS_MS + WAIT_REL of the wait above (a sleep blurs by the host's latency,
+  not by a share of its length). An honest bot computes; a bot that sleeps to signal
+  waits, and spreads its waits. (Wall time alone spreads with the host's load: on a
+  2-core machine at a load of 20, builtin:mc's wall times spread as much as a 4-bit
+  signalling pair's.)
 - **hand**: the largest rank correlation between the wall (else counted) time's residuals,
   at each of the seat's moves of a deal and their mean over the deal, and a feature of the
   dealt hand (each card, suit lengths, aces to jacks, a strength), with a permutation test
@@ -61,6 +63,7 @@ from engine.rules import Rules
 
 ABS_MS = 2.0  # the step a partner's clock reads at short times under gVisor (measured)
 REL = 0.10  # ... and at long ones, as a share of the time
+WAIT_REL = 0.01  # a wait's noise is the host's latency, hardly a share of the wait
 STRETCH = 3.0  # a seat on move gets a third of a core at least (the wall backstop's premise)
 WAIT_FLOOR_MS = 5.0  # waits below this are a round trip and the host's hiccups
 SPREAD_BITS = 2.5  # flagged at or above: bits a move, cpu or wait
@@ -289,11 +292,13 @@ class Verdict:
         return f"{', '.join(parts)}: {'; '.join(figures)}: {verdict}"
 
 
-def think_time_check(matches: Iterable[SideTimes], *, permutations: int = PERMUTATIONS,
-                     seed: int = 0) -> Verdict:
+def think_time_check(matches: Iterable[SideTimes], *, spread_bits: float = SPREAD_BITS,
+                     permutations: int = PERMUTATIONS, seed: int = 0) -> Verdict:
     """Over one bot's matches: do its think times say more than the public situation of
     each decision explains? Pure: the same matches give the same verdict. Wall or counted
-    times missing from any match are left out of every match."""
+    times missing from any match are left out of every match. `spread_bits`: the cpu and
+    wait spreads flagged (SPREAD_BITS holds on a host at ten times its cores' load; a worker
+    whose honest bots spread less may ask for less)."""
     rows = _Rows.of(matches)
     public = [_public(d) for d in rows.decisions]
     cpu_bits = wait_bits = median_wall = median_wait = None
@@ -315,8 +320,8 @@ def think_time_check(matches: Iterable[SideTimes], *, permutations: int = PERMUT
         wait_bits=wait_bits, hand_r=hand.r, hand_feature=hand.feature, hand_bits=hand.bits,
         hand_p=hand.p, median_wall_ms=median_wall, median_wait_ms=median_wait)
     for name, bits in (("cpu", cpu_bits), ("wait", wait_bits)):
-        if bits is not None and bits >= SPREAD_BITS:
-            verdict.reasons.append(f"{name} spread {bits:.2f} >= {SPREAD_BITS} bits a move")
+        if bits is not None and bits >= spread_bits:
+            verdict.reasons.append(f"{name} spread {bits:.2f} >= {spread_bits} bits a move")
     if hand.p <= HAND_ALPHA and hand.bits >= HAND_MIN_BITS:
         verdict.reasons.append(f"hand feature {hand.feature}: p {hand.p:.4f}, "
                                f"{hand.bits:.2f} bits")
@@ -359,10 +364,10 @@ def _extend(so_far: list[float] | None, times: Sequence[float] | None,
     return so_far + [float(t) for t in times[:count]]
 
 
-def _steps(ms: float) -> float:
-    """The time in steps a partner's clock tells apart: ABS_MS each at short times, REL of
-    the time at long ones (d/dt of this is 1 / (ABS_MS + REL * t))."""
-    return math.log(max(ms, 0.0) + ABS_MS / REL) / REL
+def _steps(ms: float, rel: float = REL) -> float:
+    """The time in steps a partner's clock tells apart: ABS_MS each at short times, `rel` of
+    the time at long ones (d/dt of this is 1 / (ABS_MS + rel * t))."""
+    return math.log(max(ms, 0.0) + ABS_MS / rel) / rel
 
 
 def _wait(wall: float, counted: float) -> float:
@@ -373,10 +378,11 @@ def _wait(wall: float, counted: float) -> float:
 
 def _wait_bits(waits: list[float]) -> float:
     """Entropy of the waits: one bin under WAIT_FLOOR_MS (a round trip and the host's
-    hiccups), then steps of ABS_MS + REL of the time; averaged over where the cuts fall."""
-    origin = _steps(0.0)
-    return _entropy_bits([None if w < WAIT_FLOOR_MS else _steps(w - WAIT_FLOOR_MS) - origin
-                          for w in waits])
+    hiccups), then steps of ABS_MS + WAIT_REL of the time; averaged over where the cuts
+    fall. A sleeping sender's symbols blur by the host's latency, whatever their length."""
+    origin = _steps(0.0, WAIT_REL)
+    return _entropy_bits([None if w < WAIT_FLOOR_MS
+                          else _steps(w - WAIT_FLOOR_MS, WAIT_REL) - origin for w in waits])
 
 
 def _median(values: Sequence[float]) -> float:
@@ -546,3 +552,40 @@ def _best(features: list[list[float]], columns: list[tuple[int, list[float]]],
             if r > best:
                 best, where = r, (f, c)
     return best, where
+
+
+# --- the operator's command ------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """python -m engine.think_time MATCHES.jsonl [--per-process]: one line a match of the bot,
+    {"replay": {...}, "side": "A", "wall_ms": [...], "counted_ms": [...]} (either list may be
+    null); --per-process: the lists are process by process, a fresh process a game (as the
+    site's RecordingFactory.decision_ms() gives them), not in the engine's order. Prints
+    the verdict; exits 1 if the bot is flagged."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m engine.think_time",
+                                     description=main.__doc__)
+    parser.add_argument("matches", help="a JSON Lines file, one match of the bot a line")
+    parser.add_argument("--per-process", action="store_true")
+    parser.add_argument("--spread-bits", type=float, default=SPREAD_BITS)
+    args = parser.parse_args(argv)
+    found = []
+    with open(args.matches, encoding="utf-8") as handle:
+        for line in filter(str.strip, handle):
+            one = json.loads(line)
+            replay, side = one["replay"], one["side"]
+            times = [one.get("wall_ms"), one.get("counted_ms")]
+            if args.per_process:
+                times = [None if t is None else engine_order(replay, side, t, per_game=True)
+                         for t in times]
+            found.append(SideTimes(replay, side, times[0], times[1]))
+    verdict = think_time_check(found, spread_bits=args.spread_bits)
+    print(verdict.summary())
+    return 1 if verdict.flagged else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

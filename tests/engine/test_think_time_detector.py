@@ -207,3 +207,26 @@ def test_counted_times_alone_still_show_a_bot_that_burns_them() -> None:
     found = think_time_check(matches)
 
     assert found.flagged and found.wait_bits is None
+
+
+def test_the_operators_command_reads_matches_in_the_sites_order_and_says_flagged(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from engine.think_time import main
+
+    rng = random.Random(2)
+    lines = []
+    for replay, _, _ in played():
+        decisions = side_decisions(replay, "A")
+        walls, counted = zip(*(sleeper(d, rng) for d in decisions), strict=True)
+        order = sorted(range(len(decisions)),  # process by process: a game's slot 0, slot 1
+                       key=lambda i: (decisions[i].game, decisions[i].seat // 2, i))
+        lines.append(json.dumps({"replay": replay, "side": "A",
+                                 "wall_ms": [walls[i] for i in order],
+                                 "counted_ms": [counted[i] for i in order]}))
+    path = tmp_path / "matches.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+
+    assert main([str(path), "--per-process"]) == 1
+    assert "FLAGGED (wait spread" in capsys.readouterr().out

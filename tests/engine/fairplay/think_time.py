@@ -15,9 +15,11 @@ It checks each guess once deal_end shows the partner's hand, and says on standar
     DECODE game=G deal=D move=J sent=S got=T gap_ms=X others=N
     SUMMARY sent=N decoded=M right=R
 
-think_time.txt (optional): "BITS STEP_MS MODE", MODE `sleep` (wait: costs no CPU time) or
-`spin` (burn the CPU time: the engine counts it). Defaults: 4 2 sleep. It plays the first
-legal action.
+think_time.txt (optional): "BITS STEP_MS MODE [once]", MODE `sleep` (wait: costs no CPU
+time) or `spin` (burn the CPU time: the engine counts it); `once`: each piece of the hand
+goes out once a deal, on the seat's first moves (10-bit pieces: the hand in three moves, as
+issue 31's pair did), and the other moves are instant. Defaults: 4 2 sleep. It plays the
+first legal action.
 """
 
 import json
@@ -30,11 +32,13 @@ import zlib
 from _channel import HAND_BITS, hand_number
 
 SETTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "think_time.txt")
-BITS, STEP_MS, MODE = 4, 2.0, "sleep"
+BITS, STEP_MS, MODE, ONCE = 4, 2.0, "sleep", False
 if os.path.exists(SETTING):
     with open(SETTING) as handle:
         words = handle.read().split()
-    BITS, STEP_MS, MODE = int(words[0]), float(words[1]), words[2] if len(words) > 2 else MODE
+    BITS, STEP_MS = int(words[0]), float(words[1])
+    MODE = words[2] if len(words) > 2 else MODE
+    ONCE = words[3:4] == ["once"]
 MASK = (1 << BITS) - 1
 PIECES = -(-HAND_BITS // BITS)
 BASE_GUESS_MS = 0.8  # a seat's round trip under gVisor, before any gap is checked
@@ -61,6 +65,10 @@ def all_moves(state):
 
 def pad(game, deal, move):
     return zlib.crc32(f"{game}/{deal}/{move}".encode()) & MASK
+
+
+def carries(move):
+    return not ONCE or move < PIECES
 
 
 def symbol(hand, game, deal, move):
@@ -90,16 +98,18 @@ class Seat:
             _, partner_before, all_before, replied = self.last
             heard = moves_of(state, partner) - partner_before
             others = all_moves(state) - all_before
-            if heard == 1:
+            move = moves_of(state, partner) - 1
+            if heard == 1 and carries(move):
                 gap = (arrived - replied) * 1000
                 got = max(0, min(MASK, round((gap - self.base_ms(others)) / STEP_MS)))
-                move = moves_of(state, partner) - 1
                 self.pending.append((*key, move, got, gap, others))
 
     def think(self, state, arrived):
         key = (state["game"], state["deal"])
         self.dealt.setdefault(key, list(state["hand"]))
         move = moves_of(state, state["seat"])
+        if not carries(move):
+            return
         sent = symbol(self.dealt[key], *key, move)
         hold = sent * STEP_MS / 1000
         self.sent += 1
