@@ -115,7 +115,8 @@ def channel_figures(played: Played, bits: int, step_ms: float) -> None:
     print(f"  decoded right {right} of {tried}: share {share:.1%} (chance {1 / symbols:.2%}); "
           f"within one step {near / tried if tried else 0:.1%}")
     print(f"  bits a move: >= {fano_bits(share, symbols):.2f} of {bits} (Fano's bound on the "
-          f"share right, uniform {bits}-bit symbols at {step_ms:g} ms a step)")
+          f"share right, uniform {bits}-bit symbols at {step_ms:g} ms a step); about "
+          f"{error_bits(rows, bits):.2f} (log2 M less the entropy of the error, got - sent)")
     if rows:
         right_known = calibrated_right(rows, bits, step_ms)
         print(f"  a receiver that knew its base line (the median of the other gaps' residuals "
@@ -124,6 +125,18 @@ def channel_figures(played: Played, bits: int, step_ms: float) -> None:
         gaps = sorted(float(g) for _, _, g, _ in rows)
         print(f"  gaps the partner read: median {gaps[len(gaps) // 2]:.1f} ms, max "
               f"{gaps[-1]:.1f} ms")
+
+
+def error_bits(rows: list[tuple[str, ...]], bits: int) -> float:
+    """log2(M) - H(got - sent): the information of a channel whose error does not depend
+    on the symbol sent (an added delay), from the errors seen (a plug-in entropy: a little
+    low on few symbols, so this is a little high)."""
+    counts: dict[int, int] = {}
+    for sent, got, _, _ in rows:
+        error = int(got) - int(sent)
+        counts[error] = counts.get(error, 0) + 1
+    n = len(rows)
+    return max(0.0, bits + sum(c / n * math.log2(c / n) for c in counts.values()))
 
 
 def calibrated_right(rows: list[tuple[str, ...]], bits: int, step_ms: float) -> int:
