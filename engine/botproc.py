@@ -234,6 +234,7 @@ class ProgramPlayer(Player):
         # Only now does the seat join the table's freezer: a seat made early (engine.tables
         # makes the next game's while this one plays) boots meanwhile, with nothing to read.
         self._table.join(proc)
+        self._stderr.game = self.game  # its start-up's log counts with its one game
         self._time, self.clock = time, SeatClock(time)
         game = getattr(rules, "game", "kaiser")  # Kaiser's Rules predate a second game
         if game == "kaiser":

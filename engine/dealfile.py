@@ -10,16 +10,17 @@ each from its own score, one deal only, and returns both tables and A's swing
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 from engine.boards import board, finished, score_before
 from engine.cards import CARD_OF, deck
-from engine.faults import BotFault
 from engine.game import Deal, GameState
-from engine.match import SIDES, _SeatFault, _step, seat_sides
+from engine.match import _SeatFault, _step, player_seed, seat_sides
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.rules import Rules
+from engine.tables import StartFault, Tables
 
 FORMAT = "kaiser-deal"
 MAX_BYTES = 64 * 1024  # a deal file is about 1 kB
@@ -146,21 +147,13 @@ def deal_play(data: dict[str, Any], a: PlayerFactory, b: PlayerFactory, *,
 def _table_play(data: dict[str, Any], rules: Rules, game: int,
                 factories: dict[str, PlayerFactory], time: TimeControl
                 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """One table, as engine.match.Match plays a game, for one deal: players made and started
-    as for the match (seat and seed as in game 0), then this game's seats."""
-    slots: dict[str, list[Player]] = {side: [] for side in SIDES}
+    """One table, as engine.match.Match plays a game, for one deal: new players made and
+    started for this game's seats, with the seeds the match gave them."""
+    tables = Tables(factories, seat_sides=seat_sides, games=data["games"], rules=rules,
+                    time=time, seed_of=functools.partial(player_seed, data["seed"]), ahead=False)
     deal = _the_deal(data)
-    side = "A"
     try:
-        for side in SIDES:
-            for slot in (0, 1):
-                slots[side].append(factories[side](slot))
-        for seat, side in enumerate(seat_sides(0)):
-            slots[side][seat // 2].start(seat=seat, rules=rules, games=data["games"],
-                                         time=time, seed=f"{data['seed']}/{side}{seat // 2}")
-        players = [slots[side][seat // 2] for seat, side in enumerate(seat_sides(game))]
-        for player in players:
-            player.begin_game(game)
+        players = tables.open(game)
         state = GameState(rules, dealer=data["dealer"], deals=lambda: deal, game=game,
                           first_deal=data["deal"])
         state.score = list(data["scores"][game % 2])
@@ -170,16 +163,15 @@ def _table_play(data: dict[str, Any], rules: Rules, game: int,
         _notify(players, {"type": "deal_end", "game": game, "deal": data["deal"],
                           "deal_record": record, "score": record.get("score") or state.score})
         return record, None
-    except BotFault as fault:  # at start(): `side` is the player starting
-        return None, {"player": side, "reason": fault.reason, "detail": fault.detail}
+    except StartFault as failed:
+        return None, {"player": failed.side, "reason": failed.fault.reason,
+                      "detail": failed.fault.detail}
     except _SeatFault as failed:
         side = seat_sides(game)[failed.seat]
         return None, {"seat": failed.seat, "player": side, "reason": failed.fault.reason,
                       "detail": failed.fault.detail}
     finally:
-        for side_players in slots.values():
-            for player in side_players:
-                player.close()
+        tables.close_all()
 
 
 def _notify(players: list[Player], message: dict[str, Any]) -> None:

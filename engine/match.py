@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 from collections.abc import Callable, Iterator
@@ -37,6 +38,11 @@ def _forfeit_record(fault: BotFault, seat: int, side: str) -> dict[str, Any]:
             "message_id": fault.message_id, "detail": fault.detail}
 
 
+def player_seed(seed: str, side: str, slot: int, game: int) -> str:
+    """A built-in player's seed: as it always was in game 0, and a game's own after."""
+    return f"{seed}/{side}{slot}" + (f"/{game}" if game else "")
+
+
 class Match:
     """One match: the factories of A and B, the games played so far, and the result. Every
     game has a table of new players (engine.tables): no seat remembers another game."""
@@ -51,15 +57,12 @@ class Match:
         self.seed = str(seed)
         self.rules = rules
         self.time = time
-        self.tables = Tables(self.factories, seat_sides=seat_sides, seed_of=self.player_seed,
-                             games=games, rules=rules, time=time)
+        self.tables = Tables(self.factories, seat_sides=seat_sides,
+                             seed_of=functools.partial(player_seed, self.seed), games=games,
+                             rules=rules, time=time)
         self.games: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
         self._pair: tuple[int, ShuffledDeals] | None = None
-
-    def player_seed(self, side: str, slot: int, game: int) -> str:
-        """A built-in player's seed: as it always was in game 0, and a game's own after."""
-        return f"{self.seed}/{side}{slot}" + (f"/{game}" if game else "")
 
     def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
         try:

@@ -377,8 +377,16 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
     # A missing interpreter (no node on this worker) is the machine's failing, not the bot's:
     # say so on the 'started' pipe, which the bot's own code never gets to write on.
     parts += ['command -v "$1" >/dev/null 2>&1 || { printf "?" >&5; exit 127; }',
-              "printf . >&5", "exec 5>&-", 'exec "$@"']
+              "printf . >&5", "exec 5>&-", _GATE, 'exec "$@"']
     return "; ".join(parts)
+
+
+# The gate between a started sandbox and the bot: the shell waits for one empty line on the
+# bot's input, which wait_started() sends, before it execs the bot. A seat made early (the
+# next game's, engine.tables) boots up to here while another table plays, and no code of the
+# bot runs before its game. (dash's read takes its input a byte at a time from a pipe: the
+# bot's first line is left for the bot.) Input closed first: the seat was never wanted.
+_GATE = "IFS= read -r _ || exit 0"
 
 
 def _gvisor_supervisor(cgroup_procs: Sequence[Path], group: _Cgroup | None) -> str:
@@ -408,7 +416,7 @@ def _gvisor_inner_script(limits: SandboxLimits) -> str:
     return "; ".join([
         "ulimit -c 0", f"ulimit -f {(limits.file_size_mb << 20) // 512}",
         'command -v "$1" >/dev/null 2>&1 || { printf "?"; exit 127; }',
-        "printf .", 'exec "$@"'])
+        "printf .", _GATE, 'exec "$@"'])
 
 
 def _outer_script(started_fd: int, cgroup_procs: Sequence[Path]) -> str:
@@ -1086,13 +1094,14 @@ class SandboxProcess:
         return self._proc.pid
 
     def wait_started(self, deadline: float) -> bool:
-        """True once the bot program is exec'd inside the sandbox; False if not yet by deadline.
+        """True once the sandbox is up and the bot program let through its gate (_GATE);
+        False if not up yet by deadline.
 
         Raises InfrastructureError if the sandbox itself failed to set up (bwrap exited before
         the limit shell signalled): that is never the bot's fault.
         """
         if self._started_on_stdout:
-            return self._wait_started_on_stdout(deadline)
+            return self._wait_started_on_stdout(deadline) and self._open_gate()
         if self._started_fd < 0:
             return True
         if not _readable(self._started_fd, deadline - time.monotonic()):
@@ -1102,6 +1111,11 @@ class SandboxProcess:
         self._started_fd = -1
         self._check_started(byte)
         self._open_inner_pidfd()
+        return self._open_gate()
+
+    def _open_gate(self) -> bool:
+        with contextlib.suppress(OSError):  # a sandbox gone already: its death tells why
+            os.write(self.stdin_fd, b"\n")
         return True
 
     def _check_started(self, byte: bytes) -> None:

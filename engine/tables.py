@@ -43,13 +43,15 @@ class Tables:
     """Opens each game's table (new players, started in seat order) and closes it again."""
 
     def __init__(self, factories: Mapping[str, PlayerFactory], *, seat_sides: SeatSides,
-                 seed_of: SeedOf, games: int, rules: Any, time: TimeControl) -> None:
+                 seed_of: SeedOf, games: int, rules: Any, time: TimeControl,
+                 ahead: bool = True) -> None:
         self.factories = factories
         self.seat_sides = seat_sides
         self.seed_of = seed_of
         self.games = games
         self.rules = rules
         self.time = time
+        self.ahead = ahead  # make the next game's table while this one plays
         self.current: list[Player] = []
         self._next: tuple[int, list[Player]] | None = None
 
@@ -76,7 +78,7 @@ class Tables:
                 raise StartFault(seat, side, fault) from None
         for player in self.current:
             player.begin_game(game)
-        if game + 1 < self.games and self._next is None:
+        if self.ahead and game + 1 < self.games:
             self._next = (game + 1, self._make(game + 1))  # they boot while this table plays
         return self.current
 

@@ -8,6 +8,7 @@ luck cancels as duplicate play cancels it in Kaiser.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,11 @@ class _SeatFault(Exception):
         self.fault = fault
 
 
+def player_seed(seed: str, side: str, slot: int, game: int) -> str:
+    """A built-in player's seed: as it always was in game 0, and a game's own after."""
+    return f"{seed}/{side}" + (f"/{game}" if game else "")
+
+
 class SMMatch:
     """One match: each side's factory, the games so far, the result. Every game has a table
     of new players (engine.tables): no process plays two games of a set."""
@@ -68,15 +74,12 @@ class SMMatch:
         self.time = time
         # Player.start is typed for Kaiser's Rules, which every Kaiser player may rely on; a
         # player of this game gets SMRules (built-in players ignore them, bots get them in hello).
-        self.tables = Tables(factories, seat_sides=seat_sides, seed_of=self.player_seed,
-                             games=games, rules=rules, time=time)
+        self.tables = Tables(factories, seat_sides=seat_sides,
+                             seed_of=functools.partial(player_seed, self.seed), games=games,
+                             rules=rules, time=time)
         self.games: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
         self._set: tuple[int, DealSequence] | None = None
-
-    def player_seed(self, side: str, slot: int, game: int) -> str:
-        """A built-in player's seed: as it always was in game 0, and a game's own after."""
-        return f"{self.seed}/{side}" + (f"/{game}" if game else "")
 
     def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
         try:

@@ -220,6 +220,23 @@ class Factory:
         return self.make(slot)
 
 
+class CountedFirstLegal(FirstLegal):
+    """A FirstLegal whose acts count on from the last game's player of its seat (every game
+    has players of its own), so that `fault_at` counts through the match."""
+
+    def __init__(self, count: list[int], fault_at: int | None, fault: BotFault | None) -> None:
+        super().__init__(fault_at, fault)
+        self.count = count
+
+    def act(self, state: GameState, legal: list[Action]) -> Action:
+        self.acts = self.count[0]
+        action = super().act(state, legal)
+        self.count[0] = self.acts
+        return action
+
+
 def faulty_b(fault_at: int, fault: BotFault | None = None) -> Factory:
-    """Side B whose slot-0 player faults at its act `fault_at`."""
-    return Factory("flaky", "2", lambda slot: FirstLegal(fault_at if slot == 0 else None, fault))
+    """Side B whose slot-0 seat faults at its act `fault_at` of the match."""
+    count = [0]
+    return Factory("flaky", "2", lambda slot: CountedFirstLegal(
+        count, fault_at if slot == 0 else None, fault) if slot == 0 else FirstLegal())

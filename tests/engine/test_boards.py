@@ -35,7 +35,7 @@ def _match(a: str, b: str, seed: str, rules: str = "official", games: int = 4) -
 MATCHES = [("greedy", "random", str(seed), rules) for seed in range(6)
            for rules in ("official", "pagat", "saskatchewan")]
 # Two players close enough to make the same bids, then differ at a trump, a discard, a card.
-CLOSE = [("greedy", "mc", "6", "official"), ("greedy", "mc", "6", "saskatchewan")]
+CLOSE = [("greedy", "mc", "11", "official"), ("greedy", "mc", "18", "saskatchewan")]
 
 
 def _recount_swing(replay: dict[str, Any], game: int, deal: int) -> int:

@@ -45,6 +45,7 @@ def recorded() -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
     """One match of the recorder (A) against builtin:random; what each of its seats received."""
     bot = program(PROGRAMS / "recorder.py")
     replay = play(bot, time=TimeControl(move_ms=1000, bank_ms=1000, startup_ms=5000))
+    assert [(p.game, p.seat) for p in bot.players] == [(0, 0), (0, 2), (1, 1), (1, 3)]
     return replay, [messages(p.stderr_text()) for p in bot.players]
 
 
@@ -56,11 +57,11 @@ def test_a_well_behaved_bot_finishes_the_match_without_fault(recorded) -> None:
 
 def test_hello_gives_seat_team_rules_games_and_clock(recorded) -> None:
     _, seats = recorded
-    hellos = [seat[0]["hello"] for seat in seats]
-    assert [(h["type"], h["id"], h["protocol"]) for h in hellos] == [("hello", 0, 1)] * 2
-    assert sorted((h["seat"], h["team"]) for h in hellos) == [(0, 0), (2, 0)]
+    hellos = [seat[0]["hello"] for seat in seats]  # one process a seat of each game
+    assert [(h["type"], h["id"], h["protocol"]) for h in hellos] == [("hello", 0, 1)] * 4
+    assert [(h["seat"], h["team"]) for h in hellos] == [(0, 0), (2, 0), (1, 1), (3, 1)]
     assert hellos[0]["rules"]["preset"] == "official" and hellos[0]["rules"]["deck"] == 32
-    assert hellos[0]["match"] == {"games": 2}
+    assert [h["match"] for h in hellos] == [{"games": 2, "game": g} for g in (0, 0, 1, 1)]
     assert hellos[0]["time"] == {"move_ms": 1000, "bank_ms": 1000, "startup_ms": 5000}
 
 
@@ -72,8 +73,7 @@ def test_act_ids_count_up_and_states_hold_exactly_the_documented_fields(recorded
         assert all(a["keys"] == STATE_KEYS for a in acts)
         assert {a["decision"] for a in acts} >= {"bid", "play"}
         assert all(a["legal"] for a in acts)
-        seats_played = {a["seat"] for a in acts}
-        assert len(seats_played) == 2  # one seat in game 0, the next one in game 1
+        assert len({(a["game"], a["seat"]) for a in acts}) == 1  # one seat of one game
 
 
 def test_first_act_shows_only_the_seats_own_hand(recorded) -> None:
@@ -90,11 +90,12 @@ def test_notifications_arrive_in_order_and_match_end_comes_last(recorded) -> Non
     for seat in seats:
         kinds = [m["type"] for m in seat]
         assert kinds[0] == "hello" and kinds[-2:] == ["match_end", "bye"]
+        game = seat[0]["hello"]["match"]["game"]  # the one game this process played
         deal_ends = [m for m in seat if m["type"] == "deal_end"]
         game_ends = [m for m in seat if m["type"] == "game_end"]
         assert [(m["game"], m["winner"]) for m in game_ends] == [
-            (g, game["result"]["winner"]) for g, game in enumerate(replay["games"])]
-        assert len(deal_ends) == sum(len(g["deals"]) for g in replay["games"])
+            (game, replay["games"][game]["result"]["winner"])]
+        assert [m["game"] for m in deal_ends] == [game] * len(replay["games"][game]["deals"])
         assert all(m["hands"] == 4 for m in deal_ends)
         assert all("id" not in m or m["id"] is None for m in deal_ends + game_ends)
 
@@ -113,7 +114,9 @@ def test_time_beyond_move_ms_comes_from_the_bank_which_refills_each_game(tmp_pat
     replay = play(bot, time=TimeControl(move_ms=100, bank_ms=1000, startup_ms=5000))
 
     assert replay["result"]["forfeit"] is None
-    acts = [m for m in messages(bot.players[0].stderr_text()) if m["type"] == "act"]
+    # Slot 0 of A: seat 0 in game 0, seat 1 in game 1 (a process each).
+    acts = [m for p in bot.players if p.seat in (0, 1)
+            for m in messages(p.stderr_text()) if m["type"] == "act"]
     for game in (0, 1):
         banks = [a["bank_ms"] for a in acts if a["game"] == game]
         assert banks[0] == 1000  # a full bank at the start of every game
@@ -317,8 +320,8 @@ def test_the_bytes_a_bot_receives_are_the_reference_encoding(tmp_path: Path, pre
     replay = run_match(witness, witness, rules=PRESETS[preset], seed="wire", time=RELAXED)
 
     assert replay["result"]["forfeit"] is None
-    assert len(witness.expected) == 4
+    assert len(witness.expected) == 8  # both sides' seats, a process a seat a game
     for player, sent in witness.expected.items():
         received = player.stderr_text().split()
-        assert len(received) == len(sent) > 50
+        assert len(received) == len(sent) > 20
         assert received == [hashlib.sha1(message).hexdigest() for message in sent]

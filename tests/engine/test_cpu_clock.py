@@ -121,13 +121,14 @@ def test_an_honest_bot_beside_busy_loops_keeps_its_time_and_is_charged_its_cpu_t
     # Move time that the bot's work fits in, but its wall time on a loaded host does not:
     # on the wall clock of before, six such moves a seat emptied this bank.
     tight = TimeControl(move_ms=700, bank_ms=1000, startup_ms=10000)
-    bot = program(cruncher(tmp_path, rounds_for(THINK_S), moves=6), time=tight)
+    bot = program(cruncher(tmp_path, rounds_for(THINK_S), moves=3), time=tight)
 
     with busy_loops(4 * clock.usable_cores()):  # the seat on move gets a fifth of a core
         replay = play(bot, time=tight)
 
     assert replay["result"]["forfeit"] is None
-    counted = [ms for player in bot.players for ms in player.decision_ms()[:6]]
+    assert len(bot.players) == 4  # two seats in each of two games, a process each
+    counted = [ms for player in bot.players for ms in player.decision_ms()[:3]]
     walls = [w * 1000 for player in bot.players
              for w in json.loads(player.stderr_text().strip().splitlines()[-1])["walls"]]
     assert len(counted) == len(walls) == 12

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,38 @@ def test_positive_control_usr_access_times_carry_the_hand_when_they_move(
     assert replay["result"]["forfeit"] is None
     hands = hands_passed(bot)
     assert hands.decoded >= 4, hands
+
+
+IMPORTER = """import sys
+print("IMPORTED", file=sys.stderr, flush=True)
+sys.stdout.write(sys.stdin.readline())
+sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("kernel", ["gvisor", "host"])
+def test_a_seat_made_early_boots_but_runs_no_bot_code_until_its_game(
+        seat_visible: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    """The gate (engine.sandbox._GATE): a sandbox made for the next game starts up to the
+    point where the bot would run, and the bot's first line of code runs only once the
+    engine lets it through (wait_started, when its game begins)."""
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
+    folder = seat_visible / "importer"
+    folder.mkdir(mode=0o755)
+    (folder / "bot.py").write_text(IMPORTER)
+    os.chmod(folder / "bot.py", 0o644)
+    proc = sandbox.SandboxProcess(workdir=folder, run=("python3", "bot.py"),
+                                  limits=sandbox.SandboxLimits())
+    try:
+        started = proc.stdout_fd if kernel == "gvisor" else proc._started_fd
+        assert sandbox._readable(started, 60.0), "the sandbox never came up"
+        # Up, and waiting: the bot's import-time line must not come while it waits.
+        assert not sandbox._readable(proc.stderr_fd, 1.0)
+        assert proc.wait_started(time.monotonic() + 30)
+        assert sandbox._readable(proc.stderr_fd, 30.0)
+        assert os.read(proc.stderr_fd, 100) == b"IMPORTED\n"
+        os.write(proc.stdin_fd, b"ping\n")
+        assert sandbox._readable(proc.stdout_fd, 30.0)
+        assert os.read(proc.stdout_fd, 100) == b"ping\n"  # the gate left the bot its line
+    finally:
+        proc.kill()

@@ -103,13 +103,14 @@ def test_notified_players_get_deal_end_and_game_end() -> None:
         return players[-1]
 
     replay = run_match(RANDOM, Factory("listener", "1", make), games=2, seed="n")
-    messages = players[0].messages
-    deal_ends = [m for m in messages if m["type"] == "deal_end"]
-    game_ends = [m for m in messages if m["type"] == "game_end"]
-    assert len(game_ends) == 2
-    assert game_ends[0]["winner"] == replay["games"][0]["result"]["winner"]
-    assert len(deal_ends) == sum(len(g["deals"]) for g in replay["games"])
-    assert deal_ends[0]["deal_record"] == replay["games"][0]["deals"][0]
+    assert sorted((p.game, p.seat) for p in players) == [(0, 1), (0, 3), (1, 0), (1, 2)]
+    for player in players:  # each hears its own game, and only that
+        game = replay["games"][player.game]
+        deal_ends = [m for m in player.messages if m["type"] == "deal_end"]
+        game_ends = [m for m in player.messages if m["type"] == "game_end"]
+        assert [m["game"] for m in game_ends] == [player.game]
+        assert game_ends[0]["winner"] == game["result"]["winner"]
+        assert [m["deal_record"] for m in deal_ends] == game["deals"]
 
 
 # --- forfeits --------------------------------------------------------------------------------
@@ -172,15 +173,20 @@ def test_fault_at_start_forfeits_every_game() -> None:
 
 
 def test_players_are_closed_after_a_forfeit() -> None:
-    closed: list[int] = []
+    made: list[Player] = []
+    closed: list[Player] = []
 
     class Closing(FirstLegal):
         def close(self) -> None:
-            closed.append(1)
+            closed.append(self)
 
-    run_match(Factory("c", "1", lambda slot: Closing(3 if slot == 0 else None)), RANDOM,
-              games=2, seed="x")
-    assert len(closed) == 2
+    def make(slot: int) -> Player:
+        made.append(Closing(3 if slot == 0 else None))
+        return made[-1]
+
+    replay = run_match(Factory("c", "1", make), RANDOM, games=4, seed="x")
+    assert replay["result"]["forfeit"]["player"] == "A"
+    assert len(made) >= 2 and closed == made  # the next game's table, made early, too
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

@@ -5,6 +5,7 @@ import json
 import sys
 
 WRONG_RETURN = False  # tests/engine/test_sm_protocol.py runs a copy with True
+keys = None  # the state's keys as last logged: logged again only when they change
 
 for line in sys.stdin:
     message = json.loads(line)
@@ -13,9 +14,11 @@ for line in sys.stdin:
     if kind == "act":  # a summary: standard error keeps 64 KiB a game
         state = message["state"]
         logged = {k: message.get(k) for k in ("type", "decision", "count", "legal")}
-        logged["state"] = {"keys": sorted(state), "seat": state["seat"],
-                           "dealer": state["dealer"], "hand": len(state["hand"]),
+        logged["state"] = {"seat": state["seat"], "dealer": state["dealer"],
+                           "hand": len(state["hand"]),
                            "exchange": (state["exchanges"] or [None])[-1]}
+        if sorted(state) != keys:
+            keys = logged["state"]["keys"] = sorted(state)
     elif kind == "deal_end":
         logged = {"type": kind, "hands": len(message["deal_record"]["hands"])}
     print(json.dumps({"type": kind, "message": logged}), file=sys.stderr, flush=True)
