@@ -831,13 +831,16 @@ class _SlotTmp(_Tmpfs):
         self.inodes = os.statvfs(self.path).f_files
 
     def _reset(self) -> None:
-        """Emptied, and nothing of the last holder left on the slot itself: its owner, mode
-        and times (a seat may set its /tmp's times to a mark the next holder would read)."""
+        """Emptied, and nothing of the last holder left on the slot itself: its owner, mode,
+        extended attributes and times (a seat may set its /tmp's times to a mark the next
+        holder would read)."""
         _empty(self.path)
         # The worker container has CAP_CHOWN but not CAP_FOWNER: it may chmod and set times
         # only on a folder of its own, so the slot is taken back first.
         os.chown(self.path, 0, 0)
         os.chmod(self.path, 0o700)
+        for name in os.listxattr(self.path):  # gVisor refuses them; the host's kernel not
+            os.removexattr(self.path, name)
         os.utime(self.path, ns=(0, 0))
 
     def remove(self) -> None:

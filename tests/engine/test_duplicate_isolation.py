@@ -92,7 +92,10 @@ def test_every_game_has_new_processes_told_their_one_game() -> None:
     assert all(isinstance(p, ProgramPlayer) for p in players)
 
 
-def test_nothing_a_seat_leaves_reaches_another_game_match_or_seat(slots: Path) -> None:
+@pytest.mark.parametrize("kernel", ["gvisor", "host"])
+def test_nothing_a_seat_leaves_reaches_another_game_match_or_seat(
+        slots: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
     players = play_marked()
 
     assert len(players) == 16  # two matches, two games, four seats
