@@ -13,7 +13,8 @@
 #   --keep         leave the stack running at the end (docker compose -p kaiser-smoke ...)
 #   --timeout S    the longest wait for any one step (default 600)
 #
-# Needs Docker with Compose v2 (`docker compose`), curl and python3. Not part of the test
+# Needs Docker with Compose v2 (`docker compose`), curl and python3, and root on the Docker
+# host itself (it reads the seats' cgroups and the containers' /proc there). Not part of the test
 # suite: it takes minutes and the whole machine. It uses its own Compose project
 # (kaiser-smoke), image name (kaiser-arena-smoke) and settings file (in a temporary folder),
 # so an operator's .env and stack are left alone. Exit status 0 only if every check passed.
@@ -21,9 +22,13 @@
 # What it checks: one image built once and run by web, worker and beat; the web healthcheck
 # passing with an ALLOWED_HOSTS that does not contain localhost; /health/ and the worker's
 # sandbox mode; the example bots uploaded through the API become active and play ladder
-# matches; a replay; two workers; a worker killed mid-match with nothing lost or counted
-# twice; hostile bots (memory hog, fork bomb, CPU spinner) stopped inside the container with
-# the right fault.
+# matches; a replay; the seats' freezer read on the host through whole matches (every seat
+# off move frozen in every sample) and seat-thaw thawing nothing while every worker lives; two
+# workers; a worker killed mid-match, at a moment when seats are frozen, exiting, with nothing
+# lost or counted twice; hostile bots (memory hog, fork bomb, CPU spinner) stopped inside the
+# container with the right fault; a bot that marks its /tmp slot, whose mark no seat after it
+# finds; and last, a worker killed with frozen seats, then `docker compose down -v`: workers
+# stopped before seat-thaw, and no container, volume or network left.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -280,7 +285,9 @@ for file in "$SRC"/bots/examples/*.py "$SRC"/bots/examples/*.zip; do
   [[ "$base" == sergeant_major* ]] && game=sergeant-major  # the starter kit's other game
   if version=$(upload "$file" "$name" "$game"); then
     VERSIONS[$name]=$version
-    BOTS[$name]=$(api GET "/api/v1/versions/$version/" | jq_py 'd["bot"]')
+    # The ladder check below: Kaiser's. The Sergeant Major ladder groups three owners, and this
+    # stack has one besides the house's: that bot plays only its upload check's games.
+    [[ "$game" == kaiser ]] && BOTS[$name]=$(api GET "/api/v1/versions/$version/" | jq_py 'd["bot"]')
     info "uploaded $base as $name (version $version)"
   else
     fail "upload of $base"
@@ -312,10 +319,10 @@ every_bot_played() {
   done
 }
 t0=$SECONDS
-if wait_for "every example bot in a finished ladder match" "$TIMEOUT" every_bot_played; then
-  pass "every example bot played a finished ladder match ($((SECONDS - t0)) s)"
+if wait_for "every Kaiser example bot in a finished ladder match" "$TIMEOUT" every_bot_played; then
+  pass "every Kaiser example bot played a finished ladder match ($((SECONDS - t0)) s)"
 else
-  fail "every example bot played a finished ladder match"
+  fail "every Kaiser example bot played a finished ladder match"
 fi
 for name in "${!BOTS[@]}"; do info "$name: $(finished_of "${BOTS[$name]}") finished matches"; done
 match=$(api GET "/api/v1/matches/?status=finished" | jq_py 'd["results"][0]["id"]')
@@ -326,9 +333,10 @@ check "the replay of match $match is served (200, with its games)" \
 
 # --- 6b. the seats off move frozen, while the worker lives ---------------------------------
 step "Seats off move frozen for whole matches (their freezer, read on the host)"
-# A live worker's seats, sampled about every 20 ms from before a match starts until after it
-# ends: in every sample, every seat at a table but the one on move must be frozen. And
-# seat-thaw (cgroup v1), which thaws the seats of dead workers only, must thaw nothing here.
+# A live worker's seats, sampled about every 5 ms from before a match starts until after it
+# ends (two whole matches at least, and 200 samples with a seat frozen): in every sample, every
+# seat at a table but the one on move must be frozen. And seat-thaw (cgroup v1), which thaws
+# the seats of dead workers only, must thaw nothing here.
 worker1=$(compose ps -q worker | head -1)
 dir=$(seats_dir "$worker1")
 info "worker ${worker1:0:12}'s seats: $dir"
@@ -340,16 +348,17 @@ host1=$(docker inspect -f '{{.Config.Hostname}}' "$worker1")
 whole_matches() {  # matches that worker started after the watch began, and finished
   compose exec -T web python deploy/smoke_checks.py played "$since" 2>/dev/null \
     | jq_py '[p["match"] for p in d["played"] if "@'"$host1"':" in p["worker"]]' \
-    > "$WORK/whole" && jq_py 'len(d) >= 2' < "$WORK/whole" | grep -qx true
+    > "$WORK/whole" && jq_py 'len(d) >= 2' < "$WORK/whole" | grep -qx true \
+    && [[ "$(cat "$WORK/watch.stop.count" 2>/dev/null || echo 0)" -ge 200 ]]
 }
-wait_for "two whole matches on worker ${worker1:0:12}" "$TIMEOUT" whole_matches
+wait_for "two whole matches on worker ${worker1:0:12}, 200 samples with a seat frozen" "$TIMEOUT" whole_matches
 touch "$WORK/watch.stop"
 wait "$watcher"
 watched=$(cat "$WORK/watch.json")
 info "whole matches watched: $(cat "$WORK/whole"); the freezer: $watched"
 check "the freezer watched whole matches ($(cat "$WORK/whole")) and saw seats frozen" \
   python3 -c 'import json, sys; d = json.loads(sys.argv[1])
-sys.exit(not (d["samples_in_play"] >= 50 and d["readings"].get("FROZEN", 0) > 0))' "$watched"
+sys.exit(not (d["samples_in_play"] >= 100 and d["readings"].get("FROZEN", 0) > 0))' "$watched"
 check "every seat off move FROZEN in every sample ($(jq_py '"%d of %d samples at a table" % (d["samples_off_move_frozen"], d["samples_in_play"])' <<< "$watched"))" \
   test "$(jq_py 'd["samples_two_awake"]' <<< "$watched")" = 0
 if [[ "$CGROUP_LAYOUT" == v1 ]]; then
@@ -449,17 +458,20 @@ left=$(compose exec -T worker sh -c 'ls -d /sys/fs/cgroup/kaiser-seats/*/ /sys/f
 info "seat cgroups left in the worker (matches may be running): $left"
 
 # --- 8b. a /tmp slot's timestamps ----------------------------------------------------------
-step "A seat that marks its /tmp slot's timestamps: no seat after it finds the mark"
-# tests/engine/hostile/slot_timestamp_mark.py looks at start for a mark on its /tmp (the slot
-# root's atime and mtime, a file), says on stderr what it found, then leaves its own mark. Two
-# copies of it play each other (challenges), so every seat of those matches reads a slot that
-# seats before it may have marked; they play ladder matches too.
+step "A bot that marks its /tmp slot (times, files): no seat after it finds the mark"
+# tests/engine/hostile/leave_marks.py marks its /tmp (the slot: a file, its times, the slot
+# root's times) in every game, looks for any other process's marks at start and at every
+# decision, and at match_end leaves the slot empty with its times set (the mark most likely to
+# survive). Two copies of it play each other (challenges), so every seat of those matches is a
+# marker; they play ladder matches too. The worker must hand no slot on with a mark: the seats
+# say what they found on stderr (read through the API), and the free slots are read in place.
+MARK_S=1234567890  # leave_marks.py's mark
 declare -a MARKERS=()
 for side in a b; do
-  if version=$(upload "$SRC/tests/engine/hostile/slot_timestamp_mark.py" "smoke-slot-mark-$side"); then
+  if version=$(upload "$SRC/tests/engine/hostile/leave_marks.py" "smoke-leave-marks-$side"); then
     MARKERS+=("$version")
   else
-    fail "upload of slot_timestamp_mark.py ($side)"
+    fail "upload of leave_marks.py ($side)"
   fi
 done
 if [[ ${#MARKERS[@]} == 2 ]] && wait_for "the markers' checks" "$TIMEOUT" all_checked "${MARKERS[@]}"; then
@@ -486,7 +498,7 @@ if [[ ${#MARKERS[@]} == 2 ]] && wait_for "the markers' checks" "$TIMEOUT" all_ch
     done
   done
   marks=$(python3 - "$WORK/marks" $mark_bots <<'PY'
-import collections, json, re, sys
+import json, sys
 bots = {int(b) for b in sys.argv[2:]}
 seen = {}
 for line in open(sys.argv[1]):
@@ -494,22 +506,26 @@ for line in open(sys.argv[1]):
         match = json.loads(line)
         seen[match["id"]] = match
 lines = []
-for match in sorted(seen.values(), key=lambda m: m["id"]):
+for match in seen.values():
     for side in "ab":
         if match[side]["bot"] in bots:
-            lines += re.findall(r"slot-mark: .*", match.get(f"stderr_{side}") or "")
-slots = collections.Counter(re.search(r"ino (\d+)", l)[1] for l in lines if "ino " in l)
-print(json.dumps({"matches": len(seen), "seats": len(lines),
-                  "found": [l for l in lines if l.startswith("slot-mark: found")][:5],
-                  "slots": len(slots), "seats_after_a_marker": sum(n - 1 for n in slots.values()),
-                  "forfeits": [m["forfeit"] for m in seen.values() if m.get("forfeit")]}))
+            lines += (match.get(f"stderr_{side}") or "").splitlines()
+def count(prefix, has=""):
+    return sum(1 for l in lines if l.startswith(prefix) and has in l)
+print(json.dumps({"matches": len(seen), "marked_tmp": count("LEFT", "tmp-times"),
+                  "saw_own_mark": count("SELF", "/tmp times"), "reached_match_end": count("LOOKED"),
+                  "found": [l for l in lines if l.startswith("FOUND")][:5]}))
 PY
 )
-  info "the markers' seats: $marks"
-  slot_times=$(compose exec -T worker sh -c 'for s in "$KAISER_SANDBOX_TMP_SLOTS"/slot-*; do stat -c "%i %X %Y" "$s"; done' 2>/dev/null)
-  info "a worker's slots now carrying the mark (atime or mtime 1000000000): $(grep -cE ' 1000000000( |$)' <<< "$slot_times") of $(wc -l <<< "$slot_times")"
-  check "no marker seat found a mark ($(jq_py '"%d seats in %d matches, %d of them in a slot a marker had held" % (d["seats"], d["matches"], d["seats_after_a_marker"])' <<< "$marks"))" \
-    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(not (d["seats"] >= 8 and not d["found"]))' "$marks"
+  info "the markers' processes: $marks"
+  slots=$(for cid in $(compose ps -q worker); do docker exec "$cid" sh -c 'for s in "$KAISER_SANDBOX_TMP_SLOTS"/slot-*; do
+    flock -n "$s" stat -c "%X %Y" "$s" || echo held; done'; done)
+  free=$(grep -vc held <<< "$slots")
+  marked=$(grep -cw "$MARK_S" <<< "$slots")
+  info "the workers' free /tmp slots: $free (of $(wc -l <<< "$slots")), $marked carrying the mark"
+  check "no marker process found another's mark ($(jq_py '"%d processes in %d matches marked their /tmp, each saw its own mark %d times" % (d["marked_tmp"], d["matches"], d["saw_own_mark"])' <<< "$marks"))" \
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(not (d["marked_tmp"] >= 8 and not d["found"]))' "$marks"
+  check "no free /tmp slot of a worker carries a mark ($marked of $free)" test "$marked" = 0 -a "$free" -ge 1
 fi
 
 # --- 9. the ledger ------------------------------------------------------------------------

@@ -4,7 +4,7 @@ worker container's freezer cgroup, on v2 its kaiser-seats/. One worker process p
 match at a time, so the pid names the match.
 
     python3 deploy/smoke_seats.py watch DIR STOPFILE [MAX_SECONDS]
-        reads every seat's freezer.state about every 20 ms until STOPFILE exists, then prints
+        reads every seat's freezer.state about every 5 ms until STOPFILE exists, then prints
         one JSON object: the samples, and in how many of them every seat off move was frozen
     python3 deploy/smoke_seats.py kill-when-frozen DIR CONTAINER [MAX_SECONDS]
         waits for a moment when a seat of DIR is FROZEN, then `docker kill -s KILL CONTAINER`
@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-INTERVAL_S = 0.02
+INTERVAL_S = 0.005
 FROZEN = {"FROZEN", "FREEZING"}
 V2_STATES = {"1": "FROZEN", "0": "THAWED"}
 Sample = tuple[float, dict[str, str]]
@@ -57,10 +57,16 @@ def match_of(seat: str) -> str:
 
 
 def watch(root: Path, stop: Path, max_seconds: float) -> dict[str, Any]:
+    """Samples until `stop` exists; meanwhile STOP.count says how many samples showed a seat
+    frozen so far (the caller waits for enough of them)."""
     samples: list[Sample] = []
+    frozen = 0
     start = time.monotonic()
     while True:  # one sample at least, however soon it is told to stop
         samples.append((time.monotonic() - start, read_seats(root)))
+        frozen += any(state in FROZEN for state in samples[-1][1].values())
+        if len(samples) % 50 == 0:
+            Path(f"{stop}.count").write_text(f"{frozen}\n")
         if stop.exists() or time.monotonic() - start > max_seconds:
             break
         time.sleep(INTERVAL_S)
