@@ -523,7 +523,7 @@ PY
   free=$(grep -vc held <<< "$slots")
   marked=$(grep -cw "$MARK_S" <<< "$slots")
   info "the workers' free /tmp slots: $free (of $(wc -l <<< "$slots")), $marked carrying the mark"
-  check "no marker process found another's mark ($(jq_py '"%d processes in %d matches marked their /tmp, each saw its own mark %d times" % (d["marked_tmp"], d["matches"], d["saw_own_mark"])' <<< "$marks"))" \
+  check "no marker process found another's mark ($(jq_py '"%d processes in %d matches marked their /tmp, %d saw their own mark" % (d["marked_tmp"], d["matches"], d["saw_own_mark"])' <<< "$marks"))" \
     python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(not (d["marked_tmp"] >= 8 and not d["found"]))' "$marks"
   check "no free /tmp slot of a worker carries a mark ($marked of $free)" test "$marked" = 0 -a "$free" -ge 1
 fi
@@ -569,6 +569,7 @@ else
     > "$WORK/events" 2>&1 &
   events=$!
   sleep 1  # the listener subscribed (no event to wait for yet)
+  [[ "$CGROUP_LAYOUT" == v1 ]] && victim_before=$(thaws "$victim")  # its log shows them too
   killed=$(seats kill-when-frozen "$(seats_dir "$victim")" "$victim" 120)
   info "killed ${victim:0:12}: $(jq_py '{k: d[k] for k in ("killed", "frozen", "docker_kill") if k in d}' <<< "$killed")"
   t0=$SECONDS
@@ -578,7 +579,7 @@ else
   down=$?
   kill "$events" 2>/dev/null
   [[ "$down" == 0 ]] || tail -5 "$WORK/down.log" | sed 's/^/        /'
-  check "docker compose down -v done (status $down) in $((SECONDS - t0)) s, a worker killed with $(jq_py 'len(d.get("frozen", []))' <<< "$killed") seats frozen" \
+  check "docker compose down -v done (status $down) in $((SECONDS - t0)) s, a worker killed with $(jq_py 'len(d.get("frozen", []))' <<< "$killed") seat(s) frozen" \
     test "$down" = 0 -a "$(jq_py 'd["killed"]' <<< "$killed")" = true
   label="label=com.docker.compose.project=$PROJECT"
   left="$(docker ps -aq --filter "$label") $(docker volume ls -q --filter "$label") $(docker volume ls -q | grep "^${PROJECT}_") $(docker network ls -q --filter "$label") $(docker network ls --format '{{.Name}}' | grep "^${PROJECT}_")"
@@ -590,8 +591,8 @@ workers = [int(t) for t, s in died if s in ("worker", "play-worker")]
 thaw = [int(t) for t, s in died if s == "seat-thaw"]
 print("ok" if workers and thaw and max(workers) <= min(thaw) else f"workers {sorted(workers)}, seat-thaw {thaw}")' "$WORK/events")
     check "every worker stopped before seat-thaw ($order)" test "$order" = ok
-    thawed=$(grep -c "seat-thaw: thawed .*${victim}" "$WORK/seat-thaw.log")
-    info "seat-thaw's log during the stop: $(grep -c 'seat-thaw: thawed' "$WORK/seat-thaw.log") thaws, $thawed of ${victim:0:12}"
+    thawed=$(( $(grep -c "seat-thaw: thawed .*${victim}" "$WORK/seat-thaw.log") - victim_before ))
+    info "seat-thaw's log: $(grep -c 'seat-thaw: thawed' "$WORK/seat-thaw.log") thaws in all, $thawed of ${victim:0:12} during the stop"
     check "seat-thaw thawed the killed worker's frozen seats ($thawed)" \
       test "$thawed" -ge "$(( $(jq_py 'len(d.get("frozen", []))' <<< "$killed") > 0 ))"
     kept=0
