@@ -243,11 +243,7 @@ class ProgramPlayer(Player):
                      "match": {"games": games, "game": self.game}, "time": time.to_dict()}
         else:
             hello = self._other_game(game, seat, rules, games, time)
-        # The sandbox's own start (a kernel a seat under gVisor) is the host's business, not
-        # the bot's: it gets startup_ms, but never less than SANDBOX_START_S on a busy host.
-        wait_s = max(time.startup_ms / 1000, SANDBOX_START_S)
-        if not proc.wait_started(_now() + wait_s):
-            raise InfrastructureError(f"the sandbox did not start within {wait_s:.0f} s")
+        self.let_in(time)  # as a rule done already, for the whole table at once
         self.pid_namespace = proc.pid_namespace
         move = self.clock.hello(proc.cpu_ns)  # the bot's own clock starts at hello
         self._send(hello, move.wall_deadline, 0)
@@ -258,6 +254,16 @@ class ProgramPlayer(Player):
                            f"{_clip(reply)}", 0)
         _check_declared_game(game, reply)
         self._greeted = True
+
+    def let_in(self, time: TimeControl) -> None:
+        """The sandbox up, and the bot let through its gate (engine.sandbox._GATE): its
+        interpreter starts now, beside the other seats of its table; hello comes in start().
+
+        The sandbox's own start (a kernel a seat under gVisor) is the host's business, not the
+        bot's: it gets startup_ms, but never less than SANDBOX_START_S on a busy host."""
+        wait_s = max(time.startup_ms / 1000, SANDBOX_START_S)
+        if not self._running().wait_started(_now() + wait_s):
+            raise InfrastructureError(f"the sandbox did not start within {wait_s:.0f} s")
 
     def _other_game(self, game: str, seat: int, rules: Any, games: int,
                     time: TimeControl) -> dict[str, Any]:

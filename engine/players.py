@@ -51,6 +51,10 @@ class Player:
         start() would raise it: engine.tables then makes the table again."""
         return None
 
+    def let_in(self, time: TimeControl) -> None:
+        """Before start(), for every seat of a table at once: a bot program's process may
+        begin to run (it was made early, and waits at its sandbox's gate until now)."""
+
     def start(
         self, *, seat: int, rules: Rules, games: int, time: TimeControl, seed: str
     ) -> None:

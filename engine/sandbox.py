@@ -924,6 +924,7 @@ class SandboxProcess:
         self.kernel = "host"
         self.seccomp = False
         self._started_on_stdout = False
+        self._gate_open = False  # wait_started() has let the bot run (_GATE)
         self._cpu_over = False
         self._freezing = False  # the seat's cgroup is asked to freeze (or frozen)
         self._freezer = True  # until its cgroup says it has none
@@ -1103,6 +1104,8 @@ class SandboxProcess:
         Raises InfrastructureError if the sandbox itself failed to set up (bwrap exited before
         the limit shell signalled): that is never the bot's fault.
         """
+        if self._gate_open:
+            return True
         if self._started_on_stdout:
             return self._wait_started_on_stdout(deadline) and self._open_gate()
         if self._started_fd < 0:
@@ -1117,6 +1120,7 @@ class SandboxProcess:
         return self._open_gate()
 
     def _open_gate(self) -> bool:
+        self._gate_open = True
         with contextlib.suppress(OSError):  # a sandbox gone already: its death tells why
             os.write(self.stdin_fd, b"\n")
         return True

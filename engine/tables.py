@@ -69,6 +69,8 @@ class Tables:
             _close_all(made_early)
             self.current = self._make(game)
         sides = self.seat_sides(game)
+        for player in self.current:  # their programs start side by side, hello one by one
+            player.let_in(self.time)
         for seat, player in enumerate(self.current):
             side = sides[seat]
             try:
