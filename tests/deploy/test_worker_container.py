@@ -75,12 +75,13 @@ def test_the_entrypoint_mounts_nothing(services: dict[str, Any], name: str) -> N
     assert "no-new-privileges:true" in services[name]["security_opt"]
 
 
-@pytest.mark.parametrize(("name", "seats"), [("worker", 4 * 2), ("play-worker", 3 * 8)])
+@pytest.mark.parametrize(("name", "seats"), [("worker", 8 * 2), ("play-worker", 3 * 8)])
 def test_every_seat_can_have_a_tmp_slot_with_the_sandboxes_inode_limit(
     services: dict[str, Any], name: str, seats: int
 ) -> None:
-    """4 seats for each match of the default concurrency (2), 3 bot seats for each of the
-    play worker's 8 games; each slot the size and inode count of the sandbox's limits."""
+    """8 seats for each match of the default concurrency (2): a table of 4 plays while the
+    next game's 4 boot; 3 bot seats for each of the play worker's 8 games; each slot the size
+    and inode count of the sandbox's limits."""
     found = slots(services[name])
     assert sorted(found) == list(range(len(found)))
     assert len(found) >= seats
@@ -93,6 +94,14 @@ def test_every_seat_can_have_a_tmp_slot_with_the_sandboxes_inode_limit(
     assert (
         services[name]["environment"]["KAISER_SANDBOX_TMP_SLOTS"] == "/run/kaiser-arena/tmp-slots"
     )
+
+
+@pytest.mark.parametrize("name", WORKERS)
+def test_the_seats_usr_copy_is_mounted_noatime(services: dict[str, Any], name: str) -> None:
+    """Reads of the shared copy of /usr must move no access time another seat could read."""
+    [sysroot] = [entry for entry in services[name]["tmpfs"]
+                 if entry.startswith("/run/kaiser-arena/gvisor/sysroot:")]
+    assert "noatime" in sysroot.split(":", 1)[1].split(",")
 
 
 @pytest.mark.parametrize("name", WORKERS)
