@@ -3,6 +3,7 @@ replay viewer, and the fragments other pages show (match rows, a bot's activity)
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.conf import settings
@@ -279,17 +280,21 @@ def replay_viewer(request: HttpRequest) -> HttpResponse:
 
 
 
-def bot_activity_html(*, bot: Bot, version_ids: list[int] | None = None) -> SafeString:
+def bot_activity_html(*, bot: Bot, version_ids: list[int] | None = None,
+                      waiting: str = "") -> SafeString:
     """The bot page's public part (ratings, head to head, recent matches), the same for every
     visitor: rendered once per change of the bot's entries or matches (ladder_selectors.bot_facts),
-    then served from the cache. `version_ids`: as bot_facts takes them."""
+    then served from the cache. `version_ids`: as bot_facts takes them. `waiting`: what the
+    bot waits for before its first rated match (ladder_selectors.bot_ladder_wait)."""
     facts = ladder_selectors.bot_facts(bot=bot, version_ids=version_ids)
 
     def build() -> SafeString:
         context = ladder_selectors.bot_activity(facts=facts)
         context["matches"] = match_rows_html(context["matches"])
         context["head_to_head_html"] = head_to_head_html(context["head_to_head"], bot=bot)
+        context["waiting"] = waiting
         return render_to_string("matches/_bot_activity.html", context)
 
     # "N minutes ago" must not go stale for long
-    return fragments.cached(f"bot-activity-html:{facts.version}", 60, build)
+    key = hashlib.sha256(f"{facts.version}:{waiting}".encode()).hexdigest()
+    return fragments.cached(f"bot-activity-html:{key}", 60, build)

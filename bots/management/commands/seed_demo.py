@@ -49,12 +49,10 @@ class Command(BaseCommand):
                 self._seed_bot(user, name, EXAMPLES / example, description, options["check_now"])
 
     def _house_bots(self) -> None:
-        try:
-            from ladder.services import house_bots_ensure
-        except ImportError:
-            self.stdout.write("house bots: the tournaments app does not provide them yet")
-            return
-        for version in house_bots_ensure():
+        from ladder.services import house_bots_ensure, sm_house_bots_ensure
+
+        # Both games' (the migrations make them too; this brings them back after a flush).
+        for version in house_bots_ensure() + sm_house_bots_ensure():
             self.stdout.write(f"house bot {version.bot.name}: {version.builtin}")
 
     def _seed_bot(self, user: User, name: str, path: Path, description: str,
