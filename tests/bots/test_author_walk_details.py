@@ -122,7 +122,7 @@ def test_the_step_by_step_page_works_from_the_downloads_alone(client: Any) -> No
     assert "bots/examples" not in html
     assert "cp " not in html  # nothing to copy out of a clone of our repository
     linked = set(re.findall(r'href="/docs/starter/([^"]+)"', html))
-    assert {"minimal_bot.py", "kaiser_bot.py", "random.zip", "greedy.zip"} <= linked
+    assert {"minimal_bot.py", "kaiser_protocol.py", "random.zip", "greedy.zip"} <= linked
     for name in linked:
         assert name in STARTER_FILES and (EXAMPLES_DIR / name).is_file()
         assert client.get(f"/docs/starter/{name}").status_code == 200
