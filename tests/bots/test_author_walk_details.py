@@ -93,12 +93,13 @@ def test_a_syntax_error_shows_its_traceback_with_the_verdict_to_its_owner_only(
     for viewer in (owner, staff):
         row = _row(_client(viewer).get(f"/bots/{bot.pk}/").content.decode(), 1)
         shown = _shown_text(row)
-        assert "crash at seat 0" in shown
+        assert "The program stopped with exit status 1 before it answered hello" in shown
+        assert "[crash at seat 0, message 0: exited with status 1]" in shown
         assert "SyntaxError: &#x27;(&#x27; was never closed" in shown, row
         assert "def decide(message:" in shown
     for viewer in (other, None):
         html = _client(viewer).get(f"/bots/{bot.pk}/").content.decode()
-        assert "crash at seat 0" in _row(html, 1)
+        assert "The program stopped with exit status 1 before it answered hello" in _row(html, 1)
         assert "SyntaxError" not in html
         assert "def decide" not in html
 
