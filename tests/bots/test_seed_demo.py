@@ -28,7 +28,9 @@ def test_seed_demo_creates_users_bots_and_queued_versions_once(settings: object)
     assert User.objects.get(username="ada").check_password("kaiser-demo")
     names = set(Bot.objects.values_list("name", flat=True))
     assert {"ada-random", "ada-minimal", "grace-greedy", "grace-node", "alan-mc",
-            "random", "greedy"} <= names
+            "random", "greedy", "sm-random", "sm-greedy"} <= names
+    assert "house bot sm-greedy: builtin:greedy" in first  # both games' house bots
+    assert Bot.objects.get(name="sm-random").game == "sergeant-major"
     counts = (User.objects.count(), Bot.objects.count(), BotVersion.objects.count())
 
     second = _seed("--force")
