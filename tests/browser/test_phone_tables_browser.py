@@ -32,9 +32,11 @@ from tests.browser.test_phone_layout_browser import (
     sign_in,
 )
 from tests.browser.test_tournaments_browser import PASSWORD
-from tests.play.conftest import play_game, wait_view  # noqa: F401 (play_game: a fixture)
+from tests.play import conftest as play_fixtures
+from tests.play.conftest import wait_view
 
 browser = test_browser.browser
+play_game = play_fixtures.play_game  # the play worker's service in a thread (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(240)]
@@ -63,15 +65,16 @@ def _finished_game(author: User, play_game: Any) -> Game:
 
     game = services.game_create(owner=author, rules="official", length="deal",
                                 seats=["builtin:random"] * 3)
-    worker = play_game(game)
+    worker, after = play_game(game), None
     while True:
-        game = wait_view(game)
+        game = wait_view(game, seq=None if after is None else after + 1)
         if not game.is_open:
             break
         view = game.view
         legal = view["legal"]
         action = legal[:view["kitty"]] if view["decision"] == "discard" else legal[0]
         services.move_submit(game=game, user=author, seq=game.seq, action=action)
+        after = game.seq  # the next view to wait for comes after this move
     assert worker.join() == "finished"
     return game
 
