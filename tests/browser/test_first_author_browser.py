@@ -130,6 +130,8 @@ def test_a_lone_sergeant_major_author_plays_a_rated_match_on_the_readme_stack(
         "Version 1 plays from now on: it joins the ladder at its next scheduling round")
 
     page.get_by_role("link", name=f"Back to {BOT}").click()
+    # The bot page agrees with the upload page: never "Not on a ladder yet" for a checked bot.
+    expect(page.locator("main")).not_to_contain_text("Not on a ladder yet")
     rating = page.locator("section.rating", has_text="Sergeant Major ladder")
     waiting = page.locator("#bot-waiting")
     expect(waiting.or_(rating).first).to_be_visible()
