@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import time
 from datetime import timedelta
 from typing import Any
@@ -19,6 +18,7 @@ from django.utils import timezone
 from bots import signals
 from bots.models import Bot, BotProgram, BotVersion, Game
 from bots.programs import ProgramError, program_inspect
+from bots.verdicts import rejection_reason
 from kaiser_site.page_cache import bot_topics, pages_changed
 from kaiser_site.task_send import task_send
 
@@ -30,8 +30,6 @@ CHECK_OPPONENT = "builtin:random"
 # A game other than Kaiser: its check plays one set of games (engine.games: games_per_set)
 # against the game's built-in random players, under a preset of a known length.
 CHECK_RULES = {Game.SERGEANT_MAJOR: "952-six-hands"}
-# engine.botproc's detail of a ready line that declares another game than the table's.
-DECLARED_GAME = re.compile(r"this match is (\S+), but the bot's ready declares game '([^']*)'")
 
 
 def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
@@ -186,7 +184,7 @@ def bot_version_check(*, version_id: int) -> BotVersion | None:
     pages_changed(*bot_topics(version.bot_id))
     began = time.monotonic()
     replay, stderr = _play_check(version)
-    verdict = _verdict(replay, seconds=time.monotonic() - began)
+    verdict = _verdict(replay, version=version, seconds=time.monotonic() - began)
     return _record_verdict(version, verdict=verdict, replay=replay, stderr=stderr)
 
 
@@ -210,7 +208,8 @@ def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
     return replay, bot.stderr_text(limit=settings.KAISER_CHECK_STDERR_MAX)
 
 
-def _verdict(replay: dict[str, Any], *, seconds: float) -> dict[str, Any]:
+def _verdict(replay: dict[str, Any], *, version: BotVersion, seconds: float
+             ) -> dict[str, Any]:
     result = replay["result"]
     forfeit = result.get("forfeit")
     summary = {
@@ -221,11 +220,8 @@ def _verdict(replay: dict[str, Any], *, seconds: float) -> dict[str, Any]:
         "seconds": round(seconds, 3),
     }
     if forfeit and forfeit.get("player") == "A":
-        reason = f"{forfeit['reason']} at seat {forfeit['seat']}: {forfeit.get('detail', '')}"
-        if wrong_game := DECLARED_GAME.search(forfeit.get("detail") or ""):
-            table, declared = wrong_game.groups()
-            reason = (f"this bot plays {declared}, but the bot was created for {table} "
-                      f"(its ready line declares the game it plays; {reason})")
+        reason = rejection_reason(forfeit, game=version.bot.game, filename=version.filename,
+                                  startup_ms=settings.KAISER_CHECK_STARTUP_MS)
         return {"status": BotVersion.Status.REJECTED, "reason": reason.strip(), "summary": summary}
     played = sum(result["games"].values())
     reason = f"played {played} games against {CHECK_OPPONENT} without a fault"

@@ -16,6 +16,7 @@ from bots.models import Bot, BotVersion
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import STATS, shared_page
+from ladder import selectors as ladder_selectors
 from matches.selectors import challenge_versions, third_player_versions
 from matches.stats import bot_stats_context
 from matches.views import bot_activity_html, costliest_boards_context
@@ -46,7 +47,9 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["active"] = selectors.version_playing(bot=bot, versions=context["versions"])
     version_ids = [v.pk for v in context["versions"]]
     # The ladder's and matches' part: ratings, head to head, matches, and the challenge form.
-    context["activity"] = bot_activity_html(bot=bot, version_ids=version_ids)
+    context["activity"] = bot_activity_html(
+        bot=bot, version_ids=version_ids,
+        waiting=ladder_selectors.bot_ladder_wait(bot=bot, playing=context["active"]))
     context["stats"] = bot_stats_context(
         version_ids=version_ids,
         playing_id=context["active"].pk if context["active"] else None, game=bot.game)

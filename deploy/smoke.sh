@@ -278,7 +278,7 @@ declare -A VERSIONS=() BOTS=()
 for file in "$SRC"/bots/examples/*.py "$SRC"/bots/examples/*.zip; do
   base=$(basename "$file")
   case "$base" in
-    kaiser_bot.py|build_zips.py) continue ;;  # the protocol library and the zips' builder
+    kaiser_protocol.py|build_zips.py) continue ;;  # the protocol library and the zips' builder
   esac
   name="smoke-${base%.*}-${base##*.}"
   game=kaiser

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import clock
+from engine import clock, words
 from engine.builtin import resolve_player
-from engine.cards import SUIT_SYMBOLS
 from engine.faults import InfrastructureError
 from engine.games import GAMES, KAISER, Game, get_game
 from engine.games import resolve_player as resolve_any
@@ -178,23 +177,24 @@ def deal_summary(data: dict[str, Any], played: dict[str, Any], names: dict[str, 
                                                 strict=True)):
         seats = seat_sides(data["game"] + table)
         head = f"table {table + 1} (A at seats {'0, 2' if seats[0] == 'A' else '1, 3'}, " \
-               f"score before {data['scores'][table][0]} to {data['scores'][table][1]}): "
+               f"score before {words.score_text(data['scores'][table])}): "
         if fault:
             lines.append(head + f"fault: {fault['player']} {fault['reason']}: {fault['detail']}")
         elif record is None or record.get("misdeal"):
             lines.append(head + "thrown in (misdeal): no score")
         else:
             c = record["contract"]
-            lines.append(head + f"contract {c['bid']} by seat {c['seat']} ({seats[c['seat']]}), "
-                         f"points {record['points'][0]}/{record['points'][1]}, change "
-                         f"{record['delta'][0]:+d}/{record['delta'][1]:+d}")
+            who = f"seat {_seat(c['seat'])}, {seats[c['seat']]}"
+            lines.append(head + f"contract {words.contract_text(c, who)}, points "
+                         f"{words.score_text(record['points'])}, change "
+                         f"{words.changes_text(record['delta'])}")
     swing = played["swing"]
     lines.append("swing: none (a table did not finish the deal)" if swing is None
-                 else f"swing: {swing:+d} for A ({names['A']})")
+                 else f"swing: {words.signed(swing)} for A ({names['A']})")
     site = (data.get("played") or {}).get("swing")
     if isinstance(site, int):
-        lines.append(f"on the site: {site:+d} for A ({_site_player(data, 'A')}), against "
-                     f"{_site_player(data, 'B')}")
+        lines.append(f"on the site: {words.signed(site)} for A ({_site_player(data, 'A')}), "
+                     f"against {_site_player(data, 'B')}")
     return "\n".join(lines)
 
 
@@ -204,7 +204,7 @@ def _site_player(data: dict[str, Any], side: str) -> str:
     player = (data.get("players") or {}).get(side)
     if not isinstance(player, dict):
         return side
-    return _versioned(str(player.get("name", side)), str(player.get("version", "")))
+    return words.player_name(player)
 
 
 def cmd_match_game(args: argparse.Namespace, game: Game) -> int:
@@ -424,11 +424,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def card_text(card: str) -> str:
-    rank = "10" if card[0] == "T" else card[0]
-    return rank + SUIT_SYMBOLS[card[1]]
-
-
 def cmd_show(args: argparse.Namespace) -> int:
     for replay in _read_replays(args.file):
         try:
@@ -443,6 +438,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def render(replay: dict[str, Any], only_game: int | None = None) -> str:
+    """A Kaiser replay deal by deal, in the words of the site's pages (engine.words)."""
     out: list[str] = []
     names = side_names(replay)
     out.append(f"{names['A']} (A) against {names['B']} (B), rules "
@@ -452,14 +448,13 @@ def render(replay: dict[str, Any], only_game: int | None = None) -> str:
             continue
         seats = game["seats"]
         out.append(f"\n=== Game {number}: A at seats "
-                   f"{', '.join(str(s) for s in range(4) if seats[s] == 'A')} ===")
+                   f"{', '.join(_seat(s) for s in range(4) if seats[s] == 'A')} ===")
         for index, deal in enumerate(game["deals"]):
             out.extend(_render_deal(index, deal, seats))
         result = game["result"]
         winner = "draw" if result["winner"] is None else \
             f"team {result['winner']} ({seats[result['winner']]}) wins"
-        out.append(f"Game {number}: {winner}, score {result['score'][0]} to "
-                   f"{result['score'][1]}")
+        out.append(f"Game {number}: {winner}, score {words.score_text(result['score'])}")
         if result["forfeit"]:
             f = result["forfeit"]
             out.append(f"  forfeit by seat {f['seat']} ({f['player']}): {f['reason']}, "
@@ -475,46 +470,41 @@ def side_names(replay: dict[str, Any]) -> dict[str, str]:
     `seat_players` name each seat, the side's seats in order: "ada (person) & greedy v1"."""
     seat_players = replay.get("seat_players")
     if not seat_players or not replay["games"]:
-        return {side: _versioned(p["name"], p["version"])
-                for side, p in replay["players"].items()}
+        return {side: words.player_name(p) for side, p in replay["players"].items()}
     seats = replay["games"][0]["seats"]
-    return {side: " & ".join(_seat_label(p) for s, p in enumerate(seat_players)
+    return {side: " & ".join(words.player_name(p) for s, p in enumerate(seat_players)
                              if seats[s] == side) for side in ("A", "B")}
 
 
-def _seat_label(player: dict[str, Any]) -> str:
-    if player.get("human"):
-        return f"{player['name']} (person)"
-    return _versioned(player["name"], player["version"])
-
-
-def _versioned(name: str, version: str) -> str:
-    return f"{name} v{version}" if version else name
+def _seat(seat: int) -> str:
+    """'2 (North)': the protocol's seat number and the pages' name for it."""
+    return f"{seat} ({words.KAISER_SEATS[seat]})"
 
 
 def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:
-    lines = [f"-- Deal {index}, dealer seat {deal['dealer']}"]
+    lines = [f"-- Deal {index}, dealer seat {_seat(deal['dealer'])}"]
     for seat, hand in enumerate(deal["hands"]):
-        lines.append(f"   seat {seat} ({seats[seat]}): {' '.join(card_text(c) for c in hand)}")
+        lines.append(f"   seat {_seat(seat)}, {seats[seat]}: {words.cards_text(hand)}")
     if deal["kitty"]:
-        lines.append(f"   kitty: {' '.join(card_text(c) for c in deal['kitty'])}")
+        lines.append(f"   kitty: {words.cards_text(deal['kitty'])}")
     if deal["misdeal"]:
-        lines.append(f"   seat {deal['misdeal']['seat']} throws the hand in")
+        lines.append(f"   seat {_seat(deal['misdeal']['seat'])} throws the hand in")
         return lines
-    lines.append("   bids: " + ", ".join(f"{b['seat']}: {b['bid']}" for b in deal["bids"]))
+    lines.append("   bids: " + ", ".join(f"{words.KAISER_SEATS[b['seat']]} "
+                                         f"{words.bid_text(b['bid'])}" for b in deal["bids"]))
     contract = deal["contract"]
     if contract:
-        trump = SUIT_SYMBOLS[contract["trump"]] if contract["trump"] else "no trump"
-        lines.append(f"   contract {contract['bid']} by seat {contract['seat']}, {trump}")
+        who = f"seat {_seat(contract['seat'])}"
+        lines.append(f"   contract: {words.contract_text(contract, who)}, trump: "
+                     f"{words.trump_text(contract['trump'])}")
     if deal["discards"]:
-        lines.append(f"   discards: {' '.join(card_text(c) for c in deal['discards'])}")
+        lines.append(f"   discards: {words.cards_text(deal['discards'])}")
     for number, trick in enumerate(deal["tricks"]):
-        plays = [f"{(trick['leader'] + i) % 4}:{card_text(c)}"
+        plays = [f"{(trick['leader'] + i) % 4}:{words.card_text(c)}"
                  for i, c in enumerate(trick["cards"])]
         lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
     if deal.get("points") is not None:
-        lines.append(f"   points {deal['points'][0]}/{deal['points'][1]}, change "
-                     f"{deal['delta'][0]:+d}/{deal['delta'][1]:+d}, score "
-                     f"{deal['score'][0]}/{deal['score'][1]}")
+        lines.append(f"   points {words.score_text(deal['points'])}, change "
+                     f"{words.changes_text(deal['delta'])}, score "
+                     f"{words.score_text(deal['score'])}")
     return lines
-

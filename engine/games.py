@@ -48,6 +48,9 @@ class State(Protocol):
 class Game(Protocol):
     name: str  # "kaiser", "sergeant-major": what a bot declares and a replay names
     title: str
+    about: str  # the game in a line, for people: "the Canadian card game Kaiser: ..."
+    match_about: str  # how a match deals its sets, for people: "duplicate: ..."
+    rules_page: str  # its rules in the docs (docs/<rules_page>.md)
     seats: int
     sides: tuple[str, ...]  # the players of a match
     games_per_set: int  # games played over the same deals (a match is whole sets)
@@ -84,6 +87,9 @@ class Game(Protocol):
 class _Kaiser:
     name: str = KAISER
     title: str = "Kaiser"
+    about: str = "the Canadian card game Kaiser: four seats, two teams of two, bids for points"
+    match_about: str = "duplicate: each pair of games deals the same cards, the seats moved"
+    rules_page: str = "rules"
     seats: int = 4
     sides: tuple[str, ...] = ("A", "B")
     games_per_set: int = 2
@@ -158,6 +164,10 @@ class _Kaiser:
 class _SergeantMajor:
     name: str = SERGEANT_MAJOR
     title: str = "Sergeant Major (9-5-2)"
+    about: str = ("Sergeant Major (9-5-2): three players, each for itself, each with a "
+                  "target of tricks to make")
+    match_about: str = "each set of three games deals the same cards, the seats rotated"
+    rules_page: str = "rules-sergeant-major"
     seats: int = 3
     sides: tuple[str, ...] = ("A", "B", "C")
     games_per_set: int = 3

@@ -122,7 +122,8 @@ STARTER_FILES = {
     "minimal_bot.py": "The smallest complete bot: one file, plays the first legal action.",
     "sergeant_major_bot.py": "A Sergeant Major (9-5-2) starter: one file, a simple sensible "
                              "strategy.",
-    "kaiser_bot.py": "The protocol loop in one file: import it and write decide().",
+    "kaiser_protocol.py": "A helper, not a bot: the protocol loop in one file. Your bot.py "
+                          "imports it and writes decide(); upload the two in a zip.",
     "random.zip": "A random player (Python, zip with bot.py).",
     "greedy.zip": "A greedy player (Python, zip with bot.py).",
     "node_random.zip": "A random player in JavaScript (zip with bot.json manifest).",

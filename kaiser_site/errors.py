@@ -6,8 +6,9 @@ Why a catch-all URL pattern as well as handler404: with DEBUG on (scripts/run.sh
 scripts/devserver.py runs uvicorn with DEBUG on) Django answers a URL that no pattern matches
 with its technical "yellow" 404 page and never calls handler404. `unknown_url` is the last
 pattern of kaiser_site/urls.py, so such a URL does resolve, to a view that answers the site's
-404 page in every mode. Views that raise Http404 themselves (an unknown bot number) still show
-the technical page under DEBUG, which is what a developer wants there; 500s likewise.
+404 page in every mode. Views that raise Http404 themselves (an unknown bot number) or fail
+are answered by kaiser_site.middleware.ErrorPagesMiddleware, with the site's 404 and (under
+DEBUG, where Django would show its technical page) 500 pages; the traceback goes to the log.
 """
 
 from __future__ import annotations

@@ -112,6 +112,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kaiser_site.middleware.ErrorPagesMiddleware",  # last: it sees a view's exceptions first
 ]
 
 ROOT_URLCONF = "kaiser_site.urls"

@@ -10,6 +10,9 @@ from django.db import models
 from ladder import ratings
 from matches.models import PlayConditions
 
+# The user who owns the house bots (ladder.services.house_bots_install).
+HOUSE_USER = "house"
+
 
 class Ladder(PlayConditions):
     name = models.CharField(max_length=80)

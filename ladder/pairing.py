@@ -45,7 +45,8 @@ class Entrant:
     # about the bots the ladder is for, and with only house bots it would play for ever).
     house: bool = False
     # Two versions of one owner's bots never meet on the ladder: a deliberate loser could
-    # feed its sibling rating (the rule of rated challenges). None: no owner to compare.
+    # feed its sibling rating (the rule of rated challenges). None: no owner to compare
+    # (the site gives the house's bots none: each is its own, so they may fill a table).
     owner: Hashable | None = None
 
 

@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404
 
 from bots.models import Bot
 from ladder import ratings
-from ladder.models import Ladder, LadderEntry, PairTally, RatingChange
+from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches import selectors as match_selectors
 from matches.models import Match
 
@@ -407,6 +407,59 @@ def bot_activity(*, facts: BotFacts, matches: int = 20) -> dict[str, Any]:
         "head_to_head": records,
         "head_to_head_total": total,
     }
+
+
+def bot_ladder_wait(*, bot: Bot, playing: Any) -> str:
+    """What the bot waits for before its first rated match on its game's ladder, in words
+    (empty once it has played one, or when nothing plays): not on the ladder yet, queued,
+    playing, or a table short of bots of other owners (a match seats one bot an owner, each
+    house bot counting as one of its own). `playing`: the bot's playing version, or None."""
+    from bots.selectors import active_versions
+    from engine.games import get_game
+
+    if playing is None or bot.retired:
+        return ""
+    ladder = Ladder.objects.filter(game=bot.game, active=True).order_by("pk").first()
+    if ladder is None:
+        return ""
+    entry = LadderEntry.objects.filter(ladder=ladder, version=playing, active=True).first()
+    if entry is not None and entry.games:
+        return ""
+    open_matches = Match.objects.filter(
+        Q(version_a=playing) | Q(version_b=playing) | Q(version_c=playing),
+        ladder=ladder, rated=True, status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+    if open_matches.filter(status=Match.Status.RUNNING).exists():
+        return f"Playing its first rated match on the {ladder.name} now."
+    if open_matches.exists():
+        return f"Queued for its first rated match on the {ladder.name}."
+    wanted = len(get_game(bot.game).sides) - 1
+    needed = wanted - _tablemates(bot=bot, ladder=ladder, active_versions=active_versions(),
+                                  wanted=wanted)
+    if needed > 0:
+        return (f"Waiting for a table on the {ladder.name}: it needs {needed} more "
+                f"bot{'s' if needed > 1 else ''} of other owners (a match seats one bot an "
+                f"owner; each house bot counts as its own).")
+    if entry is None:
+        return (f"Version {playing.number} joins the {ladder.name} at its next scheduling "
+                f"round (every {SCHEDULE_SECONDS} s) and is queued for its first match then.")
+    return (f"Waiting for its first match on the {ladder.name}: the ladder pairs it at its "
+            f"next scheduling round (every {SCHEDULE_SECONDS} s).")
+
+
+# How often Celery beat runs ladder_schedule (kaiser_site.settings, CELERY_BEAT_SCHEDULE).
+SCHEDULE_SECONDS = 10
+
+
+def _tablemates(*, bot: Bot, ladder: Ladder, active_versions: QuerySet[Any],
+                wanted: int) -> int:
+    """How many playing bots of the ladder's game may sit at a table with `bot` (counted up
+    to `wanted`): one an owner other than its owner, and every house bot (ladder.services:
+    the house is no one owner). Two small reads, whatever the number of bots."""
+    playing = active_versions.filter(bot__game=ladder.game).exclude(bot__owner=bot.owner_id)
+    house = playing.filter(bot__owner__username=HOUSE_USER).count()
+    owners = (playing.exclude(bot__owner__username=HOUSE_USER).order_by()
+              .values_list("bot__owner_id", flat=True).distinct()[:wanted])
+    return house + len(owners)
 
 
 def ladder_of_game(game: str) -> Ladder:

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, connections, transaction
-from django.db.models import Case, Count, F, FloatField, Q, QuerySet, Value, When
+from django.db.models import Case, Count, F, FloatField, Max, Q, QuerySet, Value, When
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Greatest, Least
 from django.db.models.lookups import GreaterThan
@@ -24,7 +24,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings
-from ladder.models import Ladder, LadderEntry, PairTally, RatingChange
+from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches.models import RATED_SAME_OWNER, Match
 from matches.services import OPEN, match_create, matches_dispatch, setting_int
 
@@ -201,9 +201,12 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
     recent = _recent_opponents(ladder)
     house = set(BotVersion.objects.filter(bot__owner__username=HOUSE_USER)
                 .values_list("pk", flat=True))
+    # The house's bots are not one owner: each may sit with another of them, so a lone
+    # author's bot of a three-player game has a table (pairing still never seats house bots
+    # alone together, and a bot never meets its own owner's).
     return [pairing.Entrant(key=version, rating=elo, games=games, pending=pending[version],
                             recent=recent.get(version, ()), house=pinned or version in house,
-                            owner=owner)
+                            owner=None if version in house else owner)
             for version, elo, games, pinned, owner in entries]
 
 
@@ -296,9 +299,6 @@ def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> 
     return entry
 
 
-HOUSE_USER = "house"
-
-
 HOUSE_BOTS = {"random": "builtin:random", "greedy": "builtin:greedy"}
 
 
@@ -312,42 +312,78 @@ SM_HOUSE_BOTS = {"sm-random": "builtin:random", "sm-greedy": "builtin:greedy"}
 SM_HOUSE_ANCHOR = ("sm-greedy", ratings.START)
 
 
+# Each game's house bots: (game, its ladder's slug, bots, anchor). A lone author's bot plays
+# them, so a new bot of either game plays its first rated match at once (issue 34).
+HOUSE_SETS = (("kaiser", "main", HOUSE_BOTS, HOUSE_ANCHOR),
+              (SM_LADDER, SM_LADDER, SM_HOUSE_BOTS, SM_HOUSE_ANCHOR))
+
+
 def house_bots_ensure() -> list[BotVersion]:
     """The house bots exist, each with a built-in version, and greedy anchors the main ladder
     (made if missing). Kaiser's; sm_house_bots_ensure makes Sergeant Major's."""
-    return _house_bots(HOUSE_BOTS, game="kaiser", ladder=ladder_main_ensure(),
-                       anchor=HOUSE_ANCHOR)
+    return _house_bots_ensure(HOUSE_SETS[0], ladder_main_ensure())
 
 
 def sm_house_bots_ensure() -> list[BotVersion]:
     """The Sergeant Major house bots (the game's built-in random and greedy) and its ladder,
     sm-greedy anchoring it."""
-    return _house_bots(SM_HOUSE_BOTS, game=SM_LADDER, ladder=ladder_sergeant_major_ensure(),
-                       anchor=SM_HOUSE_ANCHOR)
+    return _house_bots_ensure(HOUSE_SETS[1], ladder_sergeant_major_ensure())
 
 
-def _house_bots(bots: dict[str, str], *, game: str, ladder: Ladder,
-                anchor: tuple[str, float]) -> list[BotVersion]:
-    from django.contrib.auth import get_user_model
+def _house_bots_ensure(house_set: tuple[str, str, dict[str, str], tuple[str, float]],
+                       ladder: Ladder) -> list[BotVersion]:
+    from engine.games import resolve_player
 
-    from bots.models import Bot
-    from bots.services import bot_version_add_builtin
-
-    user, created = get_user_model().objects.get_or_create(username=HOUSE_USER)
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-    versions = []
-    for name, spec in bots.items():
-        bot, _ = Bot.objects.get_or_create(name=name, defaults={
-            "owner": user, "game": game, "description": f"House player {spec}."})
-        version = bot.versions.filter(kind=BotVersion.Kind.BUILTIN, builtin=spec).first()
-        versions.append(version or bot_version_add_builtin(bot=bot, spec=spec))
+    game, _, bots, _ = house_set
+    for spec in bots.values():
+        resolve_player(spec, game=game)  # ValueError for a name the game does not have
+    versions = house_bots_install(house_sets=(house_set,))
     ladder_entries_sync(ladder=ladder)
-    pinned = next(v for v in versions if v.bot.name == anchor[0])
-    if not LadderEntry.objects.filter(ladder=ladder, version=pinned, pinned=True).exists():
-        ladder_anchor_set(ladder=ladder, version=pinned, rating=anchor[1])
+    pages_changed()
     return versions
+
+
+def house_bots_install(*, apps: Any = None, house_sets: Any = HOUSE_SETS) -> list[Any]:
+    """The house bots of each game whose ladder exists: the user `house`, its bots with a
+    built-in version each, on the ladder, the anchor pinned at its rating. Idempotent; a
+    name a person's bot holds already stays that bot's (no house bot of that name).
+    `apps`: a migration's historical models (ladder's 0007 runs this on every site, so a
+    fresh or upgraded site has them, as it has the ladders); by default the current ones."""
+    from django.apps import apps as current
+    from django.conf import settings
+    from django.contrib.auth.hashers import make_password
+
+    models = apps or current
+    user_model = models.get_model(settings.AUTH_USER_MODEL)
+    bot_model = models.get_model("bots", "Bot")
+    version_model = models.get_model("bots", "BotVersion")
+    entry_model = models.get_model("ladder", "LadderEntry")
+    house, _ = user_model.objects.get_or_create(
+        username=HOUSE_USER, defaults={"password": make_password(None)})
+    made: list[Any] = []
+    for game, slug, bots, (anchor, rating) in house_sets:
+        ladder = models.get_model("ladder", "Ladder").objects.filter(slug=slug).first()
+        if ladder is None:
+            continue
+        for name, spec in bots.items():
+            bot = bot_model.objects.filter(name__iexact=name).first()
+            if bot is None:
+                bot = bot_model.objects.create(owner=house, name=name, game=game,
+                                               description=f"House player {spec}.")
+            elif bot.owner_id != house.pk:
+                continue  # a person's bot has this name
+            version = bot.versions.filter(kind="builtin", builtin=spec).first()
+            if version is None:
+                number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+                version = version_model.objects.create(
+                    bot=bot, number=number, kind="builtin", builtin=spec, status="active",
+                    reason="built-in player", checked=timezone.now())
+            entry, _ = entry_model.objects.get_or_create(ladder=ladder, version=version)
+            if name == anchor and not entry.pinned:
+                entry.elo, entry.pinned = rating, True
+                entry.save(update_fields=["elo", "pinned", "updated"])
+            made.append(version)
+    return made
 
 
 def ladder_main_ensure() -> Ladder:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
+from engine.games import KAISER, get_game
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
 from kaiser_site.templatetags.arena import sparkline_data
@@ -36,6 +37,8 @@ def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
         "ladder": ladder,
         "ladders": ladders,
         "board": _board_html(ladder, page),
+        # What the ladder's game is, in its own words (engine.games: the site asks a game).
+        "game": get_game(ladder.game if ladder else KAISER),
     }
     return render(request, "ladder/home.html", context)
 

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
+from engine import words
 from kaiser_site.fragments import fragment
 from kaiser_site.page_cache import STATS, pages_changed
 from matches.models import Match, PlayStats
@@ -312,6 +313,13 @@ def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
     }
 
 
+def _bid_label(bid: str) -> str:
+    """A bar's label under the chart, in a bar's width: "7", "7 NT", "7 low" (the bar's title
+    says it in full: engine.words.bid_text)."""
+    return f"{bid[:-1]} NT" if bid.endswith("N") else f"{bid[:-1]} low" if bid.endswith("L") \
+        else bid
+
+
 def contracts_chart(data: dict[str, Any]) -> str:
     """Bars per bid: contracts held (light) and made (dark), with the counts; plain SVG drawn
     by matches/jinja2/matches/contracts_chart.svg from the numbers here."""
@@ -320,7 +328,8 @@ def contracts_chart(data: dict[str, Any]) -> str:
         return ""
     width, height, top, bottom = 40 * len(rows) + 20, 160, 16, 24
     scale = (height - top - bottom) / max(r["held"] for r in rows)
-    bars = [{"bid": r["bid"], "held": r["held"], "made": r["made"], "x": 20 + 40 * i,
+    bars = [{"bid": r["bid"], "words": words.bid_text(r["bid"]), "label": _bid_label(r["bid"]),
+             "held": r["held"], "made": r["made"], "x": 20 + 40 * i,
              "held_h": r["held"] * scale, "made_h": r["made"] * scale}
             for i, r in enumerate(rows)]
     return fragment("matches/contracts_chart.svg", {

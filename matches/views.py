@@ -3,6 +3,7 @@ replay viewer, and the fragments other pages show (match rows, a bot's activity)
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.utils.safestring import SafeString
 
 from bots.faults import forfeit_public, match_fault_whole_for
 from bots.models import Bot
+from engine import words
 from kaiser_site import fragments
 from kaiser_site.fragments import Links, fragment
 from kaiser_site.page_cache import shared_page
@@ -124,13 +126,15 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "matches/match_detail.html", context)
 
 
-SEAT_NAMES = ("South", "West", "North", "East")  # as the replay viewer names them
+SEAT_NAMES = words.KAISER_SEATS  # as the replay viewer names them
 ACTION_WORDS = {"bid": "bid", "trump": "named trump", "discard": "discarded", "card": "played",
                 "misdeal": "threw the hand in"}
 
 
 def difference_text(difference: dict[str, Any] | None) -> str:
-    """The first differing decision in words: "West bid 7 at table 1, pass at table 2"."""
+    """The first differing decision in words (engine.words, the pages' vocabulary): "West
+    bid: 7 no trump at table 1, pass at table 2", "North named trump: ♣ clubs at table 1, ♦
+    diamonds at table 2"."""
     if difference is None:
         return "the same decisions at both tables"
     kind, seat, (here, there) = difference["kind"], difference["seat"], difference["actions"]
@@ -141,10 +145,14 @@ def difference_text(difference: dict[str, Any] | None) -> str:
         if action is None:
             return "nothing (the deal had ended)"
         if kind == "trump":
-            return action or "no trump"
+            return words.trump_text(action)
+        if kind == "bid":
+            return words.bid_text(str(action))
+        if kind == "card":
+            return words.card_text(str(action))
         if kind == "discard":
-            return " ".join(action)
-        return "yes" if action is True else str(action)
+            return words.cards_text(action)
+        return "yes" if action is True else "no" if action is False else str(action)
 
     return (f"{SEAT_NAMES[seat]} {ACTION_WORDS.get(kind, kind)}: {said(here)} at table 1, "
             f"{said(there)} at table 2")
@@ -157,26 +165,34 @@ def swing_text(swing: int | None) -> str:
     return f"A +{swing}" if swing > 0 else f"B +{-swing}" if swing < 0 else "0"
 
 
-def _table_row(table: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A table of a board from the sides' view: points and change of score of A and B."""
+def _table_row(table: dict[str, Any] | None, names: dict[str, str]) -> dict[str, Any] | None:
+    """A table of a board from the sides' view, in words: the contract ("7 ♣ by greedy",
+    its seat), made or set, the points taken ("11 to −1") and the changes of score
+    ("+4 / −7"), A's first."""
     if table is None:
         return None
     team = {side: table["seats"].index(side) for side in ("A", "B")}
     contract = table["contract"]
     row = {"misdeal": None if table["misdeal"] is None else SEAT_NAMES[table["misdeal"]],
            "contract": contract, "seat": SEAT_NAMES[contract["seat"]] if contract else "",
-           "made": None}
+           "made": None, "contract_text": ""}
     for side in ("A", "B"):
         row[f"points_{side}"] = table["points"][team[side]]
         row[f"delta_{side}"] = table["delta"][team[side]]
         row[f"tricks_{side}"] = table["tricks"][team[side]]
+    row["points_text"] = words.score_text([row["points_A"], row["points_B"]])
+    row["changes_text"] = words.changes_text([row["delta_A"], row["delta_B"]])
     if contract:
         row["made"] = table["points"][contract["seat"] % 2] >= int(contract["bid"].rstrip("NL"))
+        row["contract_text"] = words.contract_text(
+            contract, names.get(contract["side"], contract["side"]))
     return row
 
 
-def board_rows(boards: list[dict[str, Any]], *, match_id: int) -> list[dict[str, Any]]:
-    """The rows of matches/board_rows.html: each board with its two tables, links and words."""
+def board_rows(boards: list[dict[str, Any]], *, match_id: int,
+               names: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The rows of matches/board_rows.html: each board with its two tables, links and words.
+    `names`: each side's bot ("A": "greedy"), who the contracts are by."""
     rows = []
     for b in boards:
         number = f"{b['game'] + 1}/{b['deal'] + 1}"
@@ -187,7 +203,7 @@ def board_rows(boards: list[dict[str, Any]], *, match_id: int) -> list[dict[str,
             "replay_first": f"/matches/{match_id}/#g{b['game'] + 1}d{b['deal'] + 1}s{step}",
             "replay_second": f"/matches/{match_id}/#g{b['game'] + 2}d{b['deal'] + 1}s{step}",
             "deal_file": f"/api/v1/matches/{match_id}/boards/{number}/deal-file/",
-            "rows": [_table_row(t) for t in b["tables"]],
+            "rows": [_table_row(t, names or {}) for t in b["tables"]],
             "difference_text": difference_text(b["difference"]) if b["status"] == "both"
             else _alone_text(b),
             "swing_text": swing_text(b["swing"]),
@@ -204,6 +220,10 @@ def _alone_text(board: dict[str, Any]) -> str:
     return "cut short by a fault in both games"
 
 
+def _side_names(match: Match) -> dict[str, str]:
+    return {"A": match.version_a.bot.name, "B": match.version_b.bot.name}
+
+
 def _match_with_sides(pk: int) -> Match:
     return get_object_or_404(Match.objects.select_related("version_a__bot", "version_b__bot")
                              .defer(*match_selectors.LIGHT_FIELDS, "stats", "boards"), pk=pk)
@@ -214,7 +234,7 @@ def match_boards(request: HttpRequest, pk: int) -> HttpResponse:
     match = _match_with_sides(pk)
     boards = match_selectors.match_boards(match_id=pk) if match.status == Match.Status.FINISHED \
         else None
-    rows = board_rows(boards or [], match_id=pk)
+    rows = board_rows(boards or [], match_id=pk, names=_side_names(match))
     swings = [r["swing"] for r in rows if r["swing"] is not None]
     context = {"match": match, "has_boards": boards is not None,
                "rows": fragment("matches/board_rows.html", {"rows": rows}),
@@ -231,7 +251,7 @@ def board_detail(request: HttpRequest, pk: int, game: int, deal: int) -> HttpRes
     found = next((b for b in boards if b["game"] == first and b["deal"] == deal - 1), None)
     if found is None:
         raise Http404("this match has no such board")
-    row = board_rows([found], match_id=pk)[0]
+    row = board_rows([found], match_id=pk, names=_side_names(match))[0]
     return render(request, "matches/board_detail.html", {
         "match": match, "board": row, "game": first + 1, "deal": deal,
         "has_replay": not match_selectors.match_replay_pruned(match=match)})
@@ -279,17 +299,21 @@ def replay_viewer(request: HttpRequest) -> HttpResponse:
 
 
 
-def bot_activity_html(*, bot: Bot, version_ids: list[int] | None = None) -> SafeString:
+def bot_activity_html(*, bot: Bot, version_ids: list[int] | None = None,
+                      waiting: str = "") -> SafeString:
     """The bot page's public part (ratings, head to head, recent matches), the same for every
     visitor: rendered once per change of the bot's entries or matches (ladder_selectors.bot_facts),
-    then served from the cache. `version_ids`: as bot_facts takes them."""
+    then served from the cache. `version_ids`: as bot_facts takes them. `waiting`: what the
+    bot waits for before its first rated match (ladder_selectors.bot_ladder_wait)."""
     facts = ladder_selectors.bot_facts(bot=bot, version_ids=version_ids)
 
     def build() -> SafeString:
         context = ladder_selectors.bot_activity(facts=facts)
         context["matches"] = match_rows_html(context["matches"])
         context["head_to_head_html"] = head_to_head_html(context["head_to_head"], bot=bot)
+        context["waiting"] = waiting
         return render_to_string("matches/_bot_activity.html", context)
 
     # "N minutes ago" must not go stale for long
-    return fragments.cached(f"bot-activity-html:{facts.version}", 60, build)
+    key = hashlib.sha256(f"{facts.version}:{waiting}".encode()).hexdigest()
+    return fragments.cached(f"bot-activity-html:{key}", 60, build)

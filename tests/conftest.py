@@ -99,6 +99,19 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
             fcntl.flock(gate, fcntl.LOCK_UN)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+    """The test database as migrated, less the house bots that ladder's migration 0007 adds:
+    every test starts from a site without bots (as each transactional test does anyway, the
+    database flushed after the one before), and a test that wants them calls
+    house_bots_ensure(). tests/sergeant_major/test_house_bots.py runs the migration itself."""
+    from bots.models import Bot
+
+    with django_db_blocker.unblock():
+        Bot.objects.filter(owner__username="house").delete()
+        User.objects.filter(username="house").delete()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(settings: Any) -> None:
     """A fresh cache namespace per test, so throttle counts never leak between tests (and

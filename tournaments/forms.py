@@ -14,6 +14,7 @@ from bots.models import Bot, BotVersion, Game
 from bots.selectors import bot_active_version
 from ladder.models import Ladder
 from matches.models import conditions_errors
+from tournaments import services
 from tournaments.models import Tournament, min_entrants
 
 BY_HAND = "hand"
@@ -72,6 +73,7 @@ class TournamentForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.listed: list[BotVersion] = []
         ladders = Ladder.objects.filter(active=True).order_by("name").values_list("slug", "name")
         self.fields["seeding"].choices = [(BY_HAND, "By hand"), *[
             (slug, f"By rating on {name}") for slug, name in ladders]]
@@ -89,51 +91,71 @@ class TournamentForm(forms.Form):
         return games
 
     def clean_entrants(self) -> list[BotVersion]:
+        """The entrants' playing versions; every problem with them at once (a name listed
+        twice, no such bot, nothing checked to play, another game's bot, too few)."""
         names = [n.strip() for n in self.cleaned_data["entrants"].splitlines() if n.strip()]
         lowered = [n.lower() for n in names]
+        problems = []
         twice = sorted({n for n in names if lowered.count(n.lower()) > 1})
         if twice:
-            raise forms.ValidationError(f"Listed twice: {', '.join(twice)}.")
+            problems.append(f"Listed twice: {', '.join(twice)}.")
         bots = {b.name.lower(): b for b in _bots_named(names)}
         unknown = [n for n in names if n.lower() not in bots]
         if unknown:
-            raise forms.ValidationError(f"No bot named {', '.join(unknown)}.")
+            problems.append(f"No bot named {', '.join(unknown)}.")
         versions, idle = [], []
-        for name in names:
-            bot = bots[name.lower()]
+        for bot in dict.fromkeys(bots[n.lower()] for n in names if n.lower() in bots):
             version = None if bot.retired else bot_active_version(bot=bot)
             if version is None:
                 idle.append(bot.name)
             else:
                 versions.append(version)
         if idle:
-            raise forms.ValidationError(
-                f"No active version to play (retired, or none passed its check): "
-                f"{', '.join(idle)}.")
+            problems.append(f"No active version to play (retired, or none passed its check): "
+                            f"{', '.join(idle)}.")
         game = _game(self.cleaned_data)
-        other = [v.bot.name for v in versions if v.bot.game != game]
+        # The right entrants found, for clean()'s checks of the field as a whole if any is wrong
+        self.listed = [v for v in versions if v.bot.game == game]
+        other = [bot.name for bot in dict.fromkeys(bots.values()) if bot.game != game]
         if other:
-            title = dict(Game.choices)[game]
-            raise forms.ValidationError(f"Not {title} bots: {', '.join(other)}.")
+            problems.append(f"Not {dict(Game.choices)[game]} bots: {', '.join(other)}.")
+        least = min_entrants(game)
+        if self.cleaned_data.get("entry") == CHOSEN and len(set(lowered)) < least:
+            problems.append(f"Choose at least {'two' if least == 2 else 'three'} bots (or "
+                            f"open the entry).")
+        if problems:
+            raise forms.ValidationError(problems)
         return versions
 
     def clean(self) -> dict[str, Any]:
+        """The checks across fields, and then the service's own (tournament_problems) on what
+        is valid so far: every error of a submit shows at once."""
         data = super().clean() or {}
         if "rules" in data and "games_per_match" in data:
             problem = conditions_errors(game=_game(data), rules=data["rules"],
                                         games_per_match=data["games_per_match"]).get("rules")
             if problem:
                 self.add_error("rules", problem)
-        least = min_entrants(_game(data))
-        if data.get("entry") == OPEN:
+        is_open = data.get("entry") == OPEN
+        if is_open:
             deadline: datetime | None = data.get("entry_deadline")
             if deadline is None:
                 self.add_error("entry_deadline", "Open entry needs a deadline.")
             elif deadline <= timezone.now():
                 self.add_error("entry_deadline", "The deadline must be in the future.")
-        elif data.get("entry") == CHOSEN and "entrants" in data and len(data["entrants"]) < least:
-            self.add_error("entrants", f"Choose at least {'two' if least == 2 else 'three'} "
-                                       f"bots (or open the entry).")
+        if all(f in data for f in ("format", "rounds", "entry")):
+            # The entrants found so far though some are wrong: the format's own limits (a
+            # round robin of three too large) are said with the entrants' errors, not after.
+            listed = data.get("entrants", self.listed)
+            problems = services.tournament_problems(
+                format=data["format"], versions=[] if is_open else listed,
+                rounds=data["rounds"], entry_deadline=data.get("entry_deadline") if is_open
+                else None, game=_game(data))
+            for field, messages in problems.items():
+                if field not in self.errors:
+                    for message in messages:
+                        self.add_error(field if field in self.fields else None,
+                                       message[:1].upper() + message[1:] + ".")
         return data
 
     def service_arguments(self) -> dict[str, Any]:

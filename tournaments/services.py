@@ -42,22 +42,11 @@ def tournament_create(
     the given order), started at once unless `start` is False. With `entry_deadline` it is
     open for entry instead: authors enter their bots (`tournament_enter`) until then, and
     `tournaments_start_due` starts it with whoever entered."""
-    game = conditions.get("game") or Game.KAISER
-    least = min_entrants(game)
-    if entry_deadline is None and len(versions) < least:
-        raise ValidationError({"entrants": f"a {_title(game)} tournament needs at least "
-                                           f"{_COUNT[least]} entrants"})
-    if entry_deadline is not None and entry_deadline <= timezone.now():
-        raise ValidationError({"entry_deadline": "the entry deadline must be in the future"})
-    if len({v.bot_id for v in versions}) != len(versions):
-        raise ValidationError({"entrants": "one version per bot"})
-    if rounds < 1:
-        raise ValidationError({"rounds": "at least one round"})
-    for version in versions:
-        _check_playable(version, "entrants")
-        _check_game(version, game, "entrants")
-    if format == Tournament.Format.ROUND_ROBIN and entry_deadline is None:
-        _round_robin_size_check(game, len(versions))
+    problems = tournament_problems(format=format, versions=versions, rounds=rounds,
+                                   entry_deadline=entry_deadline,
+                                   game=conditions.get("game") or Game.KAISER)
+    if problems:
+        raise ValidationError(problems)
     status = Tournament.Status.OPEN if entry_deadline else Tournament.Status.DRAFT
     with transaction.atomic():
         tournament = Tournament(name=name, format=format, rounds=rounds, ladder=ladder,
@@ -75,6 +64,33 @@ def tournament_create(
     return tournament
 
 
+def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: int,
+                        entry_deadline: datetime | None, game: str) -> dict[str, list[str]]:
+    """Everything wrong with a tournament of these entrants, by field, all at once (a form
+    shows them together, not one a submit); empty when tournament_create may make it."""
+    problems: dict[str, list[str]] = {}
+
+    def add(field: str, message: str | None) -> None:
+        if message:
+            problems.setdefault(field, []).append(message)
+
+    least = min_entrants(game)
+    if entry_deadline is None and len(versions) < least:
+        add("entrants", f"a {_title(game)} tournament needs at least {_COUNT[least]} entrants")
+    if entry_deadline is not None and entry_deadline <= timezone.now():
+        add("entry_deadline", "the entry deadline must be in the future")
+    if len({v.bot_id for v in versions}) != len(versions):
+        add("entrants", "one version per bot")
+    if rounds < 1:
+        add("rounds", "at least one round")
+    for version in versions:
+        add("entrants", _unplayable(version))
+        add("entrants", _other_game(version, game))
+    if format == Tournament.Format.ROUND_ROBIN and entry_deadline is None:
+        add("format", _round_robin_too_big(game, len(versions)))
+    return problems
+
+
 _COUNT = {2: "two", 3: "three"}
 
 
@@ -90,26 +106,37 @@ def _three_players(tournament: Tournament) -> bool:
 
 def _check_game(version: BotVersion, game: str, field: str) -> None:
     """Every entrant plays the tournament's game."""
-    if version.bot.game != game:
-        raise ValidationError({field: f"{version.bot.name} plays {_title(version.bot.game)}, "
-                                      f"but this is a {_title(game)} tournament: enter bots "
-                                      f"of that game"})
+    if problem := _other_game(version, game):
+        raise ValidationError({field: problem})
 
 
-def _round_robin_size_check(game: str, n: int) -> None:
+def _other_game(version: BotVersion, game: str) -> str | None:
+    if version.bot.game == game:
+        return None
+    return (f"{version.bot.name} plays {_title(version.bot.game)}, but this is a "
+            f"{_title(game)} tournament: enter bots of that game")
+
+
+def _round_robin_too_big(game: str, n: int) -> str | None:
     if game == Game.KAISER or n < 3:
-        return
+        return None
     size = len(triples.balanced_triples(n))
-    if size > ROUND_ROBIN_TRIPLES_MAX:
-        raise ValidationError({"format": f"a round robin of {n} entrants in matches of three "
-                                         f"needs {size} matches (every pair meeting equally "
-                                         f"often); choose Swiss or knockout, or another "
-                                         f"number of entrants"})
+    if size <= ROUND_ROBIN_TRIPLES_MAX:
+        return None
+    return (f"a round robin of {n} entrants in matches of three needs {size} matches (every "
+            f"pair meeting equally often); choose Swiss or knockout, or another number of "
+            f"entrants")
 
 
 def _check_playable(version: BotVersion, field: str) -> None:
+    if problem := _unplayable(version):
+        raise ValidationError({field: problem})
+
+
+def _unplayable(version: BotVersion) -> str | None:
     if version.status != BotVersion.Status.ACTIVE or version.bot.retired:
-        raise ValidationError({field: f"{version.bot.name} has no active version to play"})
+        return f"{version.bot.name} has no active version to play"
+    return None
 
 
 def tournament_enter(
@@ -400,7 +427,8 @@ def _tournament_finish(tournament: Tournament) -> None:
 
 def _three_start(tournament: Tournament, seeds: list[BotVersion]) -> None:
     if tournament.format == Tournament.Format.ROUND_ROBIN:
-        _round_robin_size_check(tournament.game, len(seeds))
+        if problem := _round_robin_too_big(tournament.game, len(seeds)):
+            raise ValidationError({"format": problem})
         rounds = triples.round_robin_triples(entrants=seeds, repeats=tournament.rounds)
         for number, round_triples in enumerate(rounds, start=1):
             _triples_create(tournament, number, round_triples)

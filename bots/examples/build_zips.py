@@ -1,6 +1,6 @@
 """Builds the uploadable zips of the example bots: python bots/examples/build_zips.py
 
-Each zip holds the bot's folder plus, for Python bots, the helper kaiser_bot.py; mc's zip also
+Each zip holds the bot's folder plus, for Python bots, the helper kaiser_protocol.py; mc's zip also
 carries the engine modules its player is made of (a sandboxed bot sees only its own files), taken
 from engine/ itself so there is one copy in the repository. They go in as the package mc_engine,
 their imports renamed to match: a part of the engine named engine/ looked like the engine but
@@ -20,7 +20,8 @@ ENGINE = HERE.parent.parent / "engine"
 # The engine modules builtin:mc imports, packed into mc.zip as the package mc_engine/.
 ENGINE_MODULES = {"mc": ("__init__.py", "cards.py", "rules.py", "game.py", "players.py",
                          "seeded.py", "greedy.py", "protocol.py", "sampling.py", "mc.py")}
-BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}  # -> needs kaiser_bot.py
+# bot -> whether its zip needs the helper kaiser_protocol.py
+BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}
 PACKAGE = "mc_engine"
 IMPORTS = re.compile(rb"^([ \t]*)from engine\.", re.MULTILINE)
 STAMP = (2026, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same bytes
@@ -32,7 +33,7 @@ def zip_members(name: str) -> dict[str, bytes]:
     members = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
                if p.is_file() and "__pycache__" not in p.parts}
     if BOTS[name]:
-        members["kaiser_bot.py"] = (HERE / "kaiser_bot.py").read_bytes()
+        members["kaiser_protocol.py"] = (HERE / "kaiser_protocol.py").read_bytes()
     for module in ENGINE_MODULES.get(name, ()):
         members[f"{PACKAGE}/{module}"] = renamed((ENGINE / module).read_bytes())
     return members

@@ -4,21 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
-
-
-def card_text(card: str) -> str:
-    rank = "10" if card[0] == "T" else card[0]
-    return rank + SUIT_SYMBOLS[card[1]]
+from engine import words
 
 
 def _cards(cards: list[str]) -> str:
-    return " ".join(card_text(c) for c in cards)
+    return words.cards_text(cards)
 
 
 def _names(replay: dict[str, Any]) -> dict[str, str]:
-    return {side: f"{p['name']} v{p['version']}" if p.get("version") else p["name"]
-            for side, p in replay["players"].items()}
+    """Each side's player: "greedy v3", or in a game with a person (whose `seat_players`
+    name each seat; a side is a seat) "walker (person)"."""
+    seat_players, games = replay.get("seat_players"), replay.get("games") or []
+    if seat_players and games:
+        return {side: words.player_name(seat_players[seat])
+                for seat, side in enumerate(games[0]["seats"])}
+    return {side: words.player_name(p) for side, p in replay["players"].items()}
+
+
+def _seat(seat: int) -> str:
+    return f"{seat} ({words.SERGEANT_MAJOR_SEATS[seat]})"
+
+
+def _each(values: list[Any], form: Any = words.number) -> str:
+    """Numbers by seat: "17, −6, −11"."""
+    return ", ".join(form(v) for v in values)
 
 
 def render(replay: dict[str, Any], only_game: int | None = None) -> str:
@@ -35,41 +44,40 @@ def render(replay: dict[str, Any], only_game: int | None = None) -> str:
             out.extend(_render_hand(index, deal, seats))
         result = game["result"]
         winner = "no winner" if result["winner"] is None else \
-            f"seat {result['winner']} ({seats[result['winner']]}) wins"
-        out.append(f"Game {number}: {winner}, score {'/'.join(map(str, result['score']))}, "
-                   f"points {'/'.join(f'{p:g}' for p in result['points'])}")
+            f"seat {_seat(result['winner'])}, {seats[result['winner']]}, wins"
+        out.append(f"Game {number}: {winner}; score {_each(result['score'])}; "
+                   f"points {_each(result['points'])}")
         if result["forfeit"]:
             f = result["forfeit"]
             out.append(f"  forfeit by seat {f['seat']} ({f['player']}): {f['reason']}, "
                        f"message {f['message_id']}: {f['detail']}")
     result = replay["result"]
     out.append("\nMatch: " + ", ".join(
-        f"{side} {result['games'][side]} won, {result['points'][side]:g} points"
+        f"{side} {result['games'][side]} won, {words.number(result['points'][side])} points"
         for side in sorted(result["games"])))
     return "\n".join(out)
 
 
 def _render_hand(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:
-    lines = [f"-- Hand {index}, dealer seat {deal['dealer']}, targets "
-             f"{'/'.join(map(str, deal['targets']))}"]
+    lines = [f"-- Hand {index}, dealer seat {_seat(deal['dealer'])}, targets "
+             f"{_each(deal['targets'])}"]
     for seat, hand in enumerate(deal["hands"]):
-        lines.append(f"   seat {seat} ({seats[seat]}): {_cards(hand)}")
+        lines.append(f"   seat {_seat(seat)}, {seats[seat]}: {_cards(hand)}")
     lines.append(f"   kitty: {_cards(deal['kitty'])}")
     for x in deal["exchanges"]:
         lines.append(f"   exchange: seat {x['giver']} gives {_cards(x['given'] or [])} to seat "
                      f"{x['receiver']}, gets back {_cards(x['returned'] or [])}")
     if deal["trump"]:
-        lines.append(f"   trump {SUIT_SYMBOLS[deal['trump']]}")
+        lines.append(f"   trump: {words.trump_text(deal['trump'])}")
     if deal["discards"]:
         lines.append(f"   discards: {_cards(deal['discards'])}")
     for number, trick in enumerate(deal["tricks"]):
-        plays = [f"{(trick['leader'] + i) % 3}:{card_text(c)}"
+        plays = [f"{(trick['leader'] + i) % 3}:{words.card_text(c)}"
                  for i, c in enumerate(trick["cards"])]
         lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
     if deal.get("taken") is not None:
-        lines.append(f"   taken {'/'.join(map(str, deal['taken']))}, up/down "
-                     f"{'/'.join(f'{d:+d}' for d in deal['delta'])}, score "
-                     f"{'/'.join(map(str, deal['score']))}")
+        lines.append(f"   taken {_each(deal['taken'])}; up/down "
+                     f"{_each(deal['delta'], words.signed)}; score {_each(deal['score'])}")
     return lines
 
 
@@ -82,9 +90,9 @@ def summary(replay: dict[str, Any], seconds: float) -> str:
         f", Sergeant Major, rules {replay['rules']['preset']}, seed {replay['seed']}, "
         f"{seconds:.2f} s",
         "games won: " + ", ".join(f"{s} {result['games'][s]}" for s in sides) +
-        "; points: " + ", ".join(f"{s} {result['points'][s]:g}" for s in sides) +
+        "; points: " + ", ".join(f"{s} {words.number(result['points'][s])}" for s in sides) +
         "; score: " + ", ".join(f"{s} {result['score'][s]:.3f}" for s in sides),
-        "ups and downs: " + ", ".join(f"{s} {result['ups'][s]:+d}" for s in sides) +
+        "ups and downs: " + ", ".join(f"{s} {words.signed(result['ups'][s])}" for s in sides) +
         f" ({hands} hands)",
     ]
     fault = result["forfeit"]

@@ -14,11 +14,12 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from bots.faults import detail_clip
+from engine import words
+from engine.cards import SUIT_SYMBOLS
 from kaiser_site.fragments import fragment
 
 register = template.Library()
 
-SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 RANK_NAMES = {"T": "10"}
 
 
@@ -28,13 +29,25 @@ def card(code: str) -> SafeString:
     rank, suit = code[:-1], code[-1:]
     return fragment("site/card.html", {"suit": suit, "code": code,
                                        "rank": RANK_NAMES.get(rank, rank),
-                                       "symbol": SUITS.get(suit, suit)})
+                                       "symbol": SUIT_SYMBOLS.get(suit, suit)})
 
 
 @register.filter
 def fault_clip(text: str) -> str:
     """A fault's detail (or a verdict quoting it) as the public sees it: bots.faults."""
     return detail_clip(text or "")
+
+
+@register.filter
+def number(value: float) -> str:
+    """-24 as "−24", a real minus sign (engine.words, the pages' vocabulary)."""
+    return words.number(value)
+
+
+@register.filter
+def signed(value: float) -> str:
+    """A change of score: "+7", "−7", "0"."""
+    return words.signed(value)
 
 
 @register.filter

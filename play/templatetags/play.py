@@ -7,11 +7,11 @@ from typing import Any
 
 from django import template
 
+from engine import words
 from play import selectors
 
 register = template.Library()
 LISTED = 20
-MINUS = "\u2212"
 
 
 @register.inclusion_tag("play/_games.html", takes_context=True)
@@ -31,13 +31,13 @@ def people_games(context: dict[str, Any], bot: Any, versions: Any = None) -> dic
 
 @register.filter
 def signed_number(n: int) -> str:
-    """-24 as "−24" (a real minus sign), as the table writes it."""
-    return f"{MINUS}{-n}" if n < 0 else str(n)
+    """-24 as "−24" (a real minus sign), as the table writes it (engine.words)."""
+    return words.number(n)
 
 
 def score_text(score: list[int]) -> str:
     """[7, -24] as "7 to −24"."""
-    return f"{signed_number(score[0])} to {signed_number(score[1])}"
+    return words.score_text(score)
 
 
 def result_text(*, winner: int | None, score: list[int], teams: tuple[str, str]) -> str:

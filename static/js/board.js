@@ -43,7 +43,9 @@
       return K.SEAT_NAMES[seat] + " plays " + K.cardText(trick.cards[step.cards - 1]);
     }
     if (kind === "contract" && deal.contract) {
-      return K.contractText(deal.contract, K.SEAT_NAMES[deal.contract.seat]) + ", trump: " + K.trumpText(deal.contract);
+      // A named suit is in the contract's words already ("7 \u2665 by South")
+      return K.contractText(deal.contract, K.SEAT_NAMES[deal.contract.seat]) +
+        (deal.contract.trump ? "" : ", trump: " + K.trumpText(deal.contract));
     }
     if (kind === "discard") { return K.SEAT_NAMES[deal.contract.seat] + " discards " + deal.discards.map(K.cardText).join(" "); }
     if (kind === "misdeal") { return K.SEAT_NAMES[deal.misdeal.seat] + " throws the hand in"; }

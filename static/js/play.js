@@ -14,6 +14,7 @@
   var root = document.getElementById("play");
   if (!root || !window.kaiserCards) { return; }
   var K = window.kaiserCards, SEAT_NAMES = K.SEAT_NAMES;
+  var TEAMS = ["you and North", "West and East"];  // the person's team first, as the table says them
   // Sergeant Major's words (sm.js), for a table of three (root's data-game).
   var S = window.smCards, SM = "sergeant-major";
   var SUIT_NAMES = { C: "\u2663 clubs", D: "\u2666 diamonds", H: "\u2665 hearts", S: "\u2660 spades" };
@@ -231,7 +232,12 @@
   /* Who is doing what while no card is on the table. */
   function tableNote(v) { return K.tableNoteText(v, tableWho(v)); }
 
-  function tableWho(v) { return K.tableNames(v.names); }
+  /* Each seat by name, the person's own as "you": "you won it", never their username. */
+  function tableWho(v) {
+    var who = K.tableNames(v.names);
+    who[0] = "you";
+    return who;
+  }
 
   function drawTrick(v) {
     var box = $("p-trick"), shows = game.showLast ? "last" : game.held ? "held" : "current";
@@ -327,8 +333,8 @@
     } else {
       contract.appendChild(el("div", "muted", "No contract yet"));
     }
-    contract.appendChild(el("div", "taken", "Tricks: you and North " + v.taken[0] + " (" + K.number(v.points[0]) +
-      " pts) \u00b7 West and East " + v.taken[1] + " (" + K.number(v.points[1]) + " pts)"));
+    contract.appendChild(el("div", "taken", "Tricks: you and North " + v.taken[0] + " (" + K.pointsText(v.points[0]) +
+      ") \u00b7 West and East " + v.taken[1] + " (" + K.pointsText(v.points[1]) + ")"));
     var bids = $("p-bids");
     bids.innerHTML = "";
     bids.appendChild(el("strong", null, "Bidding"));
@@ -369,17 +375,26 @@
     var table = el("table", "score-table"), head = el("tr");
     ["deal", "contract", "you+N", "W+E"].forEach(function (h) { head.appendChild(el("th", null, h)); });
     table.appendChild(head);
+    var last = null;
     v.deals.forEach(function (d, i) {
       if (!d.score) { return; }
-      var row = el("tr");
+      var row = el("tr"), outcome = K.dealOutcomeText(d, TEAMS);
+      row.title = outcome;
       row.appendChild(el("td", null, String(i + 1)));
-      row.appendChild(el("td", null, d.contract ? K.contractText(d.contract, d.contract.seat === 0 ? "you" : SEAT_NAMES[d.contract.seat]) : "misdeal"));
+      row.appendChild(el("td", null, d.contract ? K.contractText(d.contract, d.contract.seat === 0 ? "you" : SEAT_NAMES[d.contract.seat]) +
+        (d.points ? (d.points[d.contract.seat % 2] >= parseInt(d.contract.bid, 10) ? ", made" : ", set") : "") : "misdeal"));
       row.appendChild(el("td", null, K.number(d.score[0]) + " (" + K.signed(d.delta[0]) + ")"));
       row.appendChild(el("td", null, K.number(d.score[1]) + " (" + K.signed(d.delta[1]) + ")"));
       table.appendChild(row);
+      last = { number: i + 1, text: outcome };
     });
     box.appendChild(table);
     box.appendChild(el("div", "running", "Now: you and North " + K.number(v.score[0]) + ", West and East " + K.number(v.score[1])));
+    if (last) {  // where the last change of score came from: the numbers above explained
+      var why = el("p", "deal-outcome muted", "Deal " + last.number + ": " + last.text);
+      why.id = "p-deal-outcome";
+      box.appendChild(why);
+    }
   }
 
   /* --- Sergeant Major: three seats, South (you), West and East --------------------------- */

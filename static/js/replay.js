@@ -18,7 +18,8 @@
   window.kaiserCards = {
     cardNode: cardNode, cardOrder: cardOrder, cardText: cardText, bidText: bidText,
     trumpText: trumpText, contractText: contractText, signed: signed, number: number,
-    scoreText: scoreText, trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
+    scoreText: scoreText, pointsText: pointsText, dealOutcomeText: dealOutcomeText,
+    trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
     teamsText: teamsText, tableNames: tableNames, personResultText: personResultText,
     tableNoteText: tableNoteText,
     // the steps of a deal and the table at a step, shared with the board view (board.js)
@@ -83,15 +84,34 @@
     return "not named yet";
   }
 
-  /* "7 no trump by North": `who` names the contractor's seat (a seat name, or a player). */
+  /* "7 no trump by North", "7 \u2665 by greedy (West)" once the suit is named: `who` names the
+     contractor (a seat name, a player, or both). engine/words.py contract_text, the same. */
   function contractText(contract, who) {
-    return bidText(contract.bid) + " by " + who;
+    return bidText(contract.bid) + (contract.trump ? " " + SUIT[contract.trump] : "") + " by " + who;
   }
 
   /* Numbers with a real minus sign: number(-24) "−24", signed(7) "+7", signed(0) "0". */
   function number(n) { return n < 0 ? MINUS + Math.abs(n) : String(n); }
   function signed(n) { return (n > 0 ? "+" : "") + number(n); }
   function scoreText(pair) { return number(pair[0]) + " to " + number(pair[1]); }
+  function pointsText(n) { return number(n) + (Math.abs(n) === 1 ? " pt" : " pts"); }
+
+  /* How a scored deal changed the score (docs/rules.md, "Scoring a deal"), `teams` naming
+     the two teams ["you and North", "West and East"]: "West and East bid 12 and took 8 pts:
+     set, −12 (they lose their bid). You and North took 2 pts: +2." */
+  function dealOutcomeText(deal, teams) {
+    var c = deal.contract;
+    if (!c || !deal.points || !deal.delta) { return "thrown in: no score"; }
+    var t = c.seat % 2, o = 1 - t, n = parseInt(c.bid, 10), doubled = /[NL]$/.test(c.bid);
+    var made = deal.points[t] >= n;
+    var cap = function (words) { return words.charAt(0).toUpperCase() + words.slice(1); };
+    var text = cap(teams[t]) + " bid " + bidText(c.bid) + " and took " + pointsText(deal.points[t]) + ": " +
+      (made ? "made, " + signed(deal.delta[t]) + (doubled ? " (all they took, doubled at no trump)" : " (all they took)")
+            : "set, " + signed(deal.delta[t]) + (doubled ? " (their bid, doubled at no trump)" : " (they lose their bid)")) +
+      ". " + cap(teams[o]) + " took " + pointsText(deal.points[o]) + ": " +
+      signed(deal.delta[o]) + (deal.delta[o] !== deal.points[o] ? " (locked out: a defending team this high gains nothing)" : "") + ".";
+    return text;
+  }
 
   /* Who played what in a trick: [{seat, name, card}] in play order; `names` by seat. */
   function trickPlays(trick, names) {
@@ -323,8 +343,8 @@
     } else {
       contract.appendChild(el("div", "muted", deal.misdeal ? "Misdeal: thrown in, redealt" : "No contract yet"));
     }
-    contract.appendChild(el("div", "taken", "Tricks taken: team 0: " + s.taken[0] + " (" + s.points[0] +
-      " pts) \u00b7 team 1: " + s.taken[1] + " (" + s.points[1] + " pts)"));
+    contract.appendChild(el("div", "taken", "Tricks taken: team 0: " + s.taken[0] + " (" + pointsText(s.points[0]) +
+      ") \u00b7 team 1: " + s.taken[1] + " (" + pointsText(s.points[1]) + ")"));
     bids.innerHTML = "";
     bids.appendChild(el("strong", null, "Bidding"));
     var list = el("ol", "bid-list");

@@ -167,7 +167,7 @@
       var side = game.seats[seat], p = people ? people[seat] : players[side];
       if (!p) { return side; }
       if (p.human) { return p.name + " (person)"; }
-      return side + " \u00b7 " + p.name + (p.version ? " v" + p.version : "");
+      return side + " \u00b7 " + sideName(p, side);
     });
   }
 
@@ -336,8 +336,12 @@
 
   /* --- The whole match --------------------------------------------------------------------- */
 
+  /* "greedy v1"; a person (a game of the play app keeps the person's version as "person")
+     "walker (person)", as engine/words.py player_name writes it. */
   function sideName(p, side) {
-    return p ? p.name + (p.version ? " v" + p.version : "") : side;
+    if (!p) { return side; }
+    if (p.human || p.version === "person") { return p.name + " (person)"; }
+    return p.name + (p.version ? " v" + p.version : "");
   }
 
   function players(replay) {

@@ -225,6 +225,18 @@ def test_play_latency_prints_the_time_until_the_page_sees_a_move(
 
 
 @pytest.mark.worker
+@pytest.mark.sandbox
+@pytest.mark.timeout(300)
+def test_first_rated_match_prints_each_games_time_from_upload_to_a_rated_match(
+        bench_env: Env) -> None:
+    out = run_bench("first_rated_match", "--authors", "1", env=bench_env, timeout=290)
+
+    assert_prints(out, "first rated match: upload of the starter -> its first rated ladder "
+                  "match finished", "kaiser: 1 authors, median", "sergeant-major: 1 authors, "
+                  "median", "(target: under 120 s)")
+
+
+@pytest.mark.worker
 @pytest.mark.timeout(240)
 def test_people_tables_prints_the_pushed_latency_the_waiting_cost_and_the_requests(
         bench_env: Env, scratch_postgres: str | None) -> None:

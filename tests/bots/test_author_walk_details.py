@@ -93,12 +93,13 @@ def test_a_syntax_error_shows_its_traceback_with_the_verdict_to_its_owner_only(
     for viewer in (owner, staff):
         row = _row(_client(viewer).get(f"/bots/{bot.pk}/").content.decode(), 1)
         shown = _shown_text(row)
-        assert "crash at seat 0" in shown
+        assert "The program stopped with exit status 1 before it answered hello" in shown
+        assert "[crash at seat 0, message 0: exited with status 1]" in shown
         assert "SyntaxError: &#x27;(&#x27; was never closed" in shown, row
         assert "def decide(message:" in shown
     for viewer in (other, None):
         html = _client(viewer).get(f"/bots/{bot.pk}/").content.decode()
-        assert "crash at seat 0" in _row(html, 1)
+        assert "The program stopped with exit status 1 before it answered hello" in _row(html, 1)
         assert "SyntaxError" not in html
         assert "def decide" not in html
 
@@ -122,7 +123,7 @@ def test_the_step_by_step_page_works_from_the_downloads_alone(client: Any) -> No
     assert "bots/examples" not in html
     assert "cp " not in html  # nothing to copy out of a clone of our repository
     linked = set(re.findall(r'href="/docs/starter/([^"]+)"', html))
-    assert {"minimal_bot.py", "kaiser_bot.py", "random.zip", "greedy.zip"} <= linked
+    assert {"minimal_bot.py", "kaiser_protocol.py", "random.zip", "greedy.zip"} <= linked
     for name in linked:
         assert name in STARTER_FILES and (EXAMPLES_DIR / name).is_file()
         assert client.get(f"/docs/starter/{name}").status_code == 200

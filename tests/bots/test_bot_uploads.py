@@ -148,7 +148,9 @@ def test_bot_that_crashes_on_hello_is_rejected_with_reason_and_its_stderr(
     assert result["status"] == 201
     version = _verdict(result["body"]["id"])
     assert version.status == "rejected"
-    assert version.reason.startswith("crash at seat 0")
+    assert version.reason.startswith("The program stopped with exit status 3 before it "
+                                     "answered hello")
+    assert version.reason.endswith("[crash at seat 0, message 0: exited with status 3]")
     assert "KeyError: 'hand'" in version.check_stderr
     body = owner_client.get(f"/api/v1/versions/{version.pk}/").json()
     assert body["status"] == "rejected"

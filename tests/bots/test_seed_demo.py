@@ -28,7 +28,10 @@ def test_seed_demo_creates_users_bots_and_queued_versions_once(settings: object)
     assert User.objects.get(username="ada").check_password("kaiser-demo")
     names = set(Bot.objects.values_list("name", flat=True))
     assert {"ada-random", "ada-minimal", "grace-greedy", "grace-node", "alan-mc",
-            "random", "greedy"} <= names
+            "random", "greedy", "sm-random", "sm-greedy"} <= names
+    assert "house bot sm-greedy: builtin:greedy" in first  # both games' house bots
+    assert Bot.objects.get(name="sm-random").game == "sergeant-major"
+    assert Bot.objects.get(name="grace-952").game == "sergeant-major"  # the game's demo bot
     counts = (User.objects.count(), Bot.objects.count(), BotVersion.objects.count())
 
     second = _seed("--force")
@@ -49,7 +52,8 @@ def test_seed_demo_refuses_to_run_in_production_unless_forced(settings: object) 
 @pytest.mark.django_db(transaction=True)
 def test_seeded_example_bots_pass_their_checks() -> None:
     out = _seed("--force", "--check-now")
-    for name in ("ada-random", "ada-minimal", "grace-greedy", "grace-node", "alan-mc"):
+    for name in ("ada-random", "ada-minimal", "grace-greedy", "grace-node", "alan-mc",
+                 "grace-952"):
         assert f"{name}: uploaded" in out
         version = Bot.objects.get(name=name).versions.get()
         assert version.status == "active", (name, version.reason, version.check_stderr)

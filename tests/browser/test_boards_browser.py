@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from bots.models import Bot
 from bots.services import bot_version_add_builtin
+from engine import words
 from ladder.models import Ladder
 from matches import services
 from matches.models import BoardLoss, Match
@@ -43,7 +44,7 @@ def test_from_a_bots_page_to_both_tables_at_the_first_difference(
         live_server: Any, page: Page, lost_board: BoardLoss) -> None:
     page.goto(f"{live_server.url}/bots/{lost_board.version.bot_id}/")
     first_row = page.locator("#costliest tbody tr").first
-    expect(first_row.locator("td.num")).to_have_text(str(lost_board.swing))
+    expect(first_row.locator("td.num")).to_have_text(words.signed(lost_board.swing))  # "−34"
 
     first_row.get_by_role("link").click()
 

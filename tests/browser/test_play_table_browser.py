@@ -62,9 +62,10 @@ def _check_the_held_trick(page: Page, owner: Any) -> None:
     page.wait_for_function(HELD, arg=[code, seq], timeout=30_000)
     page.wait_for_function(MOVED_ON, arg=[code, seq], timeout=30_000)
     test_browser.shot(page, "play-trick-held")
-    # Who played what: the person's name and card face, the bots by name and seat.
+    # Who played what: the person as "you" (never their own name), the bots by name and seat.
     line = page.locator("#p-last-trick")
-    expect(line).to_contain_text(f"{owner.username}: {face(code)}")
+    expect(line).to_contain_text(f"you: {face(code)}")
+    expect(line).not_to_contain_text(owner.username)
     for seat in ("West", "North", "East"):
         expect(line).to_contain_text(f"random ({seat}): ")
     expect(line).to_contain_text("; won by ")

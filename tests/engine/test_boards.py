@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engine import zipapp
+from engine import words, zipapp
 from engine.boards import board_comparison
 from engine.builtin import resolve_player
 from engine.cards import CARD_OF, parse_bid, suit_index
@@ -256,8 +256,9 @@ def test_the_local_runner_plays_a_deal_file_both_ways_and_prints_the_swing(
                           timeout=120)
 
     assert done.returncode == 0, done.stderr
-    assert f"swing: {board['swing']:+d} for A (builtin:greedy)" in done.stdout
-    assert f"on the site: {board['swing']:+d} for A (greedy v1), against mc v1" in done.stdout
+    swing = words.signed(board["swing"])  # "−27": the pages' minus sign
+    assert f"swing: {swing} for A (builtin:greedy)" in done.stdout
+    assert f"on the site: {swing} for A (greedy v1), against mc v1" in done.stdout
     assert "table 1 (A at seats 0, 2" in done.stdout and "table 2 (A at seats 1, 3" in done.stdout
 
     (tmp_path / "bad.json").write_text('{"format": "kaiser-deal", "version": 1}')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from engine import words
 from engine.validate import validate_replay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,13 +178,20 @@ def test_show_prints_hands_with_suit_symbols_bids_tricks_and_scores(replay_file:
         assert symbol in out
     deal = replay["games"][0]["deals"][0]
     assert "=== Game 0" in out and "-- Deal 0, dealer seat" in out
-    bids = ", ".join(f"{b['seat']}: {b['bid']}" for b in deal["bids"])
+    # The pages' words (engine.words): seats by name, bids and contracts as people say them.
+    seat = ("South", "West", "North", "East")
+    bids = ", ".join(f"{seat[b['seat']]} {words.bid_text(b['bid'])}" for b in deal["bids"])
     assert f"bids: {bids}" in out
+    contract = deal["contract"]
+    assert (f"contract: {words.bid_text(contract['bid'])}" in out
+            and f"by seat {contract['seat']} ({seat[contract['seat']]})" in out)
+    assert not re.search(r"\b\d{1,2}[NL]\b", out)  # no bid in the protocol's form
     assert "trick 1: " in out and "trick 8: " in out
-    assert f"score {deal['score'][0]}/{deal['score'][1]}" in out
+    assert f"score {words.score_text(deal['score'])}" in out
     assert "10\u2665" in out or "10\u2660" in out or "10\u2666" in out or "10\u2663" in out
     result_line = replay["games"][0]["result"]
-    assert f"score {result_line['score'][0]} to {result_line['score'][1]}" in out
+    assert f"score {words.score_text(result_line['score'])}" in out
+    assert not re.search(r"-\d", out)  # negative numbers with a real minus sign
     assert f"Match: A {replay['result']['games']['A']} games" in out
 
 

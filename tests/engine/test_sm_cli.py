@@ -101,3 +101,29 @@ def test_the_packaged_runner_plays_sergeant_major(tmp_path: Path) -> None:
     check = subprocess.run([sys.executable, str(runner), "validate", str(path)],
                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert check.stdout.strip() == f"{path}: valid"
+
+
+def test_show_names_the_person_of_a_game_against_people_as_a_person(tmp_path: Path) -> None:
+    """A game of the play app keeps its person's seat as version "person": `show` and the
+    summary say "walker (person)", never "walker vperson"."""
+    from engine.builtin import RandomPlayer
+    from engine.human import SeatName, SingleGame
+    from engine.players import TimeControl
+    from engine.sergeant_major.players import SMGreedyPlayer
+    from engine.sergeant_major.rules import PRESETS
+    from engine.sergeant_major.show import summary
+
+    names = [SeatName("walker", "person", human=True), SeatName("greedy", "1"),
+             SeatName("random", "")]
+    game = SingleGame([RandomPlayer(), SMGreedyPlayer(), RandomPlayer()], names,
+                      rules=PRESETS["952-six-hands"], seed="7", time=TimeControl(),
+                      game="sergeant-major")
+    replay = game.run()
+    assert replay["players"]["A"] == {"name": "walker", "version": "person"}
+    path = tmp_path / "people.json"
+    path.write_text(json.dumps(replay))
+    out = engine("show", path).stdout
+    assert out.startswith("walker (person) (A), greedy v1 (B), random (C): Sergeant Major")
+    assert "seat 0 (South), A:" in out and "vperson" not in out
+    assert summary(replay, 1.0).startswith(
+        "A = walker (person), B = greedy v1, C = random, Sergeant Major")

@@ -133,7 +133,7 @@ def rejected(make_program, owner) -> BotVersion:
     """A version whose upload check ended in its fault (the verdict the check writes)."""
     version = make_program("chatty", b"print('x')\n", owner=owner)
     replay = _replay(fault=True)
-    verdict = _verdict(replay, seconds=0.1)
+    verdict = _verdict(replay, version=version, seconds=0.1)
     BotVersion.objects.filter(pk=version.pk).update(
         status=verdict["status"], reason=verdict["reason"], check_summary=verdict["summary"],
         check_replay=replay, check_stderr="my own log")

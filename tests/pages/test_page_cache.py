@@ -36,7 +36,7 @@ def _text(response: Any) -> str:
 
 def _games_cell(body: str, bot: str) -> str:
     row = body.split(f'<tr data-bot="{bot}">')[1].split("</tr>")[0]
-    return re.findall(r'<td class="num">(\d+)</td>', row)[0]
+    return re.findall(r'<td class="num rated" data-label="Rated matches">(\d+)</td>', row)[0]
 
 
 def _shared_urls(arena: Arena) -> list[str]:

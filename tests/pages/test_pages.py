@@ -112,7 +112,8 @@ def test_home_shows_the_leaderboard_with_elo_fitted_interval_games_and_win_rate(
     played = Match.objects.filter(ladder=arena.ladder, status="finished").filter(
         version_a=arena.mine).count() + Match.objects.filter(
         ladder=arena.ladder, status="finished", version_b=arena.mine).count()
-    assert f"<td class=\"num\">{entries['olivias-bot'].games}</td>" in mine
+    assert (f'<td class="num rated" data-label="Rated matches">'
+            f"{entries['olivias-bot'].games}</td>") in mine
     assert played == entries["olivias-bot"].games
     assert re.search(r"\d+%", mine)
     assert "<svg class=\"spark" in mine
@@ -540,7 +541,7 @@ def test_rows_really_grow_in_the_query_count_test(arena: Arena, bulk_rows: Calla
     assert "ranks 1–50 of 64" in body
     second = _text(Client().get(reverse("home") + "?page=2"))
     assert second.count("<tr data-bot=") == 14
-    assert "<td>64</td>" in second
+    assert '<td class="rank">64</td>' in second
     assert _text(Client().get(reverse("match-list"))).count('<tr class="match-row') == 50
 
 
@@ -575,7 +576,7 @@ def test_a_large_ladders_page_shows_elo_without_waiting_for_the_fit(
     assert body.count("<tr data-bot=") == 4
     assert 'id="fit-missing"' in body
     mine = body.split('<tr data-bot="olivias-bot">')[1].split("</tr>")[0]
-    assert '<td class="num">–</td>' in mine
+    assert '<td class="num fitted" data-label="Fitted">–</td>' in mine
 
 
 def test_home_board_is_served_from_the_cache_until_the_next_result(arena: Arena) -> None:
@@ -590,7 +591,8 @@ def test_home_board_is_served_from_the_cache_until_the_next_result(arena: Arena)
         after = _text(client.get(reverse("home")))
     entry.refresh_from_db()
     greedy_row = after.split('<tr data-bot="greedy">')[1].split("</tr>")[0]
-    assert f'<td class="num">{entry.games}</td>' in greedy_row  # one more rated match
+    # one more rated match
+    assert f'<td class="num rated" data-label="Rated matches">{entry.games}</td>' in greedy_row
     assert f'href="/matches/{match.pk}/"' in after  # on top of the latest matches
     assert len(cached) < len(fresh)
 

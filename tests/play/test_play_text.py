@@ -57,9 +57,48 @@ def test_trump_says_no_trump_for_every_no_trump_bid_and_not_named_only_for_suit_
 
 
 def test_a_contract_names_its_bidder_in_full_not_by_an_initial_that_reads_as_no_trump() -> None:
-    assert one("contractText", {"seat": 2, "bid": "7", "trump": "S"}, "North") == "7 by North"
+    assert one("contractText", {"seat": 2, "bid": "7", "trump": "S"}, "North") == \
+        "7 \u2660 by North"
+    assert one("contractText", {"seat": 2, "bid": "7", "trump": None}, "North") == "7 by North"
     assert one("contractText", {"seat": 1, "bid": "7L", "trump": None}, "West") == \
         "7 no trump, low by West"
+
+
+@pytest.mark.parametrize("contract", [
+    {"seat": 2, "bid": "7", "trump": "S"}, {"seat": 1, "bid": "12N", "trump": None},
+    {"seat": 1, "bid": "7L", "trump": None}, {"seat": 0, "bid": "9", "trump": None},
+])
+def test_the_pages_and_the_table_say_a_contract_alike(contract: dict[str, Any]) -> None:
+    """engine.words (the pages, kaiser-engine.pyz show) and replay.js (the play table, the
+    viewer) are one vocabulary."""
+    from engine import words
+
+    assert one("contractText", contract, "greedy (South)") == \
+        words.contract_text(contract, "greedy (South)")
+    assert one("bidText", contract["bid"]) == words.bid_text(contract["bid"])
+
+
+def test_points_are_one_pt_or_several_pts() -> None:
+    assert kaiser_cards([("pointsText", [1]), ("pointsText", [-1]), ("pointsText", [0]),
+                         ("pointsText", [10])]) == ["1 pt", "\u22121 pt", "0 pts", "10 pts"]
+
+
+TEAMS = ["you and North", "West and East"]
+
+
+@pytest.mark.parametrize(("deal", "words"), [
+    ({"contract": {"seat": 1, "bid": "12", "trump": "H"}, "points": [2, 8], "delta": [2, -12]},
+     "West and East bid 12 and took 8 pts: set, \u221212 (they lose their bid). You and North "
+     "took 2 pts: +2."),
+    ({"contract": {"seat": 0, "bid": "8N", "trump": None}, "points": [9, 1], "delta": [18, 1]},
+     "You and North bid 8 no trump and took 9 pts: made, +18 (all they took, doubled at no "
+     "trump). West and East took 1 pt: +1."),
+    ({"contract": {"seat": 3, "bid": "7", "trump": "C"}, "points": [3, 7], "delta": [0, 7]},
+     "West and East bid 7 and took 7 pts: made, +7 (all they took). You and North took 3 pts: "
+     "0 (locked out: a defending team this high gains nothing)."),
+])
+def test_a_deals_change_of_score_is_explained_in_words(deal: dict[str, Any], words: str) -> None:
+    assert one("dealOutcomeText", deal, TEAMS) == words
 
 
 def test_scores_use_a_real_minus_and_the_word_to() -> None:

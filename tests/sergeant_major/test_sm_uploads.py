@@ -83,7 +83,8 @@ def test_a_kaiser_bot_uploaded_for_sergeant_major_is_rejected_saying_so(
     version.refresh_from_db()
     assert version.status == "rejected"
     assert version.reason.startswith(
-        "this bot plays kaiser, but the bot was created for sergeant-major")
+        "This is a Kaiser bot (its ready answer declares \u201cgame\u201d: \u201ckaiser\u201d), "
+        "but this bot was created for Sergeant Major (9-5-2)")
 
 
 def test_a_sergeant_major_bot_uploaded_for_kaiser_is_rejected_saying_so(
@@ -93,7 +94,8 @@ def test_a_sergeant_major_bot_uploaded_for_kaiser_is_rejected_saying_so(
     version.refresh_from_db()
     assert version.status == "rejected"
     assert version.reason.startswith(
-        "this bot plays sergeant-major, but the bot was created for kaiser")
+        "This is a Sergeant Major (9-5-2) bot (its ready answer declares \u201cgame\u201d: "
+        "\u201csergeant-major\u201d), but this bot was created for Kaiser")
 
 
 def test_a_kaiser_bot_still_passes_the_kaiser_check(owner_client: APIClient,

@@ -30,7 +30,7 @@ def test_a_bot_without_a_rated_match_is_listed_apart_not_ranked(
     LadderEntry.objects.create(ladder=ladder, version=rated, elo=1400, games=3)
     LadderEntry.objects.create(ladder=ladder, version=fresh, elo=1500, games=0)
     page = client.get("/").content.decode()
-    board = page.split('<table class="leaderboard">')[1].split("</table>")[0]
+    board = page.split('<table class="leaderboard')[1].split("</table>")[0]
     assert 'data-bot="veteran"' in board
     assert "newcomer" not in board  # its start rating would rank it first
     unrated = page.split('<ul class="plain" id="unrated-list">')[1].split("</ul>")[0]

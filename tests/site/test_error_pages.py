@@ -51,6 +51,62 @@ def test_an_unknown_url_is_the_sites_404_page_with_the_menu(
     assert "Django" not in body  # not the technical page
 
 
+# Pages whose view looks an object up and finds none: each raises Http404 itself.
+MISSING = ["/bots/9999/", "/bots/9999/upload/", "/matches/99999/", "/matches/99999/boards/",
+           "/matches/99999/boards/1/1/", "/tournaments/999/", "/tournaments/999/results.csv",
+           "/ladders/nope/", "/docs/nope/", "/docs/starter/nope.py", "/play/99999/",
+           "/play/99999/replay/"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "run.sh"])
+@pytest.mark.parametrize("url", MISSING)
+def test_a_missing_object_is_the_sites_404_page_under_debug_too(
+    client: Client, owner: User, settings: Any, debug: bool, url: str
+) -> None:
+    settings.DEBUG = debug  # run.sh's setting: Django would show its technical 404 page
+    client.force_login(owner)  # (the upload page asks for a login first)
+    body = _html(response := client.get(url))
+    assert response.status_code == 404
+    assert MENU in body and "Page not found" in body and 'href="/bots/"' in body
+    assert "Django" not in body and "URLconf" not in body  # not the technical page
+
+
+@pytest.mark.django_db
+@pytest.mark.urls(__name__)
+def test_a_failing_page_under_debug_is_the_sites_500_page_and_its_traceback_is_logged(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.DEBUG = True  # run.sh: Django would show its technical page, settings and all
+    client = Client(raise_request_exception=False)
+    body = _html(response := client.get("/boom/"))
+    assert response.status_code == 500
+    assert MENU in body and "Something went wrong" in body and "a bug in a view" not in body
+    assert "Traceback" not in body and "SECRET_KEY" not in body
+    logged = [r for r in caplog.records if r.name == "django.request"]
+    assert logged and logged[0].exc_info is not None
+    assert str(logged[0].exc_info[1]) == "a bug in a view"
+
+
+@pytest.mark.django_db
+def test_a_403_under_debug_is_the_sites_403_page(client: Client, other: User, bot: Bot,
+                                                 settings: Any) -> None:
+    settings.DEBUG = True
+    client.force_login(other)
+    body = _html(response := client.get(f"/bots/{bot.pk}/upload/"))
+    assert response.status_code == 403
+    assert MENU in body and "Only the bot&#x27;s owner may change it." in body
+
+
+@pytest.mark.django_db
+def test_a_missing_api_object_stays_a_json_404_under_debug(anon_client: APIClient,
+                                                           settings: Any) -> None:
+    settings.DEBUG = True
+    response = anon_client.get("/api/v1/bots/9999/")
+    assert response.status_code == 404
+    assert set(response.json()) == {"detail", "code"}
+
+
 @pytest.mark.django_db
 def test_a_missing_slash_is_still_redirected_and_a_missing_page_is_not(client: Client) -> None:
     response = client.get("/bots?x=1")

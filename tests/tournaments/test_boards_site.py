@@ -145,7 +145,7 @@ def test_the_board_comparison_page_lists_every_board(
         if board["status"] == "both":
             swing = board["swing"]
             said = f"A +{swing}" if swing > 0 else f"B +{-swing}" if swing < 0 else "0"
-            assert f'<td class="num swing">{said}</td>' in row
+            assert f'<td class="num swing" data-label="Swing">{said}</td>' in row
         else:
             assert "ended before this deal" in row
         assert f'/api/v1/matches/{match.pk}/boards/{board["game"] + 1}/{board["deal"] + 1}/' \

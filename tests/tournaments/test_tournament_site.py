@@ -468,3 +468,46 @@ def test_a_swiss_pairs_a_withdrawn_bot_no_more(make_builtin: Any, play_queued: A
     assert not later.filter(version_b=quitter).exists()
     (bye,) = tournament.byes.filter(round__gt=paired)
     assert bye.version_id != quitter.pk
+
+
+def test_the_form_shows_every_error_of_a_submit_at_once(
+    staff_browser: Client, make_builtin: Any
+) -> None:
+    """A wrong game's bot is said with the other mistakes on the first submit (issue 34),
+    never only on the next one."""
+    make_builtin("alpha")
+    bot_retire(bot=make_builtin("retiree").bot)
+    sm = Bot.objects.create(owner=User.objects.create_user("sm-author"), name="sm-one",
+                            game="sergeant-major")
+    from bots.services import bot_version_add_builtin
+
+    bot_version_add_builtin(bot=sm, spec="builtin:random")
+    response = staff_browser.post(reverse("tournament-new"), _form(
+        name="", games_per_match=3, entrants="alpha\nsm-one\nnobody-here\nretiree"))
+    body = response.content.decode().replace("&#x27;", "'")
+    assert response.status_code == 200 and Tournament.objects.count() == 0
+    for error in ("This field is required.", "An even number of games",
+                  "No bot named nobody-here.",
+                  "No active version to play (retired, or none passed its check): retiree.",
+                  "Not Kaiser bots: sm-one."):
+        assert error in body, error
+
+
+def test_a_three_player_round_robin_too_large_is_said_with_the_entrants_errors(
+    staff_browser: Client, make_builtin: Any
+) -> None:
+    from bots.services import bot_version_add_builtin
+
+    make_builtin("alpha")  # a Kaiser bot among Sergeant Major ones
+    names = [f"sm-{n}" for n in range(20)]
+    for name in names:
+        bot = Bot.objects.create(owner=User.objects.create_user(f"owner-{name}"), name=name,
+                                 game="sergeant-major")
+        bot_version_add_builtin(bot=bot, spec="builtin:random")
+    response = staff_browser.post(reverse("tournament-new"), _form(
+        game="sergeant-major", rules="952", games_per_match=3,
+        entrants="\n".join(["alpha", *names])))
+    body = response.content.decode().replace("&#x27;", "'")
+    assert "Not Sergeant Major (9-5-2) bots: alpha." in body
+    assert "A round robin of 20 entrants in matches of three needs 1140 matches" in body
+    assert Tournament.objects.count() == 0

@@ -1,12 +1,12 @@
 """A greedy player: bids on its high cards, wins tricks as cheaply as it can, never wastes.
 
-Built on kaiser_bot.py (in the same folder). A starting point, not a strong player.
+Built on kaiser_protocol.py (in the same folder). A starting point, not a strong player.
 """
 
 import sys
 
-import kaiser_bot
-from kaiser_bot import card_points, rank, suit, trick_winner
+import kaiser_protocol
+from kaiser_protocol import card_points, rank, suit, trick_winner
 
 
 def hand_strength(hand, trump):
@@ -76,4 +76,4 @@ def decide(message):
 
 if __name__ == "__main__":
     print("greedy bot starting", file=sys.stderr)
-    kaiser_bot.run(decide, name="greedy (python)")
+    kaiser_protocol.run(decide, name="greedy (python)")

@@ -13,7 +13,7 @@ from itertools import combinations
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import kaiser_bot  # noqa: E402
+import kaiser_protocol  # noqa: E402
 from mc_engine.cards import parse_bid, parse_card  # noqa: E402
 from mc_engine.mc import MCPlayer  # noqa: E402
 from mc_engine.players import TimeControl  # noqa: E402
@@ -66,4 +66,4 @@ def decide(message):
 
 
 if __name__ == "__main__":
-    kaiser_bot.run(decide, name="mc (Monte Carlo)", on_hello=on_hello)
+    kaiser_protocol.run(decide, name="mc (Monte Carlo)", on_hello=on_hello)

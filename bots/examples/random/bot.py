@@ -1,8 +1,9 @@
-"""A random player: any legal action, uniformly. Built on kaiser_bot.py (in the same folder)."""
+"""A random player: any legal action, uniformly. Built on the helper kaiser_protocol.py
+(in the same folder)."""
 
 import random
 
-import kaiser_bot
+import kaiser_protocol
 
 
 def decide(message):
@@ -14,4 +15,4 @@ def decide(message):
 
 
 if __name__ == "__main__":
-    kaiser_bot.run(decide, name="random (python)")
+    kaiser_protocol.run(decide, name="random (python)")

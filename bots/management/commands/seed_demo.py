@@ -25,9 +25,12 @@ DEMO_BOTS: dict[str, list[tuple[str, str, str]]] = {
     "grace": [
         ("grace-greedy", "greedy.zip", "The greedy heuristic from the starter kit."),
         ("grace-node", "node_random.zip", "Random play, written in JavaScript for Node."),
+        ("grace-952", "sergeant_major_bot.py", "The Sergeant Major starter kit's bot."),
     ],
     "alan": [("alan-mc", "mc.zip", "Monte Carlo search over the unseen cards.")],
 }
+# The demo bots of a game other than Kaiser (a bot's game is chosen when it is made).
+DEMO_GAMES = {"grace-952": "sergeant-major"}
 
 
 class Command(BaseCommand):
@@ -49,12 +52,10 @@ class Command(BaseCommand):
                 self._seed_bot(user, name, EXAMPLES / example, description, options["check_now"])
 
     def _house_bots(self) -> None:
-        try:
-            from ladder.services import house_bots_ensure
-        except ImportError:
-            self.stdout.write("house bots: the tournaments app does not provide them yet")
-            return
-        for version in house_bots_ensure():
+        from ladder.services import house_bots_ensure, sm_house_bots_ensure
+
+        # Both games' (the migrations make them too; this brings them back after a flush).
+        for version in house_bots_ensure() + sm_house_bots_ensure():
             self.stdout.write(f"house bot {version.bot.name}: {version.builtin}")
 
     def _seed_bot(self, user: User, name: str, path: Path, description: str,
@@ -63,7 +64,8 @@ class Command(BaseCommand):
             self.stdout.write(f"{name}: skipped, {path.relative_to(settings.BASE_DIR)} is missing")
             return
         bot, _ = Bot.objects.get_or_create(
-            name=name, defaults={"owner": user, "description": description}
+            name=name, defaults={"owner": user, "description": description,
+                                 "game": DEMO_GAMES.get(name, "kaiser")}
         )
         content = path.read_bytes()
         sha256 = hashlib.sha256(content).hexdigest()

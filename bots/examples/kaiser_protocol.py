@@ -1,13 +1,15 @@
-"""kaiser_bot: the protocol loop for Kaiser Arena bots (protocol version 1), in one small file.
+"""kaiser_protocol: a helper for Kaiser Arena bots (protocol version 1), not a bot itself.
 
-Put this file next to your bot.py and call run() with a function that picks an action:
+It runs the protocol loop in one small file. Put it next to your bot.py, and in bot.py call
+run() with a function that picks an action (uploaded alone, this file does nothing: upload
+a zip with both):
 
-    import kaiser_bot
+    import kaiser_protocol
 
     def decide(message):            # the whole `act` message: decision, legal, state
         return message["legal"][0]  # any element of legal (for "discard": a list of cards)
 
-    kaiser_bot.run(decide, name="my bot")
+    kaiser_protocol.run(decide, name="my bot")
 
 run() answers hello with ready, calls decide() for each act, hands deal_end and game_end to
 on_notify (if given) and returns at match_end. Write logs to sys.stderr (kept, 64 KiB a game);

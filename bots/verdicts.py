@@ -1,0 +1,123 @@
+"""A rejected upload's verdict in words: what the program did wrong in its check match, and
+what to do about it (issue 34). The engine's record of the fault (reason, seat, message,
+detail) follows in brackets, as the replay has it.
+
+Most first uploads that fail do so before their first move: the program ends at once (a
+helper module uploaded alone, a script with no loop), crashes on start (a syntax error, a
+missing import), says nothing (output buffered, never flushed), writes something that is not
+the protocol (a log line on standard output), or is a bot of the other game."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.games import get_game
+
+# engine.botproc's details of a fault at hello (message 0).
+EXITED = re.compile(r"^exited with status (-?\d+)$")
+KILLED = re.compile(r"^killed by signal (\d+)$")
+NOT_JSON = re.compile(r"^not (?:JSON|a JSON object): ")
+# engine.botproc's detail of a ready line that declares another game than the table's.
+DECLARED_GAME = re.compile(r"this match is (\S+), but the bot's ready declares game '([^']*)'")
+# The starter kit's protocol helper, which a Kaiser bot imports (bots/examples/), under its
+# name now and the one it had before.
+HELPERS = ("kaiser_protocol.py", "kaiser_bot.py")
+# The local runner's match against the game's built-in players (docs/bot-authors.md).
+LOCAL_RUN = {"kaiser": "python3 kaiser-engine.pyz match bot.py builtin:random",
+             "sergeant-major": "python3 kaiser-engine.pyz match --game sergeant-major bot.py "
+                               "builtin:random builtin:random"}
+
+
+def rejection_reason(forfeit: dict[str, Any], *, game: str, filename: str,
+                     startup_ms: int) -> str:
+    """The verdict of a check lost to `forfeit` (the bot's, side A), for a bot of `game`
+    uploaded as `filename`."""
+    record = (f"[{forfeit['reason']} at seat {forfeit['seat']}, message "
+              f"{forfeit.get('message_id')}: {forfeit.get('detail') or ''}]")
+    words = _at_hello(forfeit, game=game, filename=filename, startup_ms=startup_ms)
+    if words is None:
+        return f"{forfeit['reason']} at seat {forfeit['seat']}: {forfeit.get('detail') or ''}"
+    return f"{words} {record}"
+
+
+def _at_hello(forfeit: dict[str, Any], *, game: str, filename: str,
+              startup_ms: int) -> str | None:
+    """The words for a fault before or at the answer to hello; None for any other fault."""
+    detail = forfeit.get("detail") or ""
+    if wrong_game := DECLARED_GAME.search(detail):
+        # botproc adds how to declare the game only when the ready line named none
+        return _other_game(table=wrong_game.group(1), declared=wrong_game.group(2),
+                           named="answers hello with" not in detail)
+    if forfeit.get("message_id") not in (0, None):
+        return None
+    reason = forfeit["reason"]
+    if reason == "crash" and (exited := EXITED.match(detail)):
+        return _exited(int(exited.group(1)), game=game, filename=filename)
+    if reason == "crash" and KILLED.match(detail):
+        return (f"The program was {detail} before it answered hello, the first message of the "
+                f"match: its standard error below may say why. {_try_it(game)}")
+    if reason == "crash":
+        return (f"The program closed its output before it answered hello, the first message "
+                f"of the match ({detail}). {_try_it(game)}")
+    if reason == "timeout":
+        return (f"The program printed nothing in answer to hello, the first message of the "
+                f"match, within {startup_ms / 1000:g} s. A bot reads one JSON message a line "
+                f"from standard input and answers each with one line of JSON on standard "
+                f"output, flushed at once (Python: print(json.dumps(reply), flush=True)); "
+                f"the first answer is {_ready(game)}. {_try_it(game)}")
+    if reason == "protocol" and NOT_JSON.match(detail):
+        return (f"The program's first line of output was not the protocol's JSON: standard "
+                f"output carries the protocol only (write logs to standard error); the "
+                f"answer to hello is {_ready(game)}.")
+    if reason == "protocol":
+        return f"The program did not answer hello as the protocol asks: {_ready(game)}."
+    return None
+
+
+def _exited(status: int, *, game: str, filename: str) -> str:
+    if status != 0:
+        return (f"The program stopped with exit status {status} before it answered hello, the "
+                f"first message of the match: its standard error below says why (often a "
+                f"syntax error or a missing module). {_try_it(game)}")
+    words = ("The program ended (exit status 0) before it answered hello, the first message "
+             "of the match: it never read its input. A bot keeps running, reading one JSON "
+             "message a line from standard input and answering each, until match_end.")
+    if filename.rsplit("/", 1)[-1] in HELPERS:
+        return (f"{words} {filename} is the starter kit's helper: it does nothing alone. "
+                f"Upload your bot.py that imports it and calls kaiser_protocol.run(), in a zip "
+                f"with the helper (bot.py at the root), as the starter kit's random.zip is made.")
+    return (f"{words} Is this your bot's main file? A helper module does nothing alone: upload "
+            f"the file that runs (bot.py), with what it imports in a zip. {_try_it(game)}")
+
+
+def _other_game(*, table: str, declared: str, named: bool) -> str:
+    title, theirs = get_game(table).title, _title(declared)
+    if theirs is None:
+        return (f"The program's ready answer declares the game \u201c{declared}\u201d, which "
+                f"this site does not play; this bot was created for {title}, so its ready "
+                f"answer is {_ready(table)}.")
+    if named:
+        said = f"its ready answer declares \u201cgame\u201d: \u201c{declared}\u201d"
+    else:
+        said = "its ready answer names no game, which means Kaiser"
+    return (f"This is a {theirs} bot ({said}), but this bot was created for {title}, and a "
+            f"bot's game never changes. Create a new bot for {theirs} and upload the program "
+            f"there; or, if it is meant for {title}, its ready answer is {_ready(table)}.")
+
+
+def _title(game: str) -> str | None:
+    try:
+        return get_game(game).title
+    except ValueError:
+        return None
+
+
+def _ready(game: str) -> str:
+    if game == "kaiser":
+        return '{"type": "ready", "id": 0}'
+    return f'{{"type": "ready", "id": 0, "game": "{game}"}}'
+
+
+def _try_it(game: str) -> str:
+    return f"Try it on your machine first: {LOCAL_RUN.get(game, LOCAL_RUN['kaiser'])}."
