@@ -26,14 +26,6 @@ needs_postgres = pytest.mark.skipif(
     not POSTGRES, reason="the page benches fill PostgreSQL with COPY: run with DATABASE_URL set")
 
 
-@pytest.fixture
-def bench_env(tmp_path: Path) -> Env:
-    var = tmp_path / "var"
-    var.mkdir()
-    var.chmod(0o755)  # the sandboxed bots run as another user and read their programs here
-    return {**os.environ, "KAISER_VAR_DIR": str(var), "PYTHONUNBUFFERED": "1"}
-
-
 def run_bench(script: str, *args: str, env: Env, timeout: float = 240) -> str:
     """bench/<script>.py with these arguments; its output, once it has exited 0."""
     result = subprocess.run([sys.executable, f"bench/{script}.py", *args], cwd=ROOT, env=env,
@@ -123,6 +115,16 @@ def test_sandbox_speed_prints_each_design(bench_env: Env) -> None:
 
     assert_prints(out, "decision round trip", "start-up of the four seats",
                   "one seat (default design)", "two-game matches/s")
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
+def test_table_cost_prints_a_tables_start_up_and_the_matchs_wall_time(bench_env: Env) -> None:
+    out = run_bench("table_cost", "--rounds", "1", env=bench_env)
+
+    assert_prints(out, "start-up of a table", "made when its game begins (game 0)",
+                  "made early, while the last played", "two-game match of trivial bots",
+                  "this tree", "load average")
 
 
 @pytest.mark.sandbox

@@ -7,24 +7,13 @@ or a timing."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from tests.bench.test_benches import Env, assert_prints, run_bench
 
 RECOGNISED = re.compile(r"recognised (\d+) of the (\d+) (?:deals|hands)")
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> Env:
-    """test_benches.bench_env's environment: a private var folder the seats can read."""
-    var = tmp_path / "var"
-    var.mkdir()
-    var.chmod(0o755)
-    return {**os.environ, "KAISER_VAR_DIR": str(var), "PYTHONUNBUFFERED": "1"}
 
 
 def section(out: str, title: str) -> str:
@@ -39,8 +28,9 @@ def section(out: str, title: str) -> str:
 
 @pytest.mark.sandbox
 @pytest.mark.timeout(180)
-def test_duplicate_memory_shows_no_memory_sandboxed_and_the_control_remembering(env: Env) -> None:
-    out = run_bench("duplicate_memory", "--tiny", env=env)
+def test_duplicate_memory_shows_no_memory_sandboxed_and_the_control_remembering(
+        bench_env: Env) -> None:
+    out = run_bench("duplicate_memory", "--tiny", env=bench_env)
 
     assert_prints(out, "sandbox: ", "load average", "swing per board", "games won by the bot",
                   "a fair coin", "points share", "ups per hand", "total ")

@@ -5,27 +5,15 @@ printed is asserted, never a figure."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from tests.bench.test_benches import Env, assert_prints, run_bench
 
 
-@pytest.fixture
-def env(tmp_path: Path) -> Env:
-    """test_benches.bench_env's environment: a private var folder the seats can read."""
-    var = tmp_path / "var"
-    var.mkdir()
-    var.chmod(0o755)
-    return {**os.environ, "KAISER_VAR_DIR": str(var), "PYTHONUNBUFFERED": "1"}
-
-
 @pytest.mark.sandbox
 @pytest.mark.timeout(180)
-def test_think_time_channel_prints_the_channel_and_the_detectors_verdicts(env: Env) -> None:
-    out = run_bench("think_time_channel", "--tiny", env=env)
+def test_think_time_channel_prints_the_channel_and_the_detectors_verdicts(bench_env: Env) -> None:
+    out = run_bench("think_time_channel", "--tiny", env=bench_env)
 
     assert_prints(out, "load average", "think-time pair (4-bit symbols, 2 ms a step, sleep)",
                   "symbols sent", "decoded right", "bits a move: >=",
