@@ -3,7 +3,8 @@
 No Django here on purpose: the site, the benchmarks and the tests call the same code.
 
 Elo: everyone starts at 1500; the expected score of A against B is 1/(1+10^((Rb-Ra)/400));
-a match's score is A's share of its games (0..1). A match moves both ratings by the same
+a match's score is A's outcome (0..1): from its boards (match_outcome), or its share of the
+games won for a forfeit. A match moves both ratings by the same
 amount in opposite directions (zero-sum), with K = 32, or 64 while either side is provisional
 (fewer than 20 games), so a newcomer finds its level quickly. An anchor has a pinned rating:
 it never moves, which holds the scale still over time (matches against anchors are the only
@@ -38,6 +39,47 @@ LOG_SCALE = math.log(10) / 400.0
 # The fit's prior: ratings are N(mean, PRIOR_SD^2). Weak, but it keeps an unbeaten bot finite.
 PRIOR_SD = 400.0
 Z95 = 1.959964
+
+
+# A duplicate match's outcome from its boards (match_outcome): each board's swing (points A
+# gained over B with the same cards) damped on an IMP-like scale, imps(s) = IMP_POINTS *
+# log(1 + |s| / IMP_POINTS) with the swing's sign (about linear under IMP_POINTS, a log above
+# it: one wild board cannot decide a match), the match's imps summed and squashed,
+# 1 / (1 + exp(-imps / OUTCOME_IMPS)), and that averaged with the share of games won
+# (GAMES_WEIGHT). All three chosen by measurement (bench/rating_convergence.py,
+# docs/ratings.md).
+IMP_POINTS = 20.0
+OUTCOME_IMPS = 20.0
+# The share of the outcome that is still the games won (the rest is the boards').
+GAMES_WEIGHT = 0.5
+
+
+def board_imps(swing: float, *, imp_points: float = IMP_POINTS) -> float:
+    """A board's swing on the damped scale (see IMP_POINTS); math.inf: no damping."""
+    if math.isinf(imp_points):
+        return float(swing)
+    return math.copysign(imp_points * math.log1p(abs(swing) / imp_points), swing)
+
+
+def match_outcome(*, swings: Sequence[float], games_score: float, forfeit: bool = False,
+                  imp_points: float = IMP_POINTS, outcome_imps: float = OUTCOME_IMPS,
+                  games_weight: float = GAMES_WEIGHT) -> float:
+    """A's actual score in [0, 1] for the ratings, from the swings of the boards both tables
+    played to the end. A forfeit, or a match with no such board (a game played alone, a
+    fault in the first deal), falls back to `games_score`, A's share of the games won."""
+    if forfeit or not swings:
+        return games_score
+    imps = sum(board_imps(s, imp_points=imp_points) for s in swings)
+    boards = 0.5 + 0.5 * math.tanh(imps / (2.0 * outcome_imps))  # the logistic, overflow-free
+    return boards if not games_weight else games_weight * games_score + (
+        1.0 - games_weight) * boards
+
+
+def board_swings(boards: Iterable[Mapping[str, object]] | None) -> list[float]:
+    """The swings of a match's stored boards (engine.boards.board_comparison) that both
+    tables played to the end."""
+    return [float(b["swing"]) for b in boards or ()  # type: ignore[arg-type]
+            if b.get("status") == "both" and b.get("swing") is not None]
 
 
 @dataclass(frozen=True, slots=True)

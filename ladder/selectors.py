@@ -14,7 +14,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Coalesce, RowNumber
 from django.shortcuts import get_object_or_404
 
 from bots.models import Bot
@@ -191,8 +191,8 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
                 .values_list("version_id", "elo"))
     rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
             .filter(first_change__isnull=False).order_by("first_change")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match",
-                         "version_c_id", "points"))
+            .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
+                         "games_per_match", "version_c_id", "points"))
     results = [_result(*row) for row in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 
