@@ -10,8 +10,9 @@ no worker.
    two games (the site's ladder match),
    each kept as A's score in each game and the swing of every board both tables finished
    (engine.boards), cached in a JSON file so later runs reuse it.
-2. Simulated ladders: each match is chosen by a pairing policy (ladder.pairing: `site`, the
-   ladder's pairs by rating closeness, or `info`, by what a result would tell), drawn from the
+2. Simulated ladders: each match is chosen by a pairing policy (ladder.pairing: `rating`, by
+   closeness of rating, as before issue 35, or `info`, the site's, by what a result would
+   tell: overlapping intervals, few matches between the two), drawn from the
    table for that pair, and rated by a rule: `games` (A's share of the games won, the rule
    before issue 35) or `boards` (ladder.ratings.match_outcome, the site's rule), by the
    site's Elo (one update per match, as the site does) and by its fitted rating. The players
@@ -214,7 +215,9 @@ class Ladder:
         entrants = [pairing.Entrant(key=p, rating=self.elo[p], games=self.matches[p],
                                     pending=0, recent=self.recent[p], owner=self.owner[p])
                     for p in self.players]
-        return pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng, met=self.meetings)[0]
+        by = "rating" if policy == "rating" else "information"
+        return pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng, met=self.meetings,
+                                    by=by)[0]
 
     def record(self, a: Hashable, b: Hashable, score: float, games: int) -> None:
         da, db = ratings.elo_changes(rating_a=self.elo[a], rating_b=self.elo[b], score=score,
@@ -339,7 +342,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=200, help="table: duplicate matches a pair")
     parser.add_argument("--seed", default="convergence")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--pairings", default="site", help="pairing policies to compare")
+    parser.add_argument("--pairings", default="rating,info",
+                        help="pairing policies to compare: rating (before issue 35), info")
     parser.add_argument("--outcomes", default="",
                         help="also these board conversions, IMP_POINTSxOUTCOME_IMPSxGAMES_WEIGHT, "
                              "e.g. '10x20x0,infx40x0.5' (inf: swings not damped)")

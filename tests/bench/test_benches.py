@@ -114,8 +114,8 @@ def test_rating_convergence_prints_the_table_the_taus_and_the_matches_needed(
     assert_prints(out, "outcome table:", "share of games won by the row player",
                   "one match's separation", "mean Kendall tau over 1 seeded ladders",
                   "matches a bot needed for mean tau >= 0.9",
-                  "site pairing,          games rule, elo",
-                  "site pairing,         boards rule, fit",
+                  "rating pairing,          games rule, elo",
+                  "info pairing,         boards rule, fit",
                   "one owner's pairs 0/")
 
 
