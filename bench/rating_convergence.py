@@ -216,8 +216,11 @@ class Ladder:
                                     pending=0, recent=self.recent[p], owner=self.owner[p])
                     for p in self.players]
         by = "rating" if policy == "rating" else "information"
-        return pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng, met=self.meetings,
-                                    by=by)[0]
+        while True:  # a slot left empty (settled pairs): the site's next tick draws again
+            drawn = pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng,
+                                         met=self.meetings, by=by)
+            if drawn:
+                return drawn[0]
 
     def record(self, a: Hashable, b: Hashable, score: float, games: int) -> None:
         da, db = ratings.elo_changes(rating_a=self.elo[a], rating_b=self.elo[b], score=score,
@@ -295,7 +298,9 @@ def first_mean_crossing(means: list[float], checkpoints: list[int]) -> int | Non
     return next((c for c, m in zip(checkpoints, means, strict=True) if m >= TARGET_TAU), None)
 
 
-def report(players: list[str], results: dict[Config, list[Run]], horizon: int) -> None:
+def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
+           per_match: int = 2) -> None:
+    """The taus, the matches a bot needed and the fairness; `per_match` players a match."""
     checkpoints = [c for c in CHECKPOINTS if c <= horizon]
     configs = list(results)
     print(f"\nmean Kendall tau over {len(next(iter(results.values())))} seeded ladders "
@@ -312,11 +317,12 @@ def report(players: list[str], results: dict[Config, list[Run]], horizon: int) -
                       for cfg in configs)
         print(f"{c:>8}{row}")
     print(f"\nmatches a bot needed for mean tau >= {TARGET_TAU} ({len(players)} players, "
-          f"duplicate matches of 2 games)")
+          f"{per_match} a match)")
     for config in configs:
         for method in ("elo", "fit"):
             first = first_mean_crossing(means[(*config, method)], checkpoints)
-            text = (f"{first} matches a bot ({math.ceil(first * len(players) / 2)} in all)"
+            text = (f"{first} matches a bot "
+                    f"({math.ceil(first * len(players) / per_match)} in all)"
                     if first else f"not reached by {horizon}")
             print(f"  {config[0]:>5} pairing, {config[1]:>14} rule, {method}: {text}")
     print("\nfairness (at the end of each ladder): fewest matches a bot / mean; matches "

@@ -95,11 +95,14 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
 
 
 def _result(a: int, b: int, score: float, games: int, c: int | None,
-            points: dict[str, float] | None) -> ratings.Result | ratings.MultiResult:
-    """A match's result for the rating code: a three-player one by each version's points."""
+            points: dict[str, float] | None, ups: dict[str, float] | None = None
+            ) -> ratings.Result | ratings.MultiResult:
+    """A match's result for the rating code: a three-player one by each version's points
+    (and ups, where the match has them)."""
     if c is None or points is None:
         return ratings.Result(a, b, score, games)
-    return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games)
+    return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games,
+                               {a: ups["A"], b: ups["B"], c: ups["C"]} if ups else None)
 
 
 # Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
@@ -192,7 +195,7 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
     rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
             .filter(first_change__isnull=False).order_by("first_change")
             .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
-                         "games_per_match", "version_c_id", "points"))
+                         "games_per_match", "version_c_id", "points", "ups"))
     results = [_result(*row) for row in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, connections, transaction
 from django.db.models import Case, Count, F, FloatField, Min, Q, QuerySet, Value, When
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Coalesce, Greatest, Least
+from django.db.models.functions import Cast, Coalesce, Exp, Greatest, Least
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
@@ -82,14 +82,15 @@ def ratings_apply_multi(match: Match) -> None:
     changes = ratings.elo_changes_multi(
         ratings={side: e.elo for side, e in entries.items()}, points=match.points,
         games={side: e.games for side, e in entries.items()},
-        pinned=[side for side, e in entries.items() if e.pinned])
+        pinned=[side for side, e in entries.items() if e.pinned], ups=match.ups)
     for side, entry in entries.items():
         RatingChange.objects.create(match=match, entry=entry, before=entry.elo,
                                     after=entry.elo + changes[side])
         LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + changes[side],
                                                        games=F("games") + 1)
     _tallies_add(match, ratings.pairwise_scores(
-        {sides[side]: points for side, points in match.points.items()}))
+        {sides[side]: points for side, points in match.points.items()},
+        {sides[side]: ups for side, ups in match.ups.items()} if match.ups else None))
 
 
 def _tallies_add(match: Match, pairs: list[tuple[Any, Any, float]]) -> None:
@@ -185,7 +186,7 @@ def _rebuild_one(match: Match, entries: dict[int, LadderEntry],
         by_side = ratings.elo_changes_multi(
             ratings={s: now[v][0] for s, v in sides.items()}, points=match.points,
             games={s: now[v][1] for s, v in sides.items()},
-            pinned=[s for s, v in sides.items() if entries[v].pinned])
+            pinned=[s for s, v in sides.items() if entries[v].pinned], ups=match.ups)
         changes = {v: by_side[s] for s, v in sides.items()}
     for v, delta in changes.items():
         rating, games = now[v]
@@ -210,10 +211,17 @@ def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
     for x, y in (("A", "B"), ("A", "C"), ("B", "C")):
         px = Cast(KT(f"points__{x}"), FloatField())
         py = Cast(KT(f"points__{y}"), FloatField())
-        score = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
+        share = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
                      output_field=FloatField())
+        if has_outcome:  # (the ups came with the outcome: ratings.pairwise_scores)
+            gap = (Cast(KT(f"ups__{x}"), FloatField())
+                   - Cast(KT(f"ups__{y}"), FloatField())) / ratings.UPS_SCALE
+            mixed = ((1.0 - ratings.UPS_WEIGHT) * share
+                     + ratings.UPS_WEIGHT / (1.0 + Exp(-gap)))
+            share = Case(When(ups__isnull=True, then=share), default=mixed,
+                         output_field=FloatField())
         parts.append(_pair_row(three, f"version_{x.lower()}_id", f"version_{y.lower()}_id",
-                               score))
+                               share))
     return parts
 
 

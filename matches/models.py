@@ -142,6 +142,10 @@ class Match(PlayConditions):
     # A's actual score for the ratings (Kaiser: from the boards, ladder.ratings.match_outcome;
     # the games won for a forfeit), set by the ladder when it rates the match; null otherwise.
     outcome = models.FloatField(null=True, blank=True)
+    # Each side's ups and downs over every hand of a three-player match played to its end
+    # ({"A": 12, "B": -3, "C": -9}): its pairs' rated outcomes read them (ladder.ratings
+    # .pairwise_scores). Null for Kaiser, a forfeit, and matches stored before them.
+    ups = models.JSONField(null=True, blank=True)
     forfeit_player = models.CharField(max_length=1, blank=True)  # "A", "B" or "C"
     forfeit_reason = models.CharField(max_length=20, blank=True)
     forfeit = models.JSONField(null=True, blank=True)

@@ -35,7 +35,7 @@ def _results(ladder: Ladder) -> list[ratings.Result | ratings.MultiResult]:
     rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
             .order_by("finished", "id")
             .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
-                         "games_per_match", "version_c_id", "points"))
+                         "games_per_match", "version_c_id", "points", "ups"))
     return [selectors._result(*row) for row in rows]
 
 

@@ -4,6 +4,7 @@ numbers from the stored results."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from io import StringIO
@@ -127,3 +128,62 @@ def test_ratings_rebuild_gives_the_same_numbers_as_the_ratings_kept_match_by_mat
     matches = Match.objects.filter(ladder=played).count()
     assert f"test: {matches} rated matches replayed" in out.getvalue()
     assert _snapshot(played) == kept
+
+
+def test_a_three_player_pair_that_took_no_points_is_told_apart_by_its_ups():
+    points = {"a": 3.0, "b": 0.0, "c": 0.0}
+    assert ratings.pairwise_scores(points)[2] == ("b", "c", 0.5)
+    (_, _, ab), (_, _, ac), (_, _, bc) = ratings.pairwise_scores(
+        points, {"a": 20, "b": -4, "c": -16})
+    # b made 12 more ups than c with the same cards: it scores 1/(1 + e^-1.2) against it.
+    assert bc == pytest.approx(1 / (1 + math.exp(-12 / ratings.UPS_SCALE)))
+    assert ab > 0.5 and ac > ab
+
+
+@pytest.fixture
+def sm_played(play_queued: Callable[[], int]) -> Ladder:
+    """The Sergeant Major ladder with four bots of their own owners and a few rated rounds."""
+    from bots.models import Bot
+    from bots.services import bot_version_add_builtin
+
+    Ladder.objects.filter(slug="main").update(active=False)
+    for i in range(4):
+        owner = User.objects.create_user(username=f"sm-owner-{i}")
+        bot = Bot.objects.create(owner=owner, name=f"sm-{i}", game="sergeant-major")
+        bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
+    sm = services.ladder_sergeant_major_ensure()
+    for seed in range(2):
+        services.ladder_schedule(ladder_id=sm.pk, rng=random.Random(seed))
+        play_queued()
+    return sm
+
+
+def test_a_three_player_match_keeps_its_ups_and_its_pairs_are_rated_by_them(
+        sm_played: Ladder) -> None:
+    matches = list(Match.objects.filter(ladder=sm_played, rated=True,
+                                        status=Match.Status.FINISHED))
+    assert matches
+    for m in matches:
+        replay_ups = m.replay()["result"]["ups"]
+        assert m.ups == {side: float(v) for side, v in replay_ups.items()}
+    # Elo replayed from the stored points and ups is the Elo kept: the site rated by them.
+    replayed = selectors.ratings_recomputed(ladder=sm_played)
+    for version, elo, games in LadderEntry.objects.filter(ladder=sm_played).values_list(
+            "version_id", "elo", "games"):
+        assert replayed[version] == (pytest.approx(elo), games)
+
+
+def test_ratings_rebuild_gives_the_same_numbers_on_the_three_player_ladder(
+        sm_played: Ladder) -> None:
+    kept = _snapshot(sm_played)
+    assert kept["changes"] and kept["tallies"]
+    LadderEntry.objects.filter(ladder=sm_played, pinned=False).update(elo=1000.0, games=0)
+    RatingChange.objects.filter(entry__ladder=sm_played).update(before=0.0, after=0.0)
+    PairTally.objects.filter(ladder=sm_played).delete()
+    call_command("ratings_rebuild", stdout=StringIO())
+    rebuilt = _snapshot(sm_played)
+    assert rebuilt["entries"] == kept["entries"] and rebuilt["changes"] == kept["changes"]
+    # The tallies' logistic is the database's exp() there, Python's tanh here.
+    assert [t[:3] for t in rebuilt["tallies"]] == [t[:3] for t in kept["tallies"]]
+    for again, before in zip(rebuilt["tallies"], kept["tallies"], strict=True):
+        assert again[3] == pytest.approx(before[3], abs=1e-9)
