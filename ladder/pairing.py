@@ -18,6 +18,20 @@ SPREAD = 200.0
 EXPLORE = 0.2
 
 
+# Pairing by information (the site's rule, issue 35; `by="rating"` is the rule above, kept for
+# bench/rating_convergence.py). The opponent is drawn with weight
+#     exp(-gap^2 / (2 (s_a^2 + s_b^2))) / (1 + matches the two have played)
+# where s(games) = max(SETTLED_SIGMA, NEW_SIGMA / sqrt(1 + games)) stands for how far a rating
+# with that many matches behind it may be from the truth: a result tells most where the two
+# ratings' intervals overlap (the order of the two is in doubt) and where the pair has met
+# least. A new version's wide interval overlaps everyone, so it meets the whole field at once
+# and is placed quickly; settled ratings meet their neighbours, each of them in turn.
+NEW_SIGMA = 400.0
+
+
+SETTLED_SIGMA = 70.0
+
+
 MAX_PENDING = 2
 
 
@@ -57,16 +71,31 @@ def _first_player(pool: list[Entrant], rng: random.Random) -> Entrant:
     return rng.choice([e for e in pool if e.games + e.pending == fewest])
 
 
+def uncertainty(games: int) -> float:
+    """How far (in Elo points) a rating with `games` rated matches may be from the truth."""
+    return max(SETTLED_SIGMA, NEW_SIGMA / math.sqrt(1.0 + games))
+
+
+def _closeness(first: Entrant, other: Entrant, met: int, by: str) -> float:
+    """The weight of `other` as `first`'s opponent, before exploration and settled pairs."""
+    gap = other.rating - first.rating
+    if by == "rating":
+        return math.exp(-((gap / SPREAD) ** 2))
+    spread = uncertainty(first.games) ** 2 + uncertainty(other.games) ** 2
+    return math.exp(-gap * gap / (2.0 * spread)) / (1.0 + met)
+
+
 def _opponent(first: Entrant, others: list[Entrant], rng: random.Random, explore: float,
-              settled: set[Hashable]) -> Entrant:
-    """Close ratings first, any opponent now and then; settled pairs seldom either way."""
+              met: Mapping[Hashable, int], settled_after: int, by: str) -> Entrant:
+    """By information (or close ratings: `by`), any opponent now and then; settled pairs
+    (`met` at least `settled_after` times) seldom either way."""
     weights = []
     exploring = rng.random() < explore
     for e in others:
-        w = 1.0 if exploring else math.exp(-(((e.rating - first.rating) / SPREAD) ** 2))
+        w = 1.0 if exploring else _closeness(first, e, met.get(e.key, 0), by)
         if not exploring and first.recent and e.key == first.recent[-1]:
             w *= 0.25  # not the same opponent twice in a row when others are close
-        if e.key in settled:
+        if met.get(e.key, 0) >= settled_after:
             w *= SETTLED_WEIGHT
         weights.append(w + 1e-9)
     return rng.choices(others, weights=weights)[0]
@@ -81,6 +110,7 @@ def ladder_pairs(
     max_pending: int = MAX_PENDING,
     met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
     settled_after: int = SETTLED_MATCHES,
+    by: str = "information",
 ) -> list[tuple[Hashable, Hashable]]:
     """Up to `slots` new ladder pairs (a, b), a != b always, never two house entrants, never
     two entrants of one owner.
@@ -88,19 +118,20 @@ def ladder_pairs(
     An entrant with `max_pending` matches already waiting or running gets no more, so a slow
     bot cannot fill the queue; the caller decides `slots` (how deep the queue may be).
     `met(key)` counts the matches an entrant has played against each opponent (asked once per
-    entrant that is drawn first, so a large ladder is read a few rows at a time): a pair with
-    `settled_after` of them is settled, drawn and kept with SETTLED_WEIGHT only.
+    entrant that is drawn first, so a large ladder is read a few rows at a time): the fewer,
+    the likelier the pair (`by="information"`: NEW_SIGMA); a pair with `settled_after` of
+    them is settled, drawn and kept with SETTLED_WEIGHT only. `by="rating"`: the opponent by
+    closeness of rating alone (SPREAD), the rule before issue 35.
     """
     pool = [
         Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
         for e in entrants
     ]
-    known: dict[Hashable, set[Hashable]] = {}
+    known: dict[Hashable, Mapping[Hashable, int]] = {}
 
-    def settled_with(key: Hashable) -> set[Hashable]:
+    def met_by(key: Hashable) -> Mapping[Hashable, int]:
         if key not in known:
-            counts = met(key) if met is not None else {}
-            known[key] = {other for other, n in counts.items() if n >= settled_after}
+            known[key] = met(key) if met is not None else {}
         return known[key]
 
     passed: set[Hashable] = set()  # entrants with nobody (left) to meet in this call
@@ -116,9 +147,9 @@ def ladder_pairs(
         if not others:
             passed.add(first.key)
             continue
-        settled = settled_with(first.key)
-        second = _opponent(first, others, rng, explore, settled)
-        if second.key in settled and rng.random() >= SETTLED_WEIGHT:
+        counts = met_by(first.key)
+        second = _opponent(first, others, rng, explore, counts, settled_after, by)
+        if counts.get(second.key, 0) >= settled_after and rng.random() >= SETTLED_WEIGHT:
             passed.add(first.key)  # this slot stays empty: settled pairs play rarely
             continue
         pair = (first.key, second.key) if rng.random() < 0.5 else (second.key, first.key)
@@ -138,19 +169,17 @@ def ladder_triples(
     max_pending: int = MAX_PENDING,
     met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
     settled_after: int = SETTLED_MATCHES,
+    by: str = "information",
 ) -> list[tuple[Hashable, Hashable, Hashable]]:
     """Up to `slots` new groups of three (a three-player game: Sergeant Major), by the rules of
-    ladder_pairs: the entrant with the fewest games first, then two opponents drawn by rating
-    closeness to it (now and then any), three different owners, never a group of house
-    entrants only, at most `max_pending` matches waiting per entrant. A group whose two
-    opponents have both settled their pairs with the first (`met`) is kept with SETTLED_WEIGHT
-    only. The order within a group is shuffled (the match rotates the seats anyway)."""
+    ladder_pairs: the entrant with the fewest games first, then two opponents drawn by what a
+    result against it would tell (`by`, as in ladder_pairs; now and then any), three
+    different owners, never a group of house entrants only, at most `max_pending` matches
+    waiting per entrant. A group whose two opponents have both settled their pairs with the
+    first (`met`) is kept with SETTLED_WEIGHT only. The order within a group is shuffled (the
+    match rotates the seats anyway)."""
     pool = [Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
             for e in entrants]
-
-    def settled_with(key: Hashable) -> set[Hashable]:
-        counts = met(key) if met is not None else {}
-        return {other for other, n in counts.items() if n >= settled_after}
 
     passed: set[Hashable] = set()
     groups: list[tuple[Hashable, Hashable, Hashable]] = []
@@ -161,14 +190,15 @@ def ladder_triples(
             break
         first = _first_player(candidates, rng)
         group = [first]
-        settled = settled_with(first.key)
+        counts = met(first.key) if met is not None else {}
+        settled = {other for other, n in counts.items() if n >= settled_after}
         for _ in range(2):
             others = [e for e in free if all(_may_join(e, g) for g in group)]
             if len(group) == 2 and all(g.house for g in group):
                 others = [e for e in others if not e.house]
             if not others:
                 break
-            group.append(_opponent(first, others, rng, explore, settled))
+            group.append(_opponent(first, others, rng, explore, counts, settled_after, by))
         if len(group) < 3 or (all(g.key in settled for g in group[1:])
                               and rng.random() >= SETTLED_WEIGHT):
             passed.add(first.key)

@@ -3,15 +3,17 @@
 No Django here on purpose: the site, the benchmarks and the tests call the same code.
 
 Elo: everyone starts at 1500; the expected score of A against B is 1/(1+10^((Rb-Ra)/400));
-a match's score is A's share of its games (0..1). A match moves both ratings by the same
+a match's score is A's outcome (0..1): from its boards (match_outcome), or its share of the
+games won for a forfeit. A match moves both ratings by the same
 amount in opposite directions (zero-sum), with K = 32, or 64 while either side is provisional
 (fewer than 20 games), so a newcomer finds its level quickly. An anchor has a pinned rating:
 it never moves, which holds the scale still over time (matches against anchors are the only
 ones that are not zero-sum, and that is their purpose).
 
 A three-player match (Sergeant Major) is rated as its three pairwise outcomes
-(`elo_changes_multi`): for each pair X, Y of the match, X's actual score is
-points_X / (points_X + points_Y) (0.5 when both took none) and its expected score is Elo's;
+(`elo_changes_multi`): for each pair X, Y of the match, X's actual score is read from the
+two players' ups and downs (`pairwise_scores`; without them, points_X / (points_X + points_Y),
+0.5 when both took none) and its expected score is Elo's;
 each player's change is the sum over its two pairs, each with K halved, so that one
 three-player match moves a rating about as much as one two-player match. The fit counts each
 pair of a three-player match as a result with the match's games (`pairwise_results`).
@@ -40,6 +42,47 @@ PRIOR_SD = 400.0
 Z95 = 1.959964
 
 
+# A duplicate match's outcome from its boards (match_outcome): each board's swing (points A
+# gained over B with the same cards) damped on an IMP-like scale, imps(s) = IMP_POINTS *
+# log(1 + |s| / IMP_POINTS) with the swing's sign (about linear under IMP_POINTS, a log above
+# it: one wild board cannot decide a match), the match's imps summed and squashed,
+# 1 / (1 + exp(-imps / OUTCOME_IMPS)), and that averaged with the share of games won
+# (GAMES_WEIGHT). All three chosen by measurement (bench/rating_convergence.py,
+# docs/ratings.md).
+IMP_POINTS = 20.0
+OUTCOME_IMPS = 20.0
+# The share of the outcome that is still the games won (the rest is the boards').
+GAMES_WEIGHT = 0.5
+
+
+def board_imps(swing: float, *, imp_points: float = IMP_POINTS) -> float:
+    """A board's swing on the damped scale (see IMP_POINTS); math.inf: no damping."""
+    if math.isinf(imp_points):
+        return float(swing)
+    return math.copysign(imp_points * math.log1p(abs(swing) / imp_points), swing)
+
+
+def match_outcome(*, swings: Sequence[float], games_score: float, forfeit: bool = False,
+                  imp_points: float = IMP_POINTS, outcome_imps: float = OUTCOME_IMPS,
+                  games_weight: float = GAMES_WEIGHT) -> float:
+    """A's actual score in [0, 1] for the ratings, from the swings of the boards both tables
+    played to the end. A forfeit, or a match with no such board (a game played alone, a
+    fault in the first deal), falls back to `games_score`, A's share of the games won."""
+    if forfeit or not swings:
+        return games_score
+    imps = sum(board_imps(s, imp_points=imp_points) for s in swings)
+    boards = 0.5 + 0.5 * math.tanh(imps / (2.0 * outcome_imps))  # the logistic, overflow-free
+    return boards if not games_weight else games_weight * games_score + (
+        1.0 - games_weight) * boards
+
+
+def board_swings(boards: Iterable[Mapping[str, object]] | None) -> list[float]:
+    """The swings of a match's stored boards (engine.boards.board_comparison) that both
+    tables played to the end."""
+    return [float(b["swing"]) for b in boards or ()  # type: ignore[arg-type]
+            if b.get("status") == "both" and b.get("swing") is not None]
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One match between a and b: `score` is a's share of the `games` games."""
@@ -52,10 +95,12 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class MultiResult:
-    """One match of three (or more) players: each player's points of the `games` games."""
+    """One match of three (or more) players: each player's points of the `games` games, and
+    its ups and downs over every hand (None for a match stored without them)."""
 
     points: Mapping[Hashable, float]
     games: int = 1
+    ups: Mapping[Hashable, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,15 +152,33 @@ def elo_changes(
     return (0.0 if pinned_a else delta, 0.0 if pinned_b else -delta)
 
 
-def pairwise_scores(points: Mapping[Hashable, float]) -> list[tuple[Hashable, Hashable, float]]:
+# A three-player pair's outcome (Sergeant Major) also reads the two players' ups and downs
+# (tricks above or below their targets, every hand of the match): UPS_WEIGHT of it is
+# 1 / (1 + exp(-(ups_x - ups_y) / UPS_SCALE)), the rest the share of the points. Points go to
+# game winners only, so two weak bots often both take none; their ups still say which did
+# better with the same cards (the seats rotate over the same deals). Chosen by measurement
+# (bench/rating_convergence.py --game sergeant-major; docs/ratings.md).
+UPS_WEIGHT = 1.0
+UPS_SCALE = 10.0
+
+
+def pairwise_scores(points: Mapping[Hashable, float], ups: Mapping[Hashable, float] | None = None,
+                    *, ups_weight: float = UPS_WEIGHT, ups_scale: float = UPS_SCALE
+                    ) -> list[tuple[Hashable, Hashable, float]]:
     """Each pair (x, y) of a multi-player result, in the given order, with x's actual score
-    against y: its share of the two players' points, 0.5 when neither took any."""
+    against y: its share of the two players' points (0.5 when neither took any), and with the
+    players' `ups`, that share's (1 - ups_weight) plus ups_weight of the logistic of x's ups
+    above y's (UPS_SCALE a unit)."""
     players = list(points)
     out = []
     for i, x in enumerate(players):
         for y in players[i + 1:]:
             both = points[x] + points[y]
-            out.append((x, y, 0.5 if both <= 0 else points[x] / both))
+            share = 0.5 if both <= 0 else points[x] / both
+            if ups is not None and ups_weight:
+                gap = (float(ups[x]) - float(ups[y])) / ups_scale
+                share = (1.0 - ups_weight) * share + ups_weight * (0.5 + 0.5 * math.tanh(gap / 2))
+            out.append((x, y, share))
     return out
 
 
@@ -125,6 +188,7 @@ def elo_changes_multi(
     points: Mapping[Hashable, float],
     games: Mapping[Hashable, int],
     pinned: Iterable[Hashable] = (),
+    ups: Mapping[Hashable, float] | None = None,
 ) -> dict[Hashable, float]:
     """The rating changes of a match of three (or more) players, rated as pairwise outcomes:
     each pair with K halved (K per pair as for two players: the larger of the two players'),
@@ -132,7 +196,7 @@ def elo_changes_multi(
     anchor is among them, as for two players."""
     fixed = set(pinned)
     changes = dict.fromkeys(points, 0.0)
-    for x, y, score in pairwise_scores(points):
+    for x, y, score in pairwise_scores(points, ups):
         delta = 0.5 * elo_delta(rating_a=ratings[x], rating_b=ratings[y], score=score,
                                 games_a=games[x], games_b=games[y])
         changes[x] += delta
@@ -140,10 +204,11 @@ def elo_changes_multi(
     return {p: (0.0 if p in fixed else change) for p, change in changes.items()}
 
 
-def pairwise_results(*, points: Mapping[Hashable, float], games: int) -> list[Result]:
+def pairwise_results(*, points: Mapping[Hashable, float], games: int,
+                     ups: Mapping[Hashable, float] | None = None) -> list[Result]:
     """A multi-player match as two-player Results (one per pair), for the fit."""
     return [Result(a=x, b=y, score=score, games=games)
-            for x, y, score in pairwise_scores(points)]
+            for x, y, score in pairwise_scores(points, ups)]
 
 
 def elo_replay(
@@ -175,7 +240,7 @@ def _replay_multi(state: dict[Hashable, tuple[float, int]], result: MultiResult,
     now = {p: state.get(p, (START, 0)) for p in result.points}
     changes = elo_changes_multi(ratings={p: r for p, (r, _) in now.items()},
                                 points=result.points, games={p: g for p, (_, g) in now.items()},
-                                pinned=[p for p in result.points if p in pinned])
+                                pinned=[p for p in result.points if p in pinned], ups=result.ups)
     for p, (r, g) in now.items():
         state[p] = (r + changes[p], g + 1)
 
@@ -184,7 +249,7 @@ def _as_pairs(results: Iterable[Result | MultiResult]) -> Iterator[Result]:
     """Two-player results as they are, a multi-player one as its pairs (pairwise_results)."""
     for r in results:
         if isinstance(r, MultiResult):
-            yield from pairwise_results(points=r.points, games=r.games)
+            yield from pairwise_results(points=r.points, games=r.games, ups=r.ups)
         else:
             yield r
 

@@ -14,7 +14,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Coalesce, RowNumber
 from django.shortcuts import get_object_or_404
 
 from bots.models import Bot
@@ -95,11 +95,14 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
 
 
 def _result(a: int, b: int, score: float, games: int, c: int | None,
-            points: dict[str, float] | None) -> ratings.Result | ratings.MultiResult:
-    """A match's result for the rating code: a three-player one by each version's points."""
+            points: dict[str, float] | None, ups: dict[str, float] | None = None
+            ) -> ratings.Result | ratings.MultiResult:
+    """A match's result for the rating code: a three-player one by each version's points
+    (and ups, where the match has them)."""
     if c is None or points is None:
         return ratings.Result(a, b, score, games)
-    return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games)
+    return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games,
+                               {a: ups["A"], b: ups["B"], c: ups["C"]} if ups else None)
 
 
 # Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
@@ -191,8 +194,8 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
                 .values_list("version_id", "elo"))
     rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
             .filter(first_change__isnull=False).order_by("first_change")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match",
-                         "version_c_id", "points"))
+            .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
+                         "games_per_match", "version_c_id", "points", "ups"))
     results = [_result(*row) for row in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 

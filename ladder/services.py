@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, connections, transaction
-from django.db.models import Case, Count, F, FloatField, Max, Q, QuerySet, Value, When
+from django.db.models import Case, Count, F, FloatField, Max, Min, Q, QuerySet, Value, When
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Greatest, Least
+from django.db.models.functions import Cast, Coalesce, Exp, Greatest, Least
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
@@ -48,8 +48,11 @@ def ratings_apply(match: Match) -> None:
     }
     a = locked.get(match.version_a_id) or _entry_for(match.ladder_id, match.version_a_id)
     b = locked.get(match.version_b_id) or _entry_for(match.ladder_id, match.version_b_id)
+    outcome = match_outcome(match)
+    Match.objects.filter(pk=match.pk).update(outcome=outcome)
+    match.outcome = outcome
     deltas = ratings.elo_changes(
-        rating_a=a.elo, rating_b=b.elo, score=match.score, games_a=a.games, games_b=b.games,
+        rating_a=a.elo, rating_b=b.elo, score=outcome, games_a=a.games, games_b=b.games,
         pinned_a=a.pinned, pinned_b=b.pinned,
     )
     for entry, delta in ((a, deltas[0]), (b, deltas[1])):
@@ -57,7 +60,15 @@ def ratings_apply(match: Match) -> None:
                                     after=entry.elo + delta)
         LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + delta,
                                                        games=F("games") + 1)
-    _tallies_add(match, [(match.version_a_id, match.version_b_id, match.score)])
+    _tallies_add(match, [(match.version_a_id, match.version_b_id, outcome)])
+
+
+def match_outcome(match: Match) -> float:
+    """A two-player match's actual score for the ratings: from its stored boards, the games
+    won for a forfeit or where no board was played at both tables (ratings.match_outcome)."""
+    assert match.score is not None
+    return ratings.match_outcome(swings=ratings.board_swings(match.boards),
+                                 games_score=match.score, forfeit=bool(match.forfeit_player))
 
 
 def ratings_apply_multi(match: Match) -> None:
@@ -71,14 +82,15 @@ def ratings_apply_multi(match: Match) -> None:
     changes = ratings.elo_changes_multi(
         ratings={side: e.elo for side, e in entries.items()}, points=match.points,
         games={side: e.games for side, e in entries.items()},
-        pinned=[side for side, e in entries.items() if e.pinned])
+        pinned=[side for side, e in entries.items() if e.pinned], ups=match.ups)
     for side, entry in entries.items():
         RatingChange.objects.create(match=match, entry=entry, before=entry.elo,
                                     after=entry.elo + changes[side])
         LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + changes[side],
                                                        games=F("games") + 1)
     _tallies_add(match, ratings.pairwise_scores(
-        {sides[side]: points for side, points in match.points.items()}))
+        {sides[side]: points for side, points in match.points.items()},
+        {sides[side]: ups for side, ups in match.ups.items()} if match.ups else None))
 
 
 def _tallies_add(match: Match, pairs: list[tuple[Any, Any, float]]) -> None:
@@ -126,6 +138,63 @@ def pair_tallies_rebuild(*, match_model: Any = Match, tally_model: Any = PairTal
         return int(cursor.rowcount)
 
 
+def ratings_rebuild(*, ladder: Ladder) -> int:
+    """The ladder's ratings made again from its stored results: each rated two-player
+    match's outcome again from its boards (match_outcome), then Elo replayed in the order
+    the matches were rated (their first RatingChange), every RatingChange and entry rewritten,
+    an anchor from its pinned rating. Then the pair tallies (pair_tallies_rebuild). On a
+    ladder whose ratings were applied match by match under the same rule, it writes the same
+    numbers. The entries stay locked meanwhile: a match finishing waits, then counts on top.
+    Returns the matches replayed."""
+    with transaction.atomic():
+        entries = {e.version_id: e for e in LadderEntry.objects.select_for_update()
+                   .filter(ladder=ladder).order_by("pk")}
+        state = {v: (e.elo if e.pinned else ratings.START, 0) for v, e in entries.items()}
+        rated = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
+                 .annotate(first_change=Min("rating_changes__id"))
+                 .order_by(F("first_change").asc(nulls_last=True), "finished", "pk"))
+        replayed = 0
+        for match in rated.iterator(chunk_size=500):
+            _rebuild_one(match, entries, state)
+            replayed += 1
+        for version, (elo, games) in state.items():
+            LadderEntry.objects.filter(pk=entries[version].pk).update(elo=elo, games=games)
+    pair_tallies_rebuild()
+    pages_changed()
+    return replayed
+
+
+def _rebuild_one(match: Match, entries: dict[int, LadderEntry],
+                 state: dict[int, tuple[float, int]]) -> None:
+    """One match of ratings_rebuild: its outcome, its changes, written as ratings_apply does."""
+    for v in match.version_ids:
+        if v not in entries:
+            entries[v] = _entry_for(match.ladder_id, v)
+            state[v] = (ratings.START, 0)
+    now = {v: state[v] for v in match.version_ids}
+    if match.version_c_id is None:
+        outcome = match_outcome(match)
+        Match.objects.filter(pk=match.pk).update(outcome=outcome)
+        (a, (ra, ga)), (b, (rb, gb)) = now.items()
+        da, db = ratings.elo_changes(rating_a=ra, rating_b=rb, score=outcome, games_a=ga,
+                                     games_b=gb, pinned_a=entries[a].pinned,
+                                     pinned_b=entries[b].pinned)
+        changes = {a: da, b: db}
+    else:
+        assert match.points is not None
+        sides = dict(zip("ABC", match.version_ids, strict=True))
+        by_side = ratings.elo_changes_multi(
+            ratings={s: now[v][0] for s, v in sides.items()}, points=match.points,
+            games={s: now[v][1] for s, v in sides.items()},
+            pinned=[s for s, v in sides.items() if entries[v].pinned], ups=match.ups)
+        changes = {v: by_side[s] for s, v in sides.items()}
+    for v, delta in changes.items():
+        rating, games = now[v]
+        RatingChange.objects.update_or_create(match=match, entry=entries[v], defaults={
+            "before": rating, "after": rating + delta})
+        state[v] = (rating + delta, games + 1)
+
+
 def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
     """The rows (ladder, low, high, games, low's wins) that the rated results add to the
     tallies, as _tallies_add adds them: a two-player match one row, a three-player match one
@@ -133,15 +202,26 @@ def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
     rated = matches.filter(rated=True, status="finished", ladder__isnull=False,
                            games_per_match__gt=0).order_by()
     two = rated.filter(Q(version_c__isnull=True) | Q(points__isnull=True), score__isnull=False)
-    parts = [_pair_row(two, "version_a_id", "version_b_id", F("score"))]
+    # The rated outcome where the ladder stored one; the games won before it had the column
+    # (ladder's migration 0006 runs this with the historical Match, which has none).
+    has_outcome = any(f.name == "outcome" for f in matches.model._meta.get_fields())
+    score = Coalesce("outcome", "score") if has_outcome else F("score")
+    parts = [_pair_row(two, "version_a_id", "version_b_id", score)]
     three = rated.filter(version_c__isnull=False, points__isnull=False)
     for x, y in (("A", "B"), ("A", "C"), ("B", "C")):
         px = Cast(KT(f"points__{x}"), FloatField())
         py = Cast(KT(f"points__{y}"), FloatField())
-        score = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
+        share = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
                      output_field=FloatField())
+        if has_outcome:  # (the ups came with the outcome: ratings.pairwise_scores)
+            gap = (Cast(KT(f"ups__{x}"), FloatField())
+                   - Cast(KT(f"ups__{y}"), FloatField())) / ratings.UPS_SCALE
+            mixed = ((1.0 - ratings.UPS_WEIGHT) * share
+                     + ratings.UPS_WEIGHT / (1.0 + Exp(-gap)))
+            share = Case(When(ups__isnull=True, then=share), default=mixed,
+                         output_field=FloatField())
         parts.append(_pair_row(three, f"version_{x.lower()}_id", f"version_{y.lower()}_id",
-                               score))
+                               share))
     return parts
 
 

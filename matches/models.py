@@ -139,6 +139,13 @@ class Match(PlayConditions):
     # Each side's points ({"A": 2.5, "B": 0.5, "C": 0.0}) in a three-player game, whose
     # pairwise ratings need all three (Kaiser's score says it all: null).
     points = models.JSONField(null=True, blank=True)
+    # A's actual score for the ratings (Kaiser: from the boards, ladder.ratings.match_outcome;
+    # the games won for a forfeit), set by the ladder when it rates the match; null otherwise.
+    outcome = models.FloatField(null=True, blank=True)
+    # Each side's ups and downs over every hand of a three-player match played to its end
+    # ({"A": 12, "B": -3, "C": -9}): its pairs' rated outcomes read them (ladder.ratings
+    # .pairwise_scores). Null for Kaiser, a forfeit, and matches stored before them.
+    ups = models.JSONField(null=True, blank=True)
     forfeit_player = models.CharField(max_length=1, blank=True)  # "A", "B" or "C"
     forfeit_reason = models.CharField(max_length=20, blank=True)
     forfeit = models.JSONField(null=True, blank=True)

@@ -290,6 +290,9 @@ def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
         "games_c": int(games["C"]) if "C" in games else None,
         "points": ({side: float(v) for side, v in result["points"].items()}
                    if "C" in games else None),
+        # (a forfeit's pairs are rated by their points alone, as a Kaiser forfeit by its games)
+        "ups": ({side: float(v) for side, v in result["ups"].items()}
+                if "C" in games and result.get("ups") and not forfeit else None),
         "forfeit": forfeit,
         "forfeit_player": (forfeit or {}).get("player", "") or "",
         "forfeit_reason": (forfeit or {}).get("reason", "") or "",

@@ -99,13 +99,30 @@ def test_mc_strength_prints_the_share_won_and_the_time_per_decision(bench_env: E
 @pytest.mark.timeout(180)
 def test_rating_convergence_prints_the_table_the_taus_and_the_matches_needed(
         bench_env: Env, tmp_path: Path) -> None:
-    out = run_bench("rating_convergence", "--seeds", "1", "--matches", "10", "--pairs", "1",
-                    "--mc-pairs", "1", "--jobs", "2", "--table", str(tmp_path / "table.json"),
+    out = run_bench("rating_convergence", "--seeds", "1", "--matches", "4", "--pairs", "2",
+                    "--jobs", "2", "--table", str(tmp_path / "table.json"),
                     env=bench_env)
 
     assert_prints(out, "outcome table:", "share of games won by the row player",
-                  "mean Kendall tau over seeds", "matches needed for tau >= 0.9",
-                  "site pairing, pair matches, elo", "uniform pairing, game matches, fit")
+                  "one match's separation", "mean Kendall tau over 1 seeded ladders",
+                  "matches a bot needed for mean tau >= 0.9",
+                  "rating pairing,          games rule, elo",
+                  "info pairing,         boards rule, fit",
+                  "one owner's pairs 0/")
+
+
+@pytest.mark.timeout(180)
+def test_sm_rating_convergence_prints_the_separation_the_taus_and_the_matches_needed(
+        bench_env: Env, tmp_path: Path) -> None:
+    out = run_bench("sm_rating_convergence", "--seeds", "1", "--matches", "4",
+                    "--matches-a-group", "2", "--jobs", "2",
+                    "--table", str(tmp_path / "table.json"), env=bench_env)
+
+    assert_prints(out, "outcome table:", "one match's separation", "both took no points",
+                  "mean Kendall tau over 1 seeded ladders",
+                  "matches a bot needed for mean tau >= 0.9 (6 players, 3 a match)",
+                  "rating pairing,         points rule, elo",
+                  "info pairing,            ups rule, fit", "one owner's pairs 0/")
 
 
 @pytest.mark.sandbox

@@ -31,7 +31,7 @@ def _as_pairs(results: Iterable[Result | MultiResult]) -> list[Result]:
     out: list[Result] = []
     for r in results:
         if isinstance(r, MultiResult):
-            out += pairwise_results(points=r.points, games=r.games)
+            out += pairwise_results(points=r.points, games=r.games, ups=r.ups)
         else:
             out.append(r)
     return out

@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import F
+from django.db.models.functions import Coalesce
 
 from bots.models import Bot
 from bots.services import bot_version_add_builtin
@@ -30,11 +31,11 @@ Pairs = dict[tuple[int, int], tuple[float, float]]
 
 def _results(ladder: Ladder) -> list[ratings.Result | ratings.MultiResult]:
     """The ladder's rated results as the fit read them before the tallies: every finished
-    rated match, oldest first."""
+    rated match, oldest first, a two-player one by its rated outcome (issue 35)."""
     rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
             .order_by("finished", "id")
-            .values_list("version_a_id", "version_b_id", "score", "games_per_match",
-                         "version_c_id", "points"))
+            .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
+                         "games_per_match", "version_c_id", "points", "ups"))
     return [selectors._result(*row) for row in rows]
 
 

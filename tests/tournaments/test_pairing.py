@@ -102,3 +102,40 @@ def test_knockout_seeds_meet_in_bracket_order_with_byes_for_the_top_seeds():
 def test_knockout_of_eight_keeps_the_top_two_apart_until_the_final():
     first = knockout_first_round(seeds=list(range(1, 9)))
     assert first == [(1, 8), (4, 5), (2, 7), (3, 6)]
+
+
+def test_by_information_a_pair_that_has_met_least_is_drawn_most():
+    entrants = [Entrant("me", 1500, games=0)] + [Entrant(f"o{i}", 1500, games=30)
+                                                  for i in range(3)]
+    met = {"me": {"o0": 9, "o1": 1, "o2": 0}}
+    drawn = Counter()
+    rng = random.Random(3)
+    for _ in range(600):
+        (pair,) = ladder_pairs(entrants=entrants, slots=1, rng=rng,
+                               met=lambda key: met.get(key, {}))
+        drawn[next(k for k in pair if k != "me")] += 1
+    assert drawn["o2"] > drawn["o1"] > drawn["o0"] > 0
+
+
+def test_by_information_a_new_version_meets_the_whole_field_and_a_settled_one_its_neighbours():
+    # (the field has more games: "me" is drawn first)
+    field = [Entrant(f"b{i}", 1000 + 100 * i, games=50) for i in range(10)]
+    for games, far_share in ((0, (0.2, 1.0)), (40, (0.0, 0.05))):
+        me = Entrant("me", 1450, games=games)
+        rng = random.Random(4)
+        gaps = []
+        for _ in range(500):
+            (pair,) = ladder_pairs(entrants=[me, *field], slots=1, rng=rng, explore=0.0)
+            other = next(e for e in field if e.key in pair)
+            gaps.append(abs(other.rating - me.rating))
+        share = sum(g >= 300 for g in gaps) / len(gaps)  # three steps of the field or more
+        assert far_share[0] <= share <= far_share[1], (games, share)
+
+
+def test_by_information_two_bots_of_one_owner_still_never_meet():
+    entrants = [Entrant("a", 1500, owner="x"), Entrant("b", 1500, owner="x"),
+                Entrant("c", 1900, games=50, owner="y")]
+    rng = random.Random(5)
+    for _ in range(50):
+        for pair in ladder_pairs(entrants=entrants, slots=1, rng=rng):
+            assert set(pair) != {"a", "b"}
