@@ -60,7 +60,8 @@ def _played(count: int) -> list[Any]:
 
     ladder = Ladder.objects.create(name="Bench", slug="bench", games_per_match=2)
     sides = [bot_version_add_builtin(bot=Bot.objects.create(
-        owner=User.objects.create_user(f"owner-{name}"), name=name), spec=f"builtin:{name}")
+        owner=User.objects.create_user(f"owner-{name}"), name=f"bench-{name}"),
+        spec=f"builtin:{name}")  # named apart from the house bots (ladder 0007)
         for name in ("greedy", "random")]
     played = []
     for n in range(count):

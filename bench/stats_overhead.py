@@ -53,7 +53,9 @@ def _versions() -> dict[str, Any]:
     from bots.services import bot_version_add_builtin
 
     house = User.objects.create_user("bench-house")
-    made = {name: bot_version_add_builtin(bot=Bot.objects.create(owner=house, name=name),
+    # Named apart from the house bots, which every migrated database has (ladder 0007).
+    made = {name: bot_version_add_builtin(bot=Bot.objects.create(owner=house,
+                                                                 name=f"bench-{name}"),
                                           spec=f"builtin:{name}")
             for name in ("greedy", "random")}
     content = (ROOT / "bots" / "examples" / "minimal_bot.py").read_bytes()
