@@ -1,0 +1,166 @@
+"""Ratings from the boards on the real stack (issue 35): three authors upload Kaiser bots of a
+known order (the example greedy, the same greedy playing a random legal card or bid half the
+time, and the example random player) through the API; each passes the real upload check in the
+sandbox. A real Celery worker plays the main ladder's matches, which the ladder schedules and
+refills by itself. Once enough rated matches are finished, the leaderboard ranks the three in
+their true order, and every rating change is exactly what a recount gives: each match's outcome
+from its stored boards (ladder.ratings.match_outcome), Elo replayed in the order the changes
+were written."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+import uuid
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from ladder import ratings
+from ladder import services as ladder_services
+from ladder.models import Ladder, RatingChange
+from matches.models import Match
+from tests.processes import LoggedProcess, celery_worker_start, database_url_of_this_test
+
+pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(transaction=True),
+              pytest.mark.timeout(500)]
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
+RATED_MATCHES = 15
+HALF = '''
+import random
+
+_greedy_decide = decide
+
+
+def decide(message):
+    """Greedy, but a random legal bid or card half the time."""
+    if message["decision"] in ("bid", "play") and random.random() < 0.5:
+        return random.choice(message["legal"])
+    return _greedy_decide(message)
+'''
+
+
+def half_greedy_zip() -> bytes:
+    """The example greedy with HALF put in before its main block."""
+    source = (EXAMPLES / "greedy" / "bot.py").read_text()
+    head, main = source.split('if __name__ == "__main__":')
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", head + HALF + '\n\nif __name__ == "__main__":' + main)
+        archive.write(EXAMPLES / "kaiser_protocol.py", "kaiser_protocol.py")
+    return buffer.getvalue()
+
+
+# Strongest first: the true order the leaderboard must show.
+BOTS = (("greedy-full", "greedy.zip", (EXAMPLES / "greedy.zip").read_bytes()),
+        ("greedy-half", "half.zip", half_greedy_zip()),
+        ("random-only", "random.zip", (EXAMPLES / "random.zip").read_bytes()))
+
+
+@pytest.fixture
+def worker(settings, tmp_path: Path) -> Iterator[LoggedProcess]:
+    queue = f"kaiser-boards-{uuid.uuid4().hex[:10]}"
+    overrides = {"KAISER_MATCH_QUEUE": queue, "KAISER_DISPATCH_DEPTH": 2,
+                 "KAISER_BOT_IN_FLIGHT": 2}
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+    env = {**os.environ, **{k: str(v) for k, v in overrides.items()},
+           "DATABASE_URL": database_url_of_this_test(),
+           "KAISER_PROGRAM_DIR": str(django_settings.KAISER_PROGRAM_DIR),
+           "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
+    process = celery_worker_start(tmp_path / "worker.log", queue=queue, name=queue,
+                                  pool="solo", concurrency=1, env=env)
+    process.wait_for_log(r"ready\.")
+    yield process
+    process.stop()
+
+
+def _upload_checked(name: str, filename: str, content: bytes) -> int:
+    """A new author makes a Kaiser bot and uploads `content`; the real check runs (in this
+    process, eagerly) and must accept it. Returns the version's id."""
+    from kaiser_site.celery import app
+
+    client = APIClient()
+    client.force_authenticate(User.objects.create_user(username=f"author-of-{name}"))
+    bot = client.post("/api/v1/bots/", {"name": name, "game": "kaiser"}, format="json")
+    assert bot.status_code == 201, bot.content
+    app.conf.task_always_eager = True
+    try:
+        upload = client.post(f"/api/v1/bots/{bot.json()['id']}/versions/",
+                             {"file": SimpleUploadedFile(filename, content)}, format="multipart")
+    finally:
+        app.conf.task_always_eager = False
+    assert upload.status_code == 201, upload.content
+    version = client.get(f"/api/v1/versions/{upload.json()['id']}/").json()
+    assert version["status"] == "active", version
+    return int(upload.json()["id"])
+
+
+def _wait_rated(ladder: Ladder, count: int, timeout: float = 400) -> None:
+    deadline = time.monotonic() + timeout
+    done = Match.objects.none()
+    while time.monotonic() < deadline:
+        done = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
+        if done.count() >= count:
+            return
+        failed = Match.objects.filter(ladder=ladder, status__in=["failed", "void"]).first()
+        assert failed is None, failed.error
+        time.sleep(0.5)  # polling the database for the rows this test waits for
+    pytest.fail(f"only {done.count()} of {count} rated matches finished in {timeout} s")
+
+
+def _recount(finished: list[Match]) -> None:
+    """Every change again from the stored boards: outcome, then Elo in the changes' order."""
+    elo: dict[int, float] = {}
+    games: dict[int, int] = {}
+    for match in sorted(finished, key=lambda m: min(c.pk for c in m.rating_changes.all())):
+        outcome = ratings.match_outcome(swings=ratings.board_swings(match.boards),
+                                        games_score=match.score,
+                                        forfeit=bool(match.forfeit_player))
+        assert match.outcome == pytest.approx(outcome, abs=1e-12)
+        by_version = {c.entry.version_id: c for c in match.rating_changes.all()}
+        a, b = by_version[match.version_a_id], by_version[match.version_b_id]
+        for change, version in ((a, match.version_a_id), (b, match.version_b_id)):
+            assert change.before == pytest.approx(elo.get(version, change.before), abs=1e-9)
+        delta_a, delta_b = ratings.elo_changes(
+            rating_a=a.before, rating_b=b.before, score=outcome,
+            games_a=games.get(match.version_a_id, 0), games_b=games.get(match.version_b_id, 0))
+        assert a.after - a.before == pytest.approx(delta_a, abs=1e-9)
+        assert b.after - b.before == pytest.approx(delta_b, abs=1e-9)
+        for change, version in ((a, match.version_a_id), (b, match.version_b_id)):
+            elo[version] = change.after
+            games[version] = games.get(version, 0) + 1
+
+
+def test_the_ladder_ranks_uploaded_bots_in_their_true_order_by_their_boards(
+        worker: LoggedProcess) -> None:
+    versions = [_upload_checked(name, filename, content) for name, filename, content in BOTS]
+    ladder = ladder_services.ladder_main_ensure()
+    ladder.queue_depth = 2
+    ladder.save(update_fields=["queue_depth"])
+    Ladder.objects.exclude(pk=ladder.pk).update(active=False)
+
+    assert ladder_services.ladder_schedule(ladder_id=ladder.pk) >= 1  # then it refills itself
+    _wait_rated(ladder, RATED_MATCHES)
+    Ladder.objects.filter(pk=ladder.pk).update(active=False)  # no more scheduling
+
+    finished = list(Match.objects.filter(ladder=ladder, rated=True,
+                                         status=Match.Status.FINISHED))
+    assert all({m.version_a_id, m.version_b_id} <= set(versions) for m in finished)
+    assert any(ratings.board_swings(m.boards) for m in finished)  # the boards were rated
+    # Each finished match rated its two entries exactly once, as the recount gives.
+    assert RatingChange.objects.filter(match__in=finished).count() == 2 * len(finished)
+    _recount(finished)
+
+    board = APIClient().get("/api/v1/ladders/main/").json()
+    ours = {name for name, _, _ in BOTS}
+    names = [row["name"] for row in board["leaderboard"] if row["name"] in ours]
+    assert names == [name for name, _, _ in BOTS], board["leaderboard"]
