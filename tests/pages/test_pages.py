@@ -602,6 +602,9 @@ def test_the_leaderboard_says_which_rating_orders_it_and_links_the_explanation(
     body = Client().get(reverse("home")).content.decode()
     explained = body.split('id="ratings-explained"')[1].split("</p>")[0]
     assert "Ordered by <strong>Elo</strong>" in explained
+    # What a point of it means, in one line (ladder.ratings.elo_expected at 100 and 400).
+    assert "100 points above another is expected to take 0.64 of a match" in explained
+    assert "400 points above, 0.91" in explained
     link = re.search(r'href="([^"]+)">How the two ratings work', explained)
     assert link is not None
     page = Client().get(link.group(1))
