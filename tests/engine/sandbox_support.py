@@ -70,6 +70,11 @@ def processes_in(namespaces: list[str]) -> list[str]:
             command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue  # gone while we looked
+        if not cgroups and command.startswith(b"runsc"):
+            # gVisor's own processes never belong to a seat on the host's kernel: one found
+            # here is another test's gVisor seat on its way out, whose pid namespace number
+            # happens to be one that a seat of ours had (the kernel reuses them).
+            continue
         if namespace in namespaces and state != "Z":
             alive.append(f"{entry} {state} {command.decode(errors='replace')}")
     return alive
