@@ -10,24 +10,19 @@ were written."""
 from __future__ import annotations
 
 import io
-import os
-import time
-import uuid
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
-from django.contrib.auth.models import User
-from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from ladder import ratings
 from ladder import services as ladder_services
 from ladder.models import Ladder, RatingChange
 from matches.models import Match
-from tests.processes import LoggedProcess, celery_worker_start, database_url_of_this_test
+from tests.ladder_stack import ladder_worker, upload_checked, wait_rated
+from tests.processes import LoggedProcess
 
 pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(500)]
@@ -67,54 +62,7 @@ BOTS = (("greedy-full", "greedy.zip", (EXAMPLES / "greedy.zip").read_bytes()),
 
 @pytest.fixture
 def worker(settings, tmp_path: Path) -> Iterator[LoggedProcess]:
-    queue = f"kaiser-boards-{uuid.uuid4().hex[:10]}"
-    overrides = {"KAISER_MATCH_QUEUE": queue, "KAISER_DISPATCH_DEPTH": 2,
-                 "KAISER_BOT_IN_FLIGHT": 2}
-    for name, value in overrides.items():
-        setattr(settings, name, value)
-    env = {**os.environ, **{k: str(v) for k, v in overrides.items()},
-           "DATABASE_URL": database_url_of_this_test(),
-           "KAISER_PROGRAM_DIR": str(django_settings.KAISER_PROGRAM_DIR),
-           "DJANGO_SETTINGS_MODULE": "kaiser_site.settings", "PYTHONUNBUFFERED": "1"}
-    process = celery_worker_start(tmp_path / "worker.log", queue=queue, name=queue,
-                                  pool="solo", concurrency=1, env=env)
-    process.wait_for_log(r"ready\.")
-    yield process
-    process.stop()
-
-
-def _upload_checked(name: str, filename: str, content: bytes) -> int:
-    """A new author makes a Kaiser bot and uploads `content`; the real check runs (in this
-    process, eagerly) and must accept it. Returns the version's id."""
-    from kaiser_site.celery import app
-
-    client = APIClient()
-    client.force_authenticate(User.objects.create_user(username=f"author-of-{name}"))
-    bot = client.post("/api/v1/bots/", {"name": name, "game": "kaiser"}, format="json")
-    assert bot.status_code == 201, bot.content
-    app.conf.task_always_eager = True
-    try:
-        upload = client.post(f"/api/v1/bots/{bot.json()['id']}/versions/",
-                             {"file": SimpleUploadedFile(filename, content)}, format="multipart")
-    finally:
-        app.conf.task_always_eager = False
-    assert upload.status_code == 201, upload.content
-    version = client.get(f"/api/v1/versions/{upload.json()['id']}/").json()
-    assert version["status"] == "active", version
-    return int(upload.json()["id"])
-
-
-def _wait_rated(ladder: Ladder, count: int, timeout: float = 400) -> None:
-    deadline = time.monotonic() + timeout
-    done = Match.objects.none()
-    while time.monotonic() < deadline:
-        done = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
-        if done.count() >= count:
-            return
-        failed = Match.objects.filter(ladder=ladder, status__in=["failed", "void"]).first()
-        assert failed is None, failed.error
-        time.sleep(0.5)  # polling the database for the rows this test waits for
-    pytest.fail(f"only {done.count()} of {count} rated matches finished in {timeout} s")
+    yield from ladder_worker(settings, tmp_path, "kaiser-boards")
 
 
 def _recount(finished: list[Match]) -> None:
@@ -142,14 +90,15 @@ def _recount(finished: list[Match]) -> None:
 
 def test_the_ladder_ranks_uploaded_bots_in_their_true_order_by_their_boards(
         worker: LoggedProcess) -> None:
-    versions = [_upload_checked(name, filename, content) for name, filename, content in BOTS]
+    versions = [upload_checked(name, content, game="kaiser", filename=filename)
+                for name, filename, content in BOTS]
     ladder = ladder_services.ladder_main_ensure()
     ladder.queue_depth = 2
     ladder.save(update_fields=["queue_depth"])
     Ladder.objects.exclude(pk=ladder.pk).update(active=False)
 
     assert ladder_services.ladder_schedule(ladder_id=ladder.pk) >= 1  # then it refills itself
-    _wait_rated(ladder, RATED_MATCHES)
+    wait_rated(ladder, RATED_MATCHES, timeout=400)
     Ladder.objects.filter(pk=ladder.pk).update(active=False)  # no more scheduling
 
     finished = list(Match.objects.filter(ladder=ladder, rated=True,
