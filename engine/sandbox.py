@@ -1347,7 +1347,9 @@ class SandboxProcess:
         if self.kernel == "gvisor" and self._cgroup is not None:
             self._cgroup.kill_all()  # the Sentry, the gofer, the stubs and runsc itself
         self._freezing = False
-        self._open_inner_pidfd(wait_s=1.0)  # if start() never ran: bwrap tells it at once
+        # If start() never ran (a table made early, then not played): bwrap tells it as soon
+        # as it has made the namespace, which on a busy host can take more than a second.
+        self._open_inner_pidfd(wait_s=5.0)
         if self._inner_pidfd is not None:
             # pid 1 of the namespace first: the kernel then kills every process in it, and the
             # outer bwrap reaps it and exits by itself (no orphaned zombie for init to collect).

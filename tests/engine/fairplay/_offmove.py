@@ -4,7 +4,8 @@ long they run while the seat is off move, and the seat's report of it.
 The seat's main process takes THINK_S over each move, so that its partner's moves (when this
 seat must be stopped) are long. It notes in shared memory when it replied; a helper adds
 to its count every stretch it ran (a loop with no gap over 0.5 ms) from MARGIN_S after that
-reply until the next move arrives (or is waiting on the seat's input). The report line:
+reply until the next move arrives (or is waiting on the seat's input), and nothing once
+the game has ended (the engine resumes every seat then, to say goodbye). The report line:
     OFFMOVE ran=R off=O fraction=R/O helpers=N
 R: seconds the busiest helper ran while off move, O: seconds the seat was off move."""
 
@@ -91,6 +92,21 @@ def _message_waiting():
 
 
 def on_act(seat, message):
+    _close_stretch()
+    time.sleep(THINK_S)
+    _set(OFF_SINCE, time.monotonic() + MARGIN_S)
+    _set(ON_MOVE, 0.0)
+
+
+def on_game_end(seat):
+    """The game is over: the engine resumes every seat to say goodbye (game_end, match_end),
+    which is not time off move. The helpers count nothing more."""
+    _close_stretch()
+    _set(OFF_SINCE, 0.0)
+
+
+def _close_stretch():
+    """A message has come: the stretch off move ends at its arrival."""
     arrived = time.monotonic()
     if _get(OFF_SINCE):
         _set(OFF_TOTAL, _get(OFF_TOTAL) + max(0.0, arrived - _get(OFF_SINCE)))
@@ -103,9 +119,6 @@ def on_act(seat, message):
         if _get(RESUMED + number) > _get(OFF_SINCE):
             _set(RAN + number, _get(RAN + number) - _get(SINCE + number))
             _set(SINCE + number, 0.0)
-    time.sleep(THINK_S)
-    _set(OFF_SINCE, time.monotonic() + MARGIN_S)
-    _set(ON_MOVE, 0.0)
 
 
 def on_end(seat):

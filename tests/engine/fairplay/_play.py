@@ -5,7 +5,7 @@ import json
 import sys
 
 
-def run(on_hello=None, on_act=None, on_end=None):
+def run(on_hello=None, on_act=None, on_end=None, on_game_end=None):
     seat = None
     for line in sys.stdin:
         message = json.loads(line)
@@ -22,6 +22,9 @@ def run(on_hello=None, on_act=None, on_end=None):
             action = (legal[: len(message["state"]["hand"]) - 8]
                       if message["decision"] == "discard" else legal[0])
             print(json.dumps({"id": message["id"], "action": action}), flush=True)
+        elif kind == "game_end":
+            if on_game_end:
+                on_game_end(seat)
         elif kind == "match_end":
             if on_end:
                 on_end(seat)

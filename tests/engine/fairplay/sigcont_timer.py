@@ -66,4 +66,4 @@ def count_on(number):
 
 
 run(on_hello=lambda seat: _offmove.start_helper(count_on), on_act=_offmove.on_act,
-    on_end=_offmove.on_end)
+    on_end=_offmove.on_end, on_game_end=_offmove.on_game_end)
