@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.archive import BotProgram, program_unpack
-from engine.clock import Move, SeatClock
+from engine.clock import BotCpu, Move, SeatClock, sandbox_kernel_pids
 from engine.faults import BotFault, InfrastructureError
 from engine.players import Player, TimeControl
 from engine.protocol import PROTOCOL_VERSION
+from engine import seat_pool
 from engine.sandbox import (
     SandboxLimits,
     SandboxProcess,
@@ -205,6 +206,7 @@ class ProgramPlayer(Player):
         self._fault: BotFault | None = None
         self._time = TimeControl()
         self.clock = SeatClock(self._time, factor=1.0)  # start() sets the match's
+        self.cpu = BotCpu(lambda: None)  # start() reads the bot's, not its kernel's
         self._stderr_open = True
         self._proc: SandboxProcess | None = None
         self.pid_namespace: str | None = None  # the sandbox's, for checking nothing survives
@@ -213,9 +215,16 @@ class ProgramPlayer(Player):
         self._ending = False  # end() has run
         self._goodbye_until: float | None = None  # match_end sent: the bot may exit until then
         try:
-            self._proc = SandboxProcess(workdir=program.directory, run=program.run,
-                                        limits=limits, unsandboxed=unsandboxed)
+            # A seat booted ahead (engine.seat_pool) or now; the program's files are copied
+            # into its own /bot, and its command goes through the gate in let_in().
+            self._proc = seat_pool.pool().take(limits, unsandboxed=unsandboxed, run=program.run)
+            try:
+                self._proc.hand(program.directory, program.run)
+            except InfrastructureError:
+                self._proc.kill()
+                raise
         except InfrastructureError as exc:  # raised from start(): the runner closes us then
+            self._proc = None
             self._start_error = exc
         self._poll = select.poll()
         self._table = _table()
@@ -245,7 +254,8 @@ class ProgramPlayer(Player):
             hello = self._other_game(game, seat, rules, games, time)
         self.let_in(time)  # as a rule done already, for the whole table at once
         self.pid_namespace = proc.pid_namespace
-        move = self.clock.hello(proc.cpu_ns)  # the bot's own clock starts at hello
+        self.cpu = BotCpu(proc.cpu_ns, sandbox_kernel_pids(proc.pid))
+        move = self.clock.hello(self.cpu)  # the bot's own clock starts at hello
         self._send(hello, move.wall_deadline, 0)
         reply = self._receive(move, 0)
         self._table.rest(proc)  # frozen until its first message: the others still start
@@ -256,7 +266,7 @@ class ProgramPlayer(Player):
         self._greeted = True
 
     def let_in(self, time: TimeControl) -> None:
-        """The sandbox up, and the bot let through its gate (engine.sandbox._GATE): its
+        """The sandbox up, and the bot let through its gate (engine.zygote): its
         interpreter starts now, beside the other seats of its table; hello comes in start().
 
         The sandbox's own start (a kernel a seat under gVisor) is the host's business, not the
@@ -299,8 +309,8 @@ class ProgramPlayer(Player):
         self._next_id += 1
         mid = self._next_id
         data = self._writer.message(state, legal, mid, int(self.clock.bank_ms))
-        move = self.clock.move(proc.cpu_ns)  # the seat's CPU time, read before it can run
-        if proc.cpu_limit_hit(move.cpu_start_ns) is not None:  # what its last turns used
+        move = self.clock.move(self.cpu)  # the bot's CPU time, read before it can run
+        if proc.cpu_limit_hit(self.cpu.seat_ns) is not None:  # what its last turns used
             raise BotFault("resource", "the sandbox's CPU time limit stopped the bot", mid)
         self._write(data, move.wall_deadline, mid)
         self._table.turn(proc)
@@ -613,8 +623,7 @@ class ProgramFactory:
         self.limits = limits
         self.unsandboxed = unsandboxed
         self._source = source
-        self._spare: _Staging | None = _Staging(source)  # checks the program at once
-        self._first = self._spare
+        self._first = _Staging(source)  # checks the program at once
         self.players: list[ProgramPlayer] = []
 
     def stderr_texts(self) -> list[str]:
@@ -627,9 +636,9 @@ class ProgramFactory:
         return self._first.program
 
     def __call__(self, slot: int) -> Player:
-        staging, self._spare = self._spare or _Staging(self._source), None
-        player = ProgramPlayer(staging.program, limits=self.limits,
-                               unsandboxed=self.unsandboxed, keep_alive=staging)
+        # The checked program, copied into the seat's own /bot (ProgramPlayer).
+        player = ProgramPlayer(self._first.program, limits=self.limits,
+                               unsandboxed=self.unsandboxed, keep_alive=self._first)
         self.players.append(player)
         return player
 

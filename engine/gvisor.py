@@ -36,6 +36,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,6 +59,20 @@ _ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
 # pair moved whole hands through the access times of a shared /usr).
 PINNED_ATIME_NS = 4_102_444_800 * 10**9
 MS_NOSUID, MS_NODEV, MS_NOATIME = 2, 4, 1024
+
+
+def setup_once(function):  # type: ignore[no-untyped-def]
+    """functools.cache for set-up with side effects (folders made, copies): one thread does
+    it, the others wait (the seat pool's thread boots seats beside the matches' threads)."""
+    cached, lock = functools.cache(function), threading.Lock()
+
+    @functools.wraps(function)
+    def once(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with lock:
+            return cached(*args, **kwargs)
+
+    once.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return once
 
 
 def runsc_path() -> str | None:
@@ -92,7 +107,7 @@ def choose_kernel() -> tuple[str, str]:
         "docs/sandbox.md)")
 
 
-@functools.cache
+@setup_once
 def rootfs(state: Path) -> Path:
     """The read-only root every seat's bundle shares: empty mount points and the /usr links.
 
@@ -221,7 +236,7 @@ def _on_tmpfs(path: Path) -> bool:
     return kind == "tmpfs"
 
 
-@functools.cache
+@setup_once
 def sysroot() -> tuple[Path, str]:
     """The in-memory copy of /usr for every seat of this host (made once, under a lock, by
     the first worker that needs it; named by what it holds, so an upgrade makes a new one),

@@ -71,6 +71,9 @@ BOT_DIR = "/bot"
 # when no memory cgroup is available) node needs this much on top of the memory limit to start.
 NODE_ADDRESS_SPACE_EXTRA_MB = 4096
 DEFAULT_SEAT_UIDS = "620000-623999"
+# /tmp slots a match needs at once (a table of four plays while the next game's four boot):
+# where a worker has fewer beside its pool's, the pool boots nothing.
+TABLE_SLOTS = 8
 CPU_PERIOD_US = 100_000  # the seat's CPU quota: one core (a full period of every period)
 _counter = itertools.count()
 
@@ -120,6 +123,30 @@ def shared_kernel_allowed() -> bool:
 
 def unsandboxed_requested() -> bool:
     return os.environ.get("KAISER_UNSANDBOXED", "") == "1"
+
+
+def pool_size() -> int:
+    """Seats a worker process keeps booted ahead (engine.seat_pool); 0: none."""
+    text = os.environ.get("KAISER_SANDBOX_POOL", "4")
+    if not text.isdigit() or int(text) > 64:
+        raise InfrastructureError(f"KAISER_SANDBOX_POOL must be a number of seats from 0 to 64, "
+                                  f"not {text!r}")
+    return int(text)
+
+
+def pool_key(limits: SandboxLimits, unsandboxed: bool) -> tuple[object, ...] | None:
+    """What makes two seats alike for the pool: their limits and the sandbox's settings.
+    None: a seat the pool never boots (unsandboxed; no cgroup, whose limits depend on its
+    program)."""
+    if unsandboxed or rlimit_fallback_allowed():
+        return None
+    slots = os.environ.get("KAISER_SANDBOX_TMP_SLOTS", "")
+    if slots and len(list(Path(slots).glob("slot-*"))) < TABLE_SLOTS + pool_size():
+        return None  # the pool's seats would take the slots a match's two tables need
+    settings = tuple(sorted((name, value) for name, value in os.environ.items()
+                            if name.startswith(("KAISER_SANDBOX_", "KAISER_SEAT_UIDS"))
+                            and name != "KAISER_SANDBOX_POOL"))
+    return (limits, unsandboxed, settings, os.environ.get("PATH"))
 
 
 def check_sandbox() -> None:
@@ -215,7 +242,7 @@ def _run_as(uid: int | None) -> list[str]:
 
 # --- each seat its own uid -------------------------------------------------------------------
 
-@functools.cache
+@gvisor.setup_once
 def _seat_uid_range() -> range:
     text = os.environ.get("KAISER_SEAT_UIDS", DEFAULT_SEAT_UIDS)
     try:
@@ -309,7 +336,7 @@ _PROC_EMPTY = ("keys", "key-users", "vmstat", "zoneinfo", "buddyinfo", "pagetype
 _PROC_DIRS_HIDDEN = ("sys", "pressure", "fs", "irq", "driver", "tty", "bus", "acpi", "scsi")
 
 
-@functools.cache
+@gvisor.setup_once
 def _proc_mask_args(memory_mb: int) -> tuple[str, ...]:
     folder = Path(tempfile.mkdtemp(prefix=f"kaiser-proc-{os.getpid()}-"))
     os.chmod(folder, 0o755)
@@ -358,11 +385,14 @@ def _environment() -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
-def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> str:
-    """Runs inside the namespaces: the bot's pipes onto 0 and 1, rlimits, 'started', exec.
+def _inner_script(limits: SandboxLimits, run: Sequence[str] | None, cgroup: bool) -> str:
+    """Runs inside the namespaces: the bot's pipes onto 0 and 1, rlimits, then the zygote
+    (engine.zygote), which says 'started' on fd 5 and waits at the gate for its program.
 
     The bot's stdin and stdout arrive as fds 3 and 4 (bwrap's own stdio is /dev/null), so the
     bot's process tree is the only holder of its output pipe: when it closes it, we see it.
+    run: the program, where the seat's limits depend on it (a seat with no cgroup is booted
+    for its program, never ahead).
     """
     kib = limits.memory_mb << 10
     if run and Path(run[0]).name == "node":
@@ -374,19 +404,18 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str], cgroup: bool) -> st
         # One process a seat (the filter refuses fork): its address space is the seat's
         # memory. -p counts threads (Node starts about ten) and the two bwrap processes.
         parts += [f"ulimit -v {kib}", f"ulimit -p {limits.max_processes + 2}"]
-    # A missing interpreter (no node on this worker) is the machine's failing, not the bot's:
-    # say so on the 'started' pipe, which the bot's own code never gets to write on.
-    parts += ['command -v "$1" >/dev/null 2>&1 || { printf "?" >&5; exit 127; }',
-              "printf . >&5", "exec 5>&-", _GATE, 'exec "$@"']
+    # A missing interpreter is the machine's failing, not the bot's: say so on the 'started'
+    # pipe, which the bot's own code never gets to write on (the zygote closes it first).
+    parts += ['command -v python3 >/dev/null 2>&1 || { printf "?" >&5; exit 127; }',
+              'exec python3 -c "$1" 5']
     return "; ".join(parts)
 
 
-# The gate between a started sandbox and the bot: the shell waits for one empty line on the
-# bot's input, which wait_started() sends, before it execs the bot. A seat made early (the
-# next game's, engine.tables) boots up to here while another table plays, and no code of the
-# bot runs before its game. (dash's read takes its input a byte at a time from a pipe: the
-# bot's first line is left for the bot.) Input closed first: the seat was never wanted.
-_GATE = "IFS= read -r _ || exit 0"
+# The gate between a booted seat and its bot is the zygote (engine.zygote): the seat's first
+# process, a Python interpreter that waits for one line naming the program on the bot's input,
+# which wait_started() sends when the seat's game begins. A seat booted ahead (the pool's, or
+# the next game's, engine.tables) runs nothing of the bot's before then.
+_ZYGOTE = (Path(__file__).with_name("zygote.py")).read_text()
 
 
 def _gvisor_supervisor(cgroup_procs: Sequence[Path], group: _Cgroup | None) -> str:
@@ -412,11 +441,12 @@ def _gvisor_supervisor(cgroup_procs: Sequence[Path], group: _Cgroup | None) -> s
 
 
 def _gvisor_inner_script(limits: SandboxLimits) -> str:
-    """Runs inside gVisor: rlimits the OCI config cannot say, 'started' on stdout, exec."""
+    """Runs inside gVisor: rlimits the OCI config cannot say, then the zygote, which says
+    'started' on stdout (no extra pipe crosses into gVisor)."""
     return "; ".join([
         "ulimit -c 0", f"ulimit -f {(limits.file_size_mb << 20) // 512}",
-        'command -v "$1" >/dev/null 2>&1 || { printf "?"; exit 127; }',
-        "printf .", _GATE, 'exec "$@"'])
+        'command -v python3 >/dev/null 2>&1 || { printf "?"; exit 127; }',
+        'exec python3 -c "$1" 1'])
 
 
 def _outer_script(started_fd: int, cgroup_procs: Sequence[Path]) -> str:
@@ -709,7 +739,7 @@ def _cgroup_v2_root() -> Path | None:
     return None
 
 
-@functools.cache
+@gvisor.setup_once
 def _sweep_stale_cgroups() -> None:
     """Once a process: remove the seat cgroups of workers that died without cleaning up."""
     parents = []
@@ -860,7 +890,7 @@ def _empty(folder: Path) -> None:
                 os.unlink(entry.path)
 
 
-@functools.cache
+@gvisor.setup_once
 def _sweep_stale_tmp() -> None:
     with contextlib.suppress(OSError):
         for path in _state_dir("tmp").glob("kaiser-*-*"):
@@ -872,6 +902,30 @@ def _sweep_stale_tmp() -> None:
 
 
 # --- the process -----------------------------------------------------------------------------
+
+def _own_bot_dir() -> Path:
+    """An empty folder that becomes a seat's /bot (the seat's copy of its program): in the
+    worker's state folder when root (seats traverse it), else in the temporary folder."""
+    base = _state_dir("bots") if os.geteuid() == 0 else Path(tempfile.gettempdir())
+    _sweep_stale_bot_dirs(base)
+    path = Path(tempfile.mkdtemp(prefix=f"kaiser-seat-{os.getpid()}-", dir=base))
+    os.chmod(path, 0o755)
+    return path
+
+
+_swept_bot_dirs: set[Path] = set()
+
+
+def _sweep_stale_bot_dirs(base: Path) -> None:
+    """Once a process and folder: remove the seats' folders of workers that were killed."""
+    if base in _swept_bot_dirs:
+        return
+    _swept_bot_dirs.add(base)
+    for path in base.glob("kaiser-seat-*-*"):
+        owner = path.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
 
 def _readable(fd: int, timeout_s: float) -> bool:
     """poll, not select: a busy worker may hold fds above select's limit of 1024."""
@@ -902,11 +956,20 @@ def _filter_pipe(program: bytes) -> int:
 class SandboxProcess:
     """One running bot program: its pipes, its turn, its death, and its complete removal."""
 
-    def __init__(self, *, workdir: Path, run: Sequence[str], limits: SandboxLimits,
-                 unsandboxed: bool = False) -> None:
+    def __init__(self, *, workdir: Path | None = None, run: Sequence[str] | None = None,
+                 limits: SandboxLimits, unsandboxed: bool = False) -> None:
+        """Boots the seat up to its gate (engine.zygote). With workdir and run, the program
+        is the one in that folder (bound as it is); without, the seat has a /bot of its own,
+        empty until hand() copies a program into it: a seat booted ahead (engine.seat_pool).
+        run without workdir: the program to come, where the seat's limits depend on it (a
+        seat with no cgroup is one process, whose address space is its memory)."""
         self.limits = limits
         self.unsandboxed = unsandboxed
-        self._run = tuple(run)
+        self._run = tuple(run) if run else None
+        self._bot_dir: Path | None = None
+        self.workdir = workdir if workdir is not None else Path("/nonexistent")
+        self._booted = False  # the zygote said it is up
+        self._line_sent = False  # the gate line (the program) went to the zygote
         self._inner_pidfd: int | None = None
         self._inner_pid: int | None = None
         self.pid_namespace: str | None = None  # e.g. "pid:[4026532301]", kept after kill()
@@ -924,11 +987,13 @@ class SandboxProcess:
         self.kernel = "host"
         self.seccomp = False
         self._started_on_stdout = False
-        self._gate_open = False  # wait_started() has let the bot run (_GATE)
+        self._gate_open = False  # wait_started() has let the bot run (the zygote's gate)
         self._cpu_over = False
         self._freezing = False  # the seat's cgroup is asked to freeze (or frozen)
         self._freezer = True  # until its cgroup says it has none
         try:
+            if workdir is None:
+                self._bot_dir = self.workdir = _own_bot_dir()
             if not unsandboxed:
                 self._prepare()
             started_r, started_w = _high_pipe()
@@ -941,7 +1006,7 @@ class SandboxProcess:
             raise
         self._started_fd, self._info_fd = started_r, info_r
         try:
-            self._proc = self._spawn(workdir, run, started_w, info_w)
+            self._proc = self._spawn(self.workdir, self._run, started_w, info_w)
         except (OSError, InfrastructureError) as exc:
             self._close_fds(started_r, info_r)
             self._release()
@@ -1013,8 +1078,8 @@ class SandboxProcess:
         self._usr, note = gvisor.sysroot()
         self.mode_reason += f"; {note}"
 
-    def _gvisor_bundle(self, workdir: Path, run: Sequence[str]) -> gvisor.SeatBundle:
-        inner = ["/bin/sh", "-c", _gvisor_inner_script(self.limits), "sh", *run]
+    def _gvisor_bundle(self, workdir: Path) -> gvisor.SeatBundle:
+        inner = ["/bin/sh", "-c", _gvisor_inner_script(self.limits), "sh", _ZYGOTE]
         env = {**_environment(), "NODE_OPTIONS": f"--max-old-space-size={self.limits.memory_mb}"}
         # The seat's processes are held by the host's pids.max on the seat's cgroup (see
         # gvisor.TASKS_PER_PROCESS), so that a fork bomb ends in a 'resource' fault as on the
@@ -1030,6 +1095,17 @@ class SandboxProcess:
         name = f"kaiser-{os.getpid()}-{next(_counter)}"
         return gvisor.SeatBundle(state, name, self.seat_uid, config)
 
+    def host_paths(self) -> set[str]:
+        """The folders this seat holds on the host: its cgroups and its /tmp."""
+        group, paths = self._cgroup, set()
+        if isinstance(group, _CgroupV1):
+            paths |= {str(path) for path in group.paths.values()}
+        elif isinstance(group, _CgroupV2):
+            paths.add(str(group.path))
+        if self._tmp is not None:
+            paths.add(str(self._tmp.path))
+        return paths
+
     @property
     def seat_uid(self) -> int | None:
         return self._seat_uid.uid if self._seat_uid is not None else None
@@ -1038,10 +1114,12 @@ class SandboxProcess:
     def tmp_inodes_limited(self) -> bool:
         return self._tmp is not None
 
-    def _spawn(self, workdir: Path, run: Sequence[str], started_w: int,
+    def _spawn(self, workdir: Path, run: Sequence[str] | None, started_w: int,
                info_w: int) -> subprocess.Popen[bytes]:
+        if run is None and not self.unsandboxed and self._cgroup is None:
+            raise InfrastructureError("a seat without a cgroup is booted for its program only")
         inner = ["/bin/sh", "-c", _inner_script(self.limits, run, self._cgroup is not None),
-                 "sh", *run]
+                 "sh", _ZYGOTE]
         cgroup_files = self._cgroup.procs_files() if self._cgroup is not None else []
         outer = [_bash_path(), "-c", _outer_script(started_w, cgroup_files), "bash"]
         pipe = subprocess.PIPE
@@ -1052,7 +1130,7 @@ class SandboxProcess:
                                     stdout=pipe, stderr=pipe, pass_fds=(started_w,),
                                     start_new_session=True)
         if self.kernel == "gvisor":
-            return self._spawn_gvisor(workdir, run, cgroup_files)
+            return self._spawn_gvisor(workdir, cgroup_files)
         seccomp_args = ["--seccomp", str(self._fds[0])] if self._fds else []
         tmp = self._tmp.path if self._tmp is not None else None
         command = [_bwrap_path(), *_namespace_args(), "--info-fd", str(info_w),
@@ -1064,12 +1142,12 @@ class SandboxProcess:
                                 stdin=pipe, stdout=pipe, stderr=pipe,
                                 pass_fds=(started_w, info_w, *self._fds))
 
-    def _spawn_gvisor(self, workdir: Path, run: Sequence[str],
+    def _spawn_gvisor(self, workdir: Path,
                       cgroup_files: Sequence[Path]) -> subprocess.Popen[bytes]:
         runsc = gvisor.runsc_path()
         if runsc is None:
             raise InfrastructureError("runsc (gVisor) is not installed: apt-get install runsc")
-        self._bundle = self._gvisor_bundle(workdir, run)
+        self._bundle = self._gvisor_bundle(workdir)
         if self._cgroup is not None:
             # Where the seat's processes are, for checking that nothing of it survives kill()
             # (tests): runsc, the Sentry, its gofer and stubs are spread over namespaces of
@@ -1097,55 +1175,79 @@ class SandboxProcess:
     def pid(self) -> int:
         return self._proc.pid
 
-    def wait_started(self, deadline: float) -> bool:
-        """True once the sandbox is up and the bot program let through its gate (_GATE);
-        False if not up yet by deadline.
+    def hand(self, folder: Path, run: Sequence[str]) -> None:
+        """The program this seat plays: its files copied into the seat's own /bot (read-only
+        to the bot), its command sent through the gate by wait_started()."""
+        if self._bot_dir is None or self._line_sent or (self._run not in (None, tuple(run))):
+            raise ValueError("this seat has its program already")
+        try:
+            shutil.copytree(folder, self._bot_dir, dirs_exist_ok=True, symlinks=True)
+        except OSError as exc:
+            raise InfrastructureError(f"could not copy the program into its seat: {exc}") from exc
+        self._run = tuple(run)
 
-        Raises InfrastructureError if the sandbox itself failed to set up (bwrap exited before
-        the limit shell signalled): that is never the bot's fault.
-        """
-        if self._gate_open:
+    def wait_booted(self, deadline: float) -> bool:
+        """True once the seat's zygote is up and waiting at the gate; False if not by deadline.
+
+        Raises InfrastructureError if the sandbox itself failed to set up (it exited before
+        the zygote said it was up): that is never the bot's fault."""
+        if self._booted:
             return True
-        if self._started_on_stdout:
-            return self._wait_started_on_stdout(deadline) and self._open_gate()
-        if self._started_fd < 0:
-            return True
-        if not _readable(self._started_fd, deadline - time.monotonic()):
+        byte = self._started_byte(deadline)
+        if byte is None:
             return False
-        byte = os.read(self._started_fd, 1)
-        self._close_fds(self._started_fd)
-        self._started_fd = -1
         self._check_started(byte)
         self._open_inner_pidfd()
-        return self._open_gate()
-
-    def _open_gate(self) -> bool:
-        self._gate_open = True
-        with contextlib.suppress(OSError):  # a sandbox gone already: its death tells why
-            os.write(self.stdin_fd, b"\n")
+        self._booted = True
         return True
 
+    def wait_started(self, deadline: float) -> bool:
+        """True once the bot program is let through the gate (engine.zygote) and runs; False if
+        the seat is not that far by deadline. Raises InfrastructureError as wait_booted(), or
+        if the program's interpreter is not installed here."""
+        if self._gate_open:
+            return True
+        if not self.wait_booted(deadline):
+            return False
+        if not self._line_sent:
+            if self._run is None:
+                raise InfrastructureError("no program was handed to this seat")
+            folder = str(self.workdir) if self.unsandboxed else BOT_DIR
+            line = json.dumps({"run": list(self._run), "dir": folder}) + "\n"
+            with contextlib.suppress(OSError):  # a sandbox gone already: its death tells why
+                os.write(self.stdin_fd, line.encode())
+            self._line_sent = True
+        byte = self._started_byte(deadline)
+        if byte is None:
+            return False
+        self._check_started(byte)
+        if not self._started_on_stdout:
+            self._close_fds(self._started_fd)
+            self._started_fd = -1
+        self._gate_open = True
+        return True
+
+    def _started_byte(self, deadline: float) -> bytes | None:
+        """The zygote's next byte on the 'started' channel (the bot's stdout under gVisor,
+        a pipe of its own elsewhere); b"" if it closed; None if none by deadline."""
+        fd = self.stdout_fd if self._started_on_stdout else self._started_fd
+        if fd < 0 or not _readable(fd, deadline - time.monotonic()):
+            return None
+        try:
+            return os.read(fd, 1)
+        except BlockingIOError:
+            return None
+
     def _check_started(self, byte: bytes) -> None:
-        """'.': the bot is exec'd; '?': its interpreter is missing here; else the sandbox
-        itself failed. Neither failure is ever the bot's fault."""
+        """'.': the zygote is up, or the bot runs; '?': an interpreter is missing here; else
+        the sandbox itself failed. Neither failure is ever the bot's fault."""
         if byte == b".":
             return
         self._proc.wait()
         if byte == b"?":
-            raise InfrastructureError(f"{self._run[0]!r} is not available in the sandbox")
+            name = self._run[0] if self._run and self._line_sent else "python3"
+            raise InfrastructureError(f"{name!r} is not available in the sandbox")
         raise InfrastructureError(f"the sandbox failed to start: {self._setup_error()}")
-
-    def _wait_started_on_stdout(self, deadline: float) -> bool:
-        """gVisor: the shell inside writes one byte on stdout before it execs the bot."""
-        if not _readable(self.stdout_fd, deadline - time.monotonic()):
-            return False
-        try:
-            byte = os.read(self.stdout_fd, 1)
-        except BlockingIOError:
-            return False
-        self._started_on_stdout = False
-        self._check_started(byte)
-        return True
 
     def _setup_error(self) -> str:
         with contextlib.suppress(OSError):
@@ -1397,6 +1499,8 @@ class SandboxProcess:
         if self._seat_uid is not None:
             self._seat_uid.release()
             self._seat_uid = None
+        if self._bot_dir is not None:
+            shutil.rmtree(self._bot_dir, ignore_errors=True)
         self._close_fds(*self._fds, self._pids_fd)
         self._fds, self._pids_fd = [], -1
 

@@ -12,6 +12,7 @@ from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.sandbox import SandboxLimits
+from engine.seat_pool import pool
 
 HOSTILE = Path(__file__).parent / "hostile"
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
@@ -89,7 +90,13 @@ def _in_cgroups(pid: str, folders: set[str]) -> bool:
 
 
 def leftover_cgroups() -> list[str]:
-    """This process's per-seat cgroups still on the host (every one is removed at close)."""
+    """This process's per-seat cgroups and /tmp mounts still on the host (every one is
+    removed at close), but those of the seats its pool holds booted for the next match."""
+    with pool().paused() as held:
+        return [path for path in _cgroups_and_tmps() if path not in held]
+
+
+def _cgroups_and_tmps() -> list[str]:
     prefix = f"kaiser-{os.getpid()}-"
     left = []
     for line in Path("/proc/self/cgroup").read_text().splitlines():

@@ -197,7 +197,7 @@ sys.stdout.flush()
 @pytest.mark.parametrize("kernel", ["gvisor", "host"])
 def test_a_seat_made_early_boots_but_runs_no_bot_code_until_its_game(
         seat_visible: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
-    """The gate (engine.sandbox._GATE): a sandbox made for the next game starts up to the
+    """The gate (engine.zygote): a sandbox made for the next game starts up to the
     point where the bot would run, and the bot's first line of code runs only once the
     engine lets it through (wait_started, when its game begins)."""
     monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)

@@ -98,8 +98,8 @@ def test_each_seat_runs_its_own_copy_of_the_program(tmp_path: Path) -> None:
     bot = program(probe_bot(tmp_path, "locks"), time=RELAXED)
     seats = [bot(0), bot(1)]
     try:
-        staged = [Path(seat._keep_alive.root) for seat in seats]  # type: ignore[attr-defined]
-        inodes = {(path / "bot" / "bot.py").stat().st_ino for path in staged}
+        staged = [seat._proc.workdir for seat in seats]  # type: ignore[attr-defined]
+        inodes = {(path / "bot.py").stat().st_ino for path in staged}
         assert len(inodes) == 2 and staged[0] != staged[1]
     finally:
         for seat in seats:

@@ -1,0 +1,90 @@
+"""The first process of every seat: a Python interpreter, booted ahead, that becomes the bot.
+
+engine.sandbox runs this file's text with `python3 -c` inside a fresh sandbox, before any bot
+is chosen for the seat (a pool keeps such seats ready: engine.seat_pool). It is the gate
+between a booted seat and its bot: no code of the bot's runs before the engine sends, on the
+seat's input, one line that names the program (JSON: {"run": [...], "dir": "/bot"}), and the
+engine sends it only when the seat's game begins (engine.tables lets a whole table in at once).
+
+On its 'started' channel (argv[1]: a file descriptor; 1, the bot's own output, under gVisor)
+the zygote writes one byte when it is up ('.'), and one more once it has the line: '.' the bot
+runs now, '?' its interpreter is not installed here (exit 127, the machine's failing, never
+the bot's). Then:
+- `python3 FILE.py` (the usual bot): the script runs as __main__ in this very interpreter,
+  exactly as `python3 FILE.py` would run it (sys.argv, sys.path[0], __file__, exit status), but
+  without the interpreter's start-up of about 0.3 s under gVisor;
+- anything else (node, an executable, python3 with options): exec'd in place of the zygote.
+
+The input is read a byte at a time, so the bot's first message stays for the bot. Standard
+library only; it imports ahead only json (which nearly every bot imports first) and runpy.
+"""
+
+import json
+import os
+import runpy
+import sys
+
+
+def _gate_line():
+    line = bytearray()
+    while True:
+        byte = os.read(0, 1)
+        if not byte:
+            os._exit(0)  # input closed before the line: the seat was never wanted
+        if byte == b"\n":
+            if line:
+                return json.loads(line)
+            continue
+        line += byte
+
+
+def _python_script(run):
+    """The script of `python3 FILE.py [args]` (no interpreter options), else None."""
+    if len(run) >= 2 and os.path.basename(run[0]) == "python3" and not run[1].startswith("-"):
+        return run[1]
+    return None
+
+
+def _run_script(script, args, folder):
+    path = os.path.join(folder, script)
+    sys.argv = [script, *args]
+    sys.path[0] = os.path.dirname(os.path.realpath(path))
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001 - printed as Python prints it, then exit 1
+        trace = error.__traceback__
+        while trace is not None and trace.tb_frame.f_code.co_filename != path:
+            trace = trace.tb_next  # the zygote's and runpy's frames are not the bot's
+        sys.excepthook(type(error), error, trace or error.__traceback__)
+        sys.exit(1)
+
+
+def main():
+    started = int(sys.argv[1])
+    os.write(started, b".")
+    order = _gate_line()
+    run, folder = [str(part) for part in order["run"]], str(order["dir"])
+    os.chdir(folder)
+    script = _python_script(run)
+    program = sys.executable if script is not None else _which(run[0])
+    os.write(started, b"." if program is not None else b"?")
+    if started != 1:
+        os.close(started)
+    if program is None:
+        os._exit(127)
+    if script is not None:
+        _run_script(script, run[2:], folder)
+    else:
+        os.execv(program, run)
+
+
+def _which(name):
+    import shutil
+
+    return shutil.which(name) if "/" not in name else (name if os.access(name, os.X_OK)
+                                                         else None)
+
+
+main()
