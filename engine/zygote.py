@@ -16,13 +16,16 @@ the bot's). Then:
 - anything else (node, an executable, python3 with options): exec'd in place of the zygote.
 
 The input is read a byte at a time, so the bot's first message stays for the bot. Standard
-library only; it imports ahead only json (which nearly every bot imports first) and runpy.
+library only; of what a bot might import, it imports ahead only json (which nearly every bot
+imports first).
 """
 
+import builtins
 import json
 import os
-import runpy
 import sys
+import types
+from importlib.machinery import SourceFileLoader
 
 
 def _gate_line():
@@ -46,18 +49,26 @@ def _python_script(run):
 
 
 def _run_script(script, args, folder):
+    """As `python3 script args` runs it: a fresh __main__ module, __file__ the script's
+    absolute path, sys.argv as given, sys.path[0] the script's real folder."""
     path = os.path.join(folder, script)
     sys.argv = [script, *args]
     sys.path[0] = os.path.dirname(os.path.realpath(path))
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
+                           __loader__=SourceFileLoader("__main__", path))
+    sys.modules["__main__"] = module
     try:
-        runpy.run_path(path, run_name="__main__")
+        with open(path, "rb") as source:
+            code = compile(source.read(), path, "exec", dont_inherit=True)
+        exec(code, module.__dict__)  # noqa: S102 - the bot, in its own sandbox
     except SystemExit:
         raise
     except BaseException as error:  # noqa: BLE001 - printed as Python prints it, then exit 1
         trace = error.__traceback__
         while trace is not None and trace.tb_frame.f_code.co_filename != path:
-            trace = trace.tb_next  # the zygote's and runpy's frames are not the bot's
-        sys.excepthook(type(error), error, trace or error.__traceback__)
+            trace = trace.tb_next  # the zygote's frames are not the bot's
+        sys.excepthook(type(error), error.with_traceback(trace), trace)
         sys.exit(1)
 
 
