@@ -1,17 +1,20 @@
 """A seat's clock (docs/protocol.md, "Time"): the CPU time the seat uses, and a wall-clock
 backstop.
 
-A decision's counted time is the CPU time of every process and thread of the seat from the
-message to the reply (engine.sandbox.SandboxProcess.cpu_ns, read once at each end), times the
-speed factor. move_ms and the bank are counted time: a busy host slows a bot's wall clock, not
-its CPU time, so the host's load no longer decides who wins.
+A decision's counted time is the CPU time of the bot's processes from the message to the
+reply (BotCpu: the seat's cgroup, engine.sandbox.SandboxProcess.cpu_ns, less its sandbox's own
+kernel, read once at each end), times the speed factor. move_ms and the bank are counted time:
+a busy host slows a bot's wall clock, not its CPU time, so the host's load no longer decides
+who wins; and the Sentry's work does not count, so neither does the boundary that played it.
 
 The backstop ends a seat that waits without computing (a sleep, a missing flush): the same
 clock run on wall time, with WALL_MULTIPLE times the allowances of real CPU time plus
 WALL_FLOOR_MS a move. Three: a worker plays no more matches at once than it has cores
 (kaiser_site.worker_cores), so the seat on move has a core; the backstop holds while anything
 else on the host leaves it a third of one. The floor covers what is not CPU time at all (a
-stopped seat resumed on a busy host, its first imports read from disk).
+stopped seat resumed on a busy host, its first imports read from disk). A worker is not always
+alone on its host: when a move reaches its backstop, the backstop is stretched by the host's
+load a core (load_scale), so a bot that computes on a crowded host reaches its CPU time first.
 
 The speed factor scales CPU time to the reference machine (fishtest's "nps scaling"). It is
 1 unless KAISER_CLOCK_SPEED_FACTOR says otherwise: a number pins it, "auto" measures this
@@ -29,7 +32,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +44,9 @@ WALL_FLOOR_MS = 1000
 # The engine looks at a seat's CPU time when it could have used up its allowance at full
 # speed on every core, so it never waits past the allowance; no closer than this.
 MIN_CHECK_S = 0.002
+# The backstop stretches with the host's runnable tasks a core, up to this: a seat then has a
+# thirtieth of a core before a bot that computes meets the backstop rather than its CPU time.
+MAX_LOAD_SCALE = 10.0
 SPEED_ENV = "KAISER_CLOCK_SPEED_FACTOR"
 SPEED_LIMITS = (0.1, 10.0)
 # The calibration workload's best CPU time on the reference machine, the project's CI worker
@@ -180,6 +186,76 @@ def _read(path: str | Path) -> str:
         return ""
 
 
+def load_scale() -> float:
+    """How crowded the host is: its runnable tasks a CPU (the greater of the minute's load
+    average and the tasks runnable now, less the engine itself), from 1 to MAX_LOAD_SCALE.
+
+    The host's CPUs, not usable_cores(): the load average is the host's, and a worker's own
+    quota is its own matches' business (it plays no more at once than it has cores)."""
+    running = _read("/proc/loadavg").split()[3:4]
+    now = int(running[0].split("/")[0]) - 1 if running else 0
+    busy = max(os.getloadavg()[0], float(now))
+    return min(MAX_LOAD_SCALE, max(1.0, busy / (os.cpu_count() or 1)))
+
+
+# --- the bot's CPU time: its processes, not its sandbox's kernel ------------------------------
+
+SENTRY = b"runsc-sandbox"  # gVisor names its processes: runsc-sandbox (the Sentry), runsc-gofer
+
+
+class BotCpu:
+    """A seat's CPU time as its clock counts it: every process of the seat (read_seat, its
+    cgroup) less the processes of its sandbox's own kernel (kernel_pids).
+
+    Under gVisor those are runsc's: the Sentry, which serves the bot's system calls and
+    carries its messages, the gofer and the launchers; the bot's code runs in the Sentry's
+    stub processes, which count. That kernel's work is about 1 ms a decision and grows as the
+    bot computes (docs/protocol.md, "Time"); on the host's kernel the same work is a few tens
+    of µs of the bot's own system time. Not counting it makes a bot's time the same on every
+    boundary. The whole seat's count stays what the sandbox's CPU time limit holds (seat_ns)."""
+
+    def __init__(self, read_seat: ReadCpu, kernel_pids: Iterable[int] = ()) -> None:
+        self._read_seat = read_seat
+        self._kernel = dict.fromkeys(kernel_pids, 0)
+        self.seat_ns: int | None = None  # the whole seat's CPU time at the last read
+        self.kernel_ns = 0  # its kernel's, at the last read
+
+    def __call__(self) -> int | None:
+        self.seat_ns = self._read_seat()
+        if self.seat_ns is None:
+            return None
+        for pid, last in self._kernel.items():  # a process gone keeps its last count
+            self._kernel[pid] = max(last, _process_cpu_ns(pid))
+        self.kernel_ns = sum(self._kernel.values())
+        return self.seat_ns - self.kernel_ns
+
+
+def sandbox_kernel_pids(root: int) -> list[int]:
+    """A gVisor seat's kernel: the processes from its root (the engine's child) down to the
+    Sentry, but not the Sentry's children (the stubs that run the bot). [] where there is no
+    Sentry (the host's kernel, no sandbox): the seat's processes are all the bot's."""
+    found: list[int] = []
+    sentry = False
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        if _read(f"/proc/{pid}/cmdline").encode().startswith(SENTRY):
+            sentry = True
+            continue
+        for children in Path(f"/proc/{pid}/task").glob("*/children"):
+            todo += [int(child) for child in _read(children).split()]
+    return found if sentry else []
+
+
+def _process_cpu_ns(pid: int) -> int:
+    """A process's CPU time (all its threads) from its CPU-time clock; 0 once it is gone."""
+    try:
+        return time.clock_gettime_ns((~pid << 3) | 2)  # MAKE_PROCESS_CPUCLOCK(pid, SCHED)
+    except OSError:
+        return 0
+
+
 # --- the clock of a seat ---------------------------------------------------------------------
 
 class SeatClock:
@@ -190,6 +266,8 @@ class SeatClock:
         self.time = time_control
         self.factor = speed_factor() if factor is None else factor
         self.kind = "cpu"  # "wall" once a decision of this seat could not be counted in CPU time
+        self.counted_ns = 0  # real CPU time counted over the decisions (before the factor)
+        self.kernel_ns = 0  # the sandbox's kernel's over the same decisions: not counted
         self.begin_game()
 
     def begin_game(self) -> None:
@@ -215,9 +293,13 @@ class SeatClock:
         """The reply is in: what went beyond move_ms comes out of the banks. Returns the
         decision's counted ms."""
         counted_ms, wall_ms = move.finish()
+        self.counted_ns += round(counted_ms * 1e6 / self.factor)
+        self.kernel_ns += move.kernel_ns()
         self.bank_ms = max(0.0, self.bank_ms - max(0.0, counted_ms - self.time.move_ms))
-        over_ms = wall_ms - self.backstop_ms(self.time.move_ms)
-        self.wall_bank_ms = max(0.0, self.wall_bank_ms - max(0.0, over_ms))
+        backstop_ms = self.backstop_ms(self.time.move_ms)
+        if wall_ms > backstop_ms:  # on a crowded host, the wall time a core would have taken
+            over_ms = wall_ms / max(move.scale, load_scale()) - backstop_ms
+            self.wall_bank_ms = max(0.0, self.wall_bank_ms - max(0.0, over_ms))
         return round(counted_ms)
 
 
@@ -231,11 +313,14 @@ class Move:
         self._read = read_cpu
         self.out = ""  # "cpu" or "wall": which clock ran out
         self._cpu0 = read_cpu()
+        self._kernel0 = self._read_kernel()
         self.sent = time.monotonic()
         if self._cpu0 is None:
             self._to_wall()
         self.limit_ns = allowance_ms * 1e6 / seat.factor  # of real CPU time
-        self.wall_deadline = self.sent + wall_limit_ms / 1000
+        self.wall_limit_s = wall_limit_ms / 1000
+        self.scale = 1.0  # the backstop's stretch for the host's load (load_scale)
+        self.wall_deadline = self.sent + self.wall_limit_s
         self._check = self.sent + self._wait_for(self.limit_ns)
 
     @property
@@ -247,7 +332,7 @@ class Move:
         """How long the engine may wait for the reply before it looks at the clock again;
         0: the time is up (`out` says which clock ran out)."""
         now = time.monotonic()
-        if now >= self.wall_deadline:
+        if now >= self.wall_deadline and not self._stretch(now):
             self.out = "wall"
             return 0.0
         if now >= self._check:
@@ -257,6 +342,19 @@ class Move:
                 return 0.0
             self._check = now + max(MIN_CHECK_S, self._wait_for(left_ns))
         return min(self._check, self.wall_deadline) - now
+
+    def _stretch(self, now: float) -> bool:
+        """The backstop reached: stretch it by the host's load now, if that leaves time."""
+        self.scale = max(self.scale, load_scale())
+        self.wall_deadline = self.sent + self.wall_limit_s * self.scale
+        return now < self.wall_deadline
+
+    def kernel_ns(self) -> int:
+        """The sandbox's kernel's CPU time in this move so far (0 where none is apart)."""
+        return self._read_kernel() - self._kernel0
+
+    def _read_kernel(self) -> int:
+        return self._read.kernel_ns if isinstance(self._read, BotCpu) else 0
 
     def finish(self) -> tuple[float, float]:
         """(counted ms, wall ms) from the message to now, the reply."""
@@ -269,8 +367,9 @@ class Move:
             return f"{self.label} of {'CPU' if self._cpu0 is not None else 'wall-clock'} time"
         now = time.monotonic()
         cpu_ms = self._used_ns(now) * self.seat.factor / 1e6
+        stretched = f" (x{self.scale:.1f} for the host's load)" if self.scale > 1 else ""
         return (f"{self.label}; {now - self.sent:.1f} s of wall-clock time, past the "
-                f"backstop, having used {cpu_ms:.0f} ms of CPU time")
+                f"backstop{stretched}, having used {cpu_ms:.0f} ms of CPU time")
 
     def _used_ns(self, now: float) -> float:
         if self._cpu0 is not None:

@@ -1,12 +1,16 @@
 """A seat's clock counts its CPU time, with a wall-clock backstop (issue 19): real bot programs
 in real sandboxed matches against builtin:random, busy loops outside the sandbox where the
-host must be loaded, and the clock's arithmetic with a CPU counter the test controls."""
+host must be loaded, and the clock's arithmetic with a CPU counter the test controls. Issue 33:
+the clock counts the bot's processes, not its sandbox's kernel (gVisor's Sentry), and the
+backstop stretches with the host's load."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -17,11 +21,19 @@ from pathlib import Path
 import pytest
 
 from engine import clock
-from engine.clock import SeatClock
+from engine.clock import BotCpu, SeatClock
 from engine.faults import InfrastructureError
 from engine.players import TimeControl
 from engine.sandbox import SANDBOX_PATH
-from tests.engine.sandbox_support import FAST, HOSTILE, play, processes_in, program
+from tests.engine.sandbox_support import (
+    EXAMPLES,
+    FAST,
+    HOSTILE,
+    RELAXED,
+    play,
+    processes_in,
+    program,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = Path(__file__).parent / "fairplay"
@@ -112,6 +124,44 @@ def test_a_bot_that_computes_past_move_and_bank_times_out_on_its_cpu_time() -> N
     assert (forfeit["player"], forfeit["reason"], forfeit["message_id"]) == ("A", "timeout", 1)
     assert forfeit["detail"] == "no reply in time (200 ms + 300 ms bank of CPU time)"
     assert processes_in(bot.namespaces) == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
+def test_on_a_crowded_host_a_bot_that_computes_still_times_out_on_its_cpu_time() -> None:
+    # Four busy loops a core leave the spinning seat a fifth of one: the 500 ms of CPU time it
+    # may use take 2.5 s of wall time, past the backstop of a host of its own (1.6 s + 0.9 s).
+    bot = program(HOSTILE / "cpu_loop.py", time=FAST)
+
+    with busy_loops(4 * clock.usable_cores()):
+        assert clock.load_scale() >= 2  # what the backstop stretches by: seen at once
+        replay = play(bot, time=FAST)
+
+    forfeit = replay["result"]["forfeit"]
+    assert (forfeit["player"], forfeit["reason"], forfeit["message_id"]) == ("A", "timeout", 1)
+    assert forfeit["detail"] == "no reply in time (200 ms + 300 ms bank of CPU time)"
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("kernel", ["gvisor", "host"])
+def test_the_clock_counts_the_bots_processes_not_its_sandboxs_kernel(
+        monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
+    bot = program(EXAMPLES / "minimal_bot.py", time=RELAXED)
+
+    replay = play(bot, time=RELAXED)
+
+    assert replay["result"]["forfeit"] is None
+    for player in bot.players:
+        seat_ns = player.clock.counted_ns + player.clock.kernel_ns
+        if kernel == "gvisor":  # the Sentry carried every message: its time is apart
+            assert 0 < player.clock.kernel_ns < seat_ns
+        else:  # the host's kernel: its work for the bot is the bot's own system time
+            assert player.clock.kernel_ns == 0
+        assert player.clock.counted_ns > 0
+        assert sum(player.decision_ms()) == pytest.approx(player.clock.counted_ns / 1e6,
+                                                          abs=len(player.decision_ms()))
 
 
 @pytest.mark.sandbox
@@ -247,6 +297,49 @@ def test_a_move_is_up_once_its_cpu_time_reaches_move_and_bank() -> None:
         time.sleep(left)  # as the engine polls: until the clock must be looked at again
     assert move.out == "cpu"
     assert move.overrun() == "100 ms + 50 ms bank of CPU time"
+
+
+def test_the_sandboxs_kernel_is_not_counted_and_a_kernel_process_gone_keeps_its_count() -> None:
+    kernel = subprocess.Popen([sys.executable, "-c", "sum(range(3_000_000)); input()"],
+                              stdin=subprocess.PIPE)
+    seat = Counter(10_000_000_000)
+    cpu = BotCpu(seat, [kernel.pid])
+    while (first := cpu()) == seat.value:
+        time.sleep(0.01)  # until the "kernel" has used some CPU time
+    assert cpu.seat_ns == seat.value
+    assert first == seat.value - cpu.kernel_ns
+
+    kernel.communicate(b"\n")  # gone, and its pid may be anyone's now
+    seat.value += 5_000_000
+    assert cpu() == first + 5_000_000
+
+
+def test_a_seat_without_a_sentry_has_no_kernel_apart() -> None:
+    seat = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30"], start_new_session=True)
+    try:  # the host's kernel or no sandbox: every process of the seat is the bot's
+        assert clock.sandbox_kernel_pids(seat.pid) == []
+    finally:
+        os.killpg(seat.pid, signal.SIGKILL)
+        seat.wait()
+
+
+def test_the_backstop_stretches_with_the_hosts_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    move = SeatClock(TimeControl(move_ms=10_000, bank_ms=0), factor=1.0).move(Counter(0))
+    move.wall_limit_s = 0.05  # a backstop of 50 ms (a bot that waits, using no CPU time)
+    move.wall_deadline = move.sent + move.wall_limit_s
+    monkeypatch.setattr(clock, "load_scale", lambda: 4.0)  # four runnable tasks a CPU
+
+    while (left := move.wait_s()) > 0:
+        time.sleep(left)
+    elapsed = time.monotonic() - move.sent
+
+    assert move.out == "wall"
+    assert 0.2 <= elapsed < 2
+    assert "past the backstop (x4.0 for the host's load)" in move.overrun()
+
+
+def test_the_hosts_load_a_cpu_is_at_least_1_and_at_most_the_cap() -> None:
+    assert 1.0 <= clock.load_scale() <= clock.MAX_LOAD_SCALE
 
 
 def test_where_cpu_time_cannot_be_read_the_clock_says_so_once_and_counts_wall_time(
