@@ -1,23 +1,50 @@
-"""The benchmark's trivial bot: the first legal action; at match_end it logs its own CPU time."""
+"""The benchmark's trivial bot: the first legal action. With a think.txt beside it ("ROUNDS
+DECISIONS") it first computes ROUNDS rounds of a fixed loop at each of its first DECISIONS
+decisions. At match_end it logs its own CPU time: in all, and within its decisions (those it
+thought at, if it thinks), from the message read to the reply written, by its kernel's CPU
+clock (under gVisor, the Sentry's account of the bot's task, in ticks of 10 ms)."""
 
 import json
 import sys
 import time
+from pathlib import Path
 
-acts = 0
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        reply = {"id": message["id"], "type": "ready"}
-    elif message["type"] == "act":
-        acts += 1
-        legal = message["legal"]
-        action = legal[: len(message["state"]["hand"]) - 8] if message["decision"] == "discard" \
-            else legal[0]
-        reply = {"id": message["id"], "action": action}
-    elif message["type"] == "match_end":
-        print(f"cpu {time.process_time():.6f} acts {acts}", file=sys.stderr, flush=True)
-        break
-    else:
-        continue
-    print(json.dumps(reply), flush=True)
+THINK = Path(__file__).resolve().with_name("think.txt")
+
+
+def work(rounds: int) -> int:
+    acc = 0
+    for i in range(rounds):
+        acc = (acc * 31 + i) & 0xFFFF
+    return acc
+
+
+def main() -> None:
+    rounds, thinking = map(int, THINK.read_text().split()) if THINK.exists() else (0, 0)
+    acts, own = 0, 0
+    for line in sys.stdin:
+        started = time.process_time_ns()
+        message = json.loads(line)
+        if message["type"] == "hello":
+            reply = {"id": message["id"], "type": "ready"}
+        elif message["type"] == "act":
+            acts += 1
+            if acts <= thinking:
+                work(rounds)
+            legal = message["legal"]
+            action = legal[: len(message["state"]["hand"]) - 8] \
+                if message["decision"] == "discard" else legal[0]
+            reply = {"id": message["id"], "action": action}
+        elif message["type"] == "match_end":
+            print(f"cpu {time.process_time():.6f} acts {acts} own {own / 1e9:.6f}",
+                  file=sys.stderr, flush=True)
+            break
+        else:
+            continue
+        print(json.dumps(reply), flush=True)
+        if message["type"] == "act" and (not thinking or acts <= thinking):
+            own += time.process_time_ns() - started
+
+
+if __name__ == "__main__":
+    main()
