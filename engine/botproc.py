@@ -21,12 +21,12 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine import seat_pool
 from engine.archive import BotProgram, program_unpack
 from engine.clock import BotCpu, Move, SeatClock, sandbox_kernel_pids
 from engine.faults import BotFault, InfrastructureError
 from engine.players import Player, TimeControl
 from engine.protocol import PROTOCOL_VERSION
-from engine import seat_pool
 from engine.sandbox import (
     SandboxLimits,
     SandboxProcess,

@@ -33,6 +33,7 @@ from engine.sandbox import SandboxLimits, SandboxProcess, pool_key, pool_size
 
 BOOT_S = 60.0  # a seat not up by then is killed (the host is in trouble: the next try waits)
 RETRY_S = 5.0  # after a failed boot
+SETTINGS_S = 0.5  # while the sandbox's settings are not the pool's
 
 
 class SeatPool:
@@ -104,7 +105,7 @@ class SeatPool:
                     self._lock.wait()
                 key, self._booting = self._key, True
             try:
-                seat = self._boot()
+                seat, wait_s = self._boot()
             finally:
                 with self._lock:
                     self._booting = False
@@ -116,25 +117,35 @@ class SeatPool:
                     continue
             if seat is not None:
                 seat.kill()
-            else:
-                time.sleep(RETRY_S)
+            time.sleep(wait_s)
 
-    def _boot(self) -> SandboxProcess | None:
+    def _boot(self) -> tuple[SandboxProcess | None, float]:
+        """A seat booted up to its gate, or None and how long to wait before the next try.
+
+        The sandbox reads its settings from the environment: while they are not the pool's
+        (a test's own), the pool boots nothing, and a seat whose settings changed while it
+        booted is not kept (it may be of another kind)."""
         limits, unsandboxed = self._key_limits()
+        if pool_key(limits, unsandboxed) != self._key:
+            return None, SETTINGS_S
         try:
             seat = SandboxProcess(limits=limits, unsandboxed=unsandboxed)
         except InfrastructureError as error:
             self.last_error = str(error)
-            return None
+            return None, RETRY_S
+        wait_s = SETTINGS_S
         try:
-            if seat.wait_booted(time.monotonic() + BOOT_S):
+            if pool_key(limits, unsandboxed) != self._key:
+                pass
+            elif seat.wait_booted(time.monotonic() + BOOT_S):
                 self.booted += 1
-                return seat
-            self.last_error = f"a seat was not up within {BOOT_S:.0f} s"
+                return seat, 0.0
+            else:
+                self.last_error, wait_s = f"a seat was not up within {BOOT_S:.0f} s", RETRY_S
         except InfrastructureError as error:
-            self.last_error = str(error)
+            self.last_error, wait_s = str(error), RETRY_S
         seat.kill()
-        return None
+        return None, wait_s
 
     def _key_limits(self) -> tuple[SandboxLimits, bool]:
         key = self._key

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from engine import sandbox, seat_pool
-from engine.builtin import resolve_player
 from engine.faults import InfrastructureError
 from engine.match import run_match
 from engine.sandbox import SandboxLimits, SandboxProcess
@@ -45,7 +44,8 @@ def decide():
 
 decide()
 '''
-IMPORTER = 'import sys\nprint("IMPORTED", file=sys.stderr, flush=True)\nprint(sys.stdin.readline().strip())\n'
+IMPORTER = ('import sys\nprint("IMPORTED", file=sys.stderr, flush=True)\n'
+            "print(sys.stdin.readline().strip())\n")
 
 
 @pytest.fixture

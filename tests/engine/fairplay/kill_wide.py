@@ -32,4 +32,5 @@ def on_hello(seat):
         _offmove.start_helper(wake_the_others)
 
 
-run(on_hello=on_hello, on_act=_offmove.on_act, on_end=_offmove.on_end, on_game_end=_offmove.on_game_end)
+run(on_hello=on_hello, on_act=_offmove.on_act, on_end=_offmove.on_end,
+    on_game_end=_offmove.on_game_end)
