@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from engine import syscall_filter
 from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import TimeControl
 from engine.rules import DEFAULT_RULES
 from engine.sandbox import SandboxLimits
+from engine.sandbox import filter as syscall_filter
 from tests.engine.sandbox_support import (
     RELAXED,
     leftover_cgroups,
@@ -230,7 +230,7 @@ def seat_states(recording: Any) -> list[str]:
         if proc is None or proc not in player._table.seats:
             continue  # closed, or the next game's, waiting at its gate (no bot code runs)
         if proc.kernel == "gvisor":
-            tasks = (proc._cgroup.paths["freezer"] / "tasks").read_text().split()
+            tasks = (proc.backend.cgroup.paths["freezer"] / "tasks").read_text().split()
             states += [_run_state(tid, "") for tid in tasks]
         else:
             rows = [row.split(" ", 2) for row in processes_in([proc.pid_namespace])]

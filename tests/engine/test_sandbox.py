@@ -204,7 +204,7 @@ def test_a_missing_interpreter_is_an_infrastructure_error_not_a_crash(staging: P
 
 
 def test_cgroups_left_by_a_dead_worker_are_swept() -> None:
-    from engine.sandbox import _own_cgroup_v1, _sweep_stale_cgroups
+    from engine.sandbox.cgroups import _own_cgroup_v1, _sweep_stale_cgroups
 
     dead_pid = 4194304 + 1  # above the kernel's pid_max ceiling: never a live process
     stale = [_own_cgroup_v1(c) / f"kaiser-{dead_pid}-0" for c in ("memory", "pids", "cpu")]
@@ -222,7 +222,7 @@ def test_cgroup_v2_seats_get_their_limits_and_report_a_kill(
     here: a stand-in folder plays the delegated subtree (KAISER_SANDBOX_CGROUP_ROOT), and the
     test checks what the sandbox writes to and reads from a v2 kernel's files. The Docker
     smoke test (deploy/smoke.sh) runs the real thing on a v2 host."""
-    from engine.sandbox import _make_cgroup
+    from engine.sandbox.cgroups import _make_cgroup
 
     root = tmp_path / "kaiser-seats"
     root.mkdir()
