@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.faults import InfrastructureError
-from engine.sandbox.config import DEFAULT_SYSROOT, SandboxConfig, config
+from engine.sandbox.config import SandboxConfig, config
 from engine.sandbox.filter import oci_rules
 from engine.sandbox.procs import search_path
 
@@ -138,7 +138,6 @@ def pin_atimes(root: Path) -> None:
 # therefore a copy, in a tmpfs, of what bots may run: Python 3.11 and its standard library,
 # Node, sh, and the libraries they link. A tmpfs page is never cold: every read of it costs
 # the same, whatever another seat did.
-SYSROOT_DEFAULT = DEFAULT_SYSROOT
 SYSROOT_LAYOUT = 2  # 2: /etc's files copied too, access times pinned
 _SYSROOT_PROGRAMS = ("/usr/bin/python3.11", "/usr/bin/node", "/usr/bin/dash")
 # /usr/share/nodejs: Debian's Node loads some of its own built-in modules from there.
