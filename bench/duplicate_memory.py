@@ -50,13 +50,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.remembering.build import build  # noqa: E402
 from bench.remembering.remembering import Memory, Rememberer, rememberer  # noqa: E402
-from engine import gvisor  # noqa: E402
 from engine.boards import board_comparison  # noqa: E402
 from engine.botproc import program_player_factory  # noqa: E402
 from engine.builtin import BuiltinFactory, resolve_player  # noqa: E402
 from engine.match import run_match  # noqa: E402
 from engine.players import Player, PlayerFactory, TimeControl  # noqa: E402
 from engine.rules import DEFAULT_RULES  # noqa: E402
+from engine.sandbox.config import config  # noqa: E402
+from engine.sandbox.gvisor import choose_kernel  # noqa: E402
 from engine.sergeant_major.match import run_match as sm_run_match  # noqa: E402
 from engine.sergeant_major.players import SMGreedyPlayer  # noqa: E402
 from engine.sergeant_major.rules import DEFAULT_RULES as SM_RULES  # noqa: E402
@@ -313,7 +314,7 @@ def main() -> None:
     sm_seeds = range(args.first_seed, args.first_seed + args.sm_matches)
     control = args.control_matches
     began = time.monotonic()
-    kernel, why = gvisor.choose_kernel()
+    kernel, why = choose_kernel(config())
     print(f"sandbox: {kernel} ({why}); {load()}")
     with tempfile.TemporaryDirectory(prefix="remembering-") as scratch:
         program = build(Path(scratch) / "remembering")

@@ -42,6 +42,7 @@ from engine.clock import load_scale  # noqa: E402
 from engine.match import run_match  # noqa: E402
 from engine.players import Player, TimeControl  # noqa: E402
 from engine.rules import DEFAULT_RULES  # noqa: E402
+from engine.sandbox.cgroups import _CgroupV1  # noqa: E402
 
 TRIVIAL = Path(__file__).resolve().parent / "trivial_bot.py"
 CLOCK = TimeControl(move_ms=1000, bank_ms=10000, startup_ms=5000)
@@ -79,8 +80,11 @@ class TimedFactory:
         return cast(Player, player)
 
 
+# "gVisor (all frozen)": the design before issue 33's round trip, for comparison in one run:
+# every task of a gVisor seat (runsc's launcher and gofer too) in the seat's freezer.
 DESIGNS = {"plain pipe": {"unsandboxed": "1"},
            "host kernel (bwrap)": {"KAISER_SANDBOX_KERNEL": "host"},
+           "gVisor (all frozen)": {"KAISER_SANDBOX_KERNEL": "gvisor", "all_frozen": "1"},
            "gVisor a seat": {"KAISER_SANDBOX_KERNEL": "gvisor"}}
 
 
@@ -90,13 +94,18 @@ def design(name: str, pool: str | None = None) -> Any:
     reads it again whenever it changes)."""
     settings = dict(DESIGNS[name])
     unsandboxed = settings.pop("unsandboxed", "") == "1"
+    all_frozen = settings.pop("all_frozen", "") == "1"
     if pool is not None:
         settings[POOL_ENV] = pool
     saved = {key: os.environ.get(key) for key in settings}
     os.environ.update(settings)
+    narrow = _CgroupV1.freeze_only_below
+    if all_frozen:
+        _CgroupV1.freeze_only_below = lambda self, pid: None  # type: ignore[method-assign]
     try:
         yield unsandboxed
     finally:
+        _CgroupV1.freeze_only_below = narrow  # type: ignore[method-assign]
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)

@@ -243,7 +243,7 @@ info "a sandbox probe in the worker container: $probe"
 SANDBOX_MODE=${probe%% *}
 check "the probe ran a bot in a sandbox with per-seat cgroups ($SANDBOX_MODE)" \
   grep -qE '^cgroup-v[12] ok' <<< "$probe"
-if [[ -f "$SRC/engine/gvisor.py" ]]; then
+if [[ -f "$SRC/engine/gvisor.py" || -f "$SRC/engine/sandbox/gvisor.py" ]]; then
   check "the probe's seat ran on a gVisor kernel of its own (runsc in the worker container)" \
     grep -qE '^cgroup-v[12] ok gvisor ' <<< "$probe"
 fi

@@ -21,7 +21,6 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import seat_pool
 from engine.archive import BotProgram, program_unpack
 from engine.clock import BotCpu, Move, SeatClock, sandbox_kernel_pids
 from engine.faults import BotFault, InfrastructureError
@@ -33,6 +32,8 @@ from engine.sandbox import (
     unsandboxed_requested,
     warn_unsandboxed,
 )
+from engine.sandbox import pool as seat_pool
+from engine.sandbox.config import config
 from engine.wire import ActWriter, action_from_reply, parse_line
 
 if TYPE_CHECKING:
@@ -88,8 +89,13 @@ class StderrLog:
 STOP_GRACE_S = 0.0002
 SANDBOX_START_S = 30.0
 # Stopping the seats not on move is the rule; KAISER_SANDBOX_FREEZE=0 turns it off, for
-# measuring its cost (bench/fair_cpu.py) and nothing else.
-FREEZE = os.environ.get("KAISER_SANDBOX_FREEZE", "1") != "0"
+# measuring its cost (bench/fair_cpu.py, which sets FREEZE instead) and nothing else. None: the
+# sandbox's config decides, read when a seat joins its table.
+FREEZE: bool | None = None
+
+
+def _freeze() -> bool:
+    return config().freeze if FREEZE is None else FREEZE
 
 
 class _Table:
@@ -104,8 +110,10 @@ class _Table:
         self.seats: list[SandboxProcess] = []
         self.pending: list[SandboxProcess] = []
         self.steps = 0  # stopping steps taken, for bench/fair_cpu.py
+        self.freeze = _freeze()
 
     def join(self, proc: SandboxProcess) -> None:
+        self.freeze = _freeze()
         self.seats.append(proc)
 
     def leave(self, proc: SandboxProcess) -> None:
@@ -122,14 +130,14 @@ class _Table:
         runs: one write, after which its tasks stop within microseconds, so two seats never
         run together (the seat that has just answered included). Whether it has settled is
         checked off the critical path, while proc thinks."""
-        if FREEZE:
+        if self.freeze:
             for other in self.seats:
                 if other is not proc and other.freezes and not other.stopped:
                     self.steps += 1
                     if not other.stop_step():
                         self.pending.append(other)
         self.wake(proc)
-        if not FREEZE:
+        if not self.freeze:
             return
         for other in self.seats:
             if other is not proc and not other.frozen and other not in self.pending:
@@ -145,7 +153,7 @@ class _Table:
         """proc has answered (or said ready): a seat with a freezer is frozen at once, so it
         runs nothing between its reply and its next message, whatever the engine does
         meanwhile (the other seats' start-up, notifications, the next seat's turn)."""
-        if FREEZE and proc.freezes and not proc.stopped:
+        if self.freeze and proc.freezes and not proc.stopped:
             self.steps += 1
             if not proc.stop_step():
                 self.pending.append(proc)
@@ -174,7 +182,7 @@ def seats_rest() -> None:
     move (a person), so that no bot thinks on its time. A seat runs again when a message that
     it must read goes to it, as between its turns in a match."""
     table = _table()
-    if not FREEZE:
+    if not table.freeze:
         return
     for proc in table.seats:
         if not proc.frozen and proc not in table.pending:
@@ -215,7 +223,7 @@ class ProgramPlayer(Player):
         self._ending = False  # end() has run
         self._goodbye_until: float | None = None  # match_end sent: the bot may exit until then
         try:
-            # A seat booted ahead (engine.seat_pool) or now; the program's files are copied
+            # A seat booted ahead (engine.sandbox.pool) or now; the program's files are copied
             # into its own /bot, and its command goes through the gate in let_in().
             self._proc = seat_pool.pool().take(limits, unsandboxed=unsandboxed, run=program.run)
             try:
@@ -266,7 +274,7 @@ class ProgramPlayer(Player):
         self._greeted = True
 
     def let_in(self, time: TimeControl) -> None:
-        """The sandbox up, and the bot let through its gate (engine.zygote): its
+        """The sandbox up, and the bot let through its gate (engine.sandbox.zygote): its
         interpreter starts now, beside the other seats of its table; hello comes in start().
 
         The sandbox's own start (a kernel a seat under gVisor) is the host's business, not the

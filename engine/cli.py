@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
@@ -283,10 +282,10 @@ def _say_sandbox() -> None:
     """One line on how the bots will be sandboxed here. A laptop has no per-seat cgroups (the
     server refuses to play without them): locally, one process a seat with rlimits will do."""
     from engine.sandbox import probe_sandbox
+    from engine.sandbox.config import prefer_local_fallbacks
 
-    os.environ.setdefault("KAISER_SANDBOX_ALLOW_RLIMIT", "1")
     # A laptop seldom has runsc and root: its seats then share its kernel, and this says so.
-    os.environ.setdefault("KAISER_SANDBOX_ALLOW_SHARED_KERNEL", "1")
+    prefer_local_fallbacks()
     report = probe_sandbox()
     if not report.ok:
         raise CommandError(f"the sandbox does not work here: {report.reason}")

@@ -83,10 +83,10 @@ def _sandbox_entry(reply: Any) -> dict[str, Any]:
     """One worker's reply to the `sandbox` inspect command, as /health/ shows it."""
     if not isinstance(reply, dict) or "mode" not in reply:
         return {"mode": "unknown", "ok": False, "seccomp": False, "kernel": None,
-                "checked": None,
+                "checked": None, "config": None,
                 "reason": "the worker does not report its sandbox (an older version?)"}
     entry = {key: reply.get(key)
-             for key in ("mode", "ok", "reason", "seccomp", "kernel", "checked")}
+             for key in ("mode", "ok", "reason", "seccomp", "kernel", "checked", "config")}
     entry["ok"] = entry["ok"] is True
     return entry
 
@@ -177,6 +177,10 @@ _sandbox = inline_serializer("HealthWorkerSandbox", {
                                       help_text="gvisor: every seat its own kernel; host: the "
                                                 "seats share the worker's kernel"),
     "checked": serializers.DateTimeField(allow_null=True),
+    "config": serializers.JSONField(
+        allow_null=True, help_text="the worker's sandbox settings (engine.sandbox.config's "
+                                   "SandboxConfig.to_dict), or the one-line error of an "
+                                   "invalid one; null before its first probe"),
 })
 
 

@@ -8,12 +8,16 @@ SECRET_KEY, DATABASE_URL (PostgreSQL) and REDIS_URL (broker and cache).
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from engine.faults import InfrastructureError
+from engine.sandbox.config import SandboxConfig
+from engine.sandbox.config import config as sandbox_config
 from kaiser_site import broker
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -306,9 +310,9 @@ KAISER_EXPORT_MAX_REPLAYS_ANON = env_int("KAISER_EXPORT_MAX_REPLAYS_ANON", 500)
 KAISER_EXPORT_MAX_REPLAYS = env_int("KAISER_EXPORT_MAX_REPLAYS", 20000)
 # After this many rated matches a ladder pair is settled and scheduled rarely (pairing.py).
 KAISER_LADDER_PAIR_SETTLED = env_int("KAISER_LADDER_PAIR_SETTLED", 20)
-# A worker probes its sandbox this often (kaiser_site/worker_sandbox.py); /health/ asks the
-# workers for their reports at most once in KAISER_HEALTH_CACHE_SECONDS per web process.
-KAISER_SANDBOX_PROBE_SECONDS = env_int("KAISER_SANDBOX_PROBE_SECONDS", 60)
+# A worker probes its sandbox every KAISER_SANDBOX_PROBE_SECONDS (kaiser_site/worker_sandbox.py,
+# engine.sandbox.config); /health/ asks the workers for their reports at most once in
+# KAISER_HEALTH_CACHE_SECONDS per web process.
 KAISER_HEALTH_CACHE_SECONDS = env_int("KAISER_HEALTH_CACHE_SECONDS", 5)
 # Replays of matches finished more than this many days ago are dropped by the beat (0: kept for
 # ever); with an archive (KAISER_REPLAY_ARCHIVE_DIR, or KAISER_REPLAY_ARCHIVE_S3_PREFIX with the
@@ -350,16 +354,19 @@ KAISER_PLAY_QUEUED_SECONDS = env_int("KAISER_PLAY_QUEUED_SECONDS", 300)
 
 KAISER_UPLOAD_MAX_BYTES = env_int("KAISER_UPLOAD_MAX_MB", 10) * 1024 * 1024
 KAISER_PROGRAM_DIR = env_path("KAISER_PROGRAM_DIR", VAR_DIR / "programs")
-KAISER_UNSANDBOXED = env_bool("KAISER_UNSANDBOXED", False)
-# Per-seat limits of the bubblewrap sandbox (engine.sandbox.SandboxLimits).
-KAISER_SANDBOX = {
-    "memory_mb": env_int("KAISER_SANDBOX_MEMORY_MB", 512),
-    "cpu_seconds": env_int("KAISER_SANDBOX_CPU_SECONDS", 600),
-    "max_processes": env_int("KAISER_SANDBOX_PROCESSES", 32),
-    "file_size_mb": env_int("KAISER_SANDBOX_FILE_MB", 16),
-    "tmp_mb": env_int("KAISER_SANDBOX_TMP_MB", 32),
-    "tmp_inodes": env_int("KAISER_SANDBOX_TMP_INODES", 4096),
-}
+
+# The sandbox reads its own variables (engine.sandbox.config, the one place that does; the
+# worker re-reads them for each seat): here, only what the site hands the engine.
+def _sandbox() -> SandboxConfig:
+    try:
+        return sandbox_config()
+    except InfrastructureError as error:
+        raise ImproperlyConfigured(str(error)) from None
+
+
+KAISER_UNSANDBOXED = _sandbox().unsandboxed
+# Per-seat limits of the sandbox (engine.sandbox.SandboxLimits).
+KAISER_SANDBOX = asdict(_sandbox().limits)
 # The upload check: a short match against builtin:random.
 KAISER_CHECK_GAMES = env_int("KAISER_CHECK_GAMES", 2)
 KAISER_CHECK_MOVE_MS = env_int("KAISER_CHECK_MOVE_MS", 1000)

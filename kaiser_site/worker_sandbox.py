@@ -31,9 +31,9 @@ _latest: dict[str, Any] = {}  # this process's last report, with "at" (time.mono
 
 
 def probe_seconds() -> int:
-    from django.conf import settings
+    from engine.sandbox.config import config
 
-    return int(getattr(settings, "KAISER_SANDBOX_PROBE_SECONDS", 60))
+    return config().probe_seconds
 
 
 def sandbox_probe() -> dict[str, Any]:
@@ -42,6 +42,7 @@ def sandbox_probe() -> dict[str, Any]:
 
     try:
         report = dict(probe_sandbox().to_dict())
+        report["config"] = _config_shown()
     except Exception as error:  # noqa: BLE001 - a probe that cannot run is a broken sandbox
         logger.exception("sandbox probe failed")
         report = {"mode": "broken", "ok": False, "seccomp": False,
@@ -54,6 +55,17 @@ def sandbox_probe() -> dict[str, Any]:
         _latest.clear()
         _latest.update(report, at=time.monotonic())
     return report
+
+
+def _config_shown() -> dict[str, Any] | str:
+    """The sandbox's settings, for /health/; an invalid one as its one-line error."""
+    from engine.faults import InfrastructureError
+    from engine.sandbox.config import config
+
+    try:
+        return config().to_dict()
+    except InfrastructureError as error:
+        return str(error)
 
 
 def sandbox_report() -> dict[str, Any] | None:
@@ -160,4 +172,5 @@ def _forget_parent_report(**kwargs: Any) -> None:
 def sandbox(state: Any) -> dict[str, Any]:
     """The worker's last sandbox report, for /health/ (pending before its first probe)."""
     return sandbox_report() or {"mode": "pending", "ok": False, "seccomp": False, "kernel": None,
-                                "reason": "the first probe has not finished", "checked": None}
+                                "reason": "the first probe has not finished", "checked": None,
+                                "config": None}

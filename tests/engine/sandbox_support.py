@@ -12,7 +12,7 @@ from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.sandbox import SandboxLimits
-from engine.seat_pool import pool
+from engine.sandbox.pool import pool
 
 HOSTILE = Path(__file__).parent / "hostile"
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"

@@ -314,6 +314,35 @@ def test_the_sandboxs_kernel_is_not_counted_and_a_kernel_process_gone_keeps_its_
     assert cpu() == first + 5_000_000
 
 
+class SeatAndKernel(BotCpu):
+    """A BotCpu whose seat and kernel counts the test sets (ns)."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda: 0)
+        self.seat, self.kernel = 0, 0
+
+    def __call__(self) -> int | None:
+        self.seat_ns, self.kernel_ns = self.seat, self.kernel
+        return self.seat - self.kernel
+
+
+@pytest.mark.parametrize(("bot_ms", "kernel_ms", "counted"), [
+    (20, 2.5, 20),  # the kernel carried the message and ran the bot: within its allowance
+    (200, 30, 200),  # 3 ms + 15% of 200 ms = 33 ms allowed
+    (10, 103, 10 + 103 - 3 - 1.5),  # a loop of the bot's own calls: beyond the allowance
+])
+def test_the_sandboxs_kernel_is_allowed_its_share_and_what_it_spends_beyond_counts(
+        bot_ms: float, kernel_ms: float, counted: float) -> None:
+    seat = SeatClock(TimeControl(move_ms=1000, bank_ms=1000), factor=1.0)
+    cpu = SeatAndKernel()
+    move = seat.move(cpu)
+
+    cpu.kernel = int(kernel_ms * 1e6)
+    cpu.seat = int(bot_ms * 1e6) + cpu.kernel
+
+    assert seat.charge(move) == round(counted)
+
+
 def test_a_seat_without_a_sentry_has_no_kernel_apart() -> None:
     seat = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30"], start_new_session=True)
     try:  # the host's kernel or no sandbox: every process of the seat is the bot's

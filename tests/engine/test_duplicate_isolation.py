@@ -22,10 +22,13 @@ from typing import Any
 
 import pytest
 
-from engine import gvisor, sandbox
 from engine.botproc import ProgramPlayer
 from engine.builtin import resolve_player
 from engine.match import run_match
+from engine.sandbox import SandboxLimits, SandboxProcess, gvisor
+from engine.sandbox.procs import _readable
+from engine.sandbox.tmp import _empty, _SlotTmp
+from engine.sandbox.uids import _state_dir
 from engine.sergeant_major.match import run_match as sm_run_match
 from tests.engine.sandbox_support import HOSTILE, RELAXED, processes_in, program
 from tests.engine.test_kernel_channels import RULES, channel_bot, hands_passed
@@ -47,7 +50,7 @@ def seat_visible() -> Any:
     the sandbox's state folder, as the worker's own seat folders are."""
     if os.geteuid() != 0:
         pytest.fail("the seats' own uids need root (the sandbox tests run as root)")
-    folder = Path(tempfile.mkdtemp(prefix="test-", dir=sandbox._state_dir("tests")))
+    folder = Path(tempfile.mkdtemp(prefix="test-", dir=_state_dir("tests")))
     os.chmod(folder, 0o755)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -112,11 +115,11 @@ def test_nothing_a_seat_leaves_reaches_another_game_match_or_seat(
 def test_positive_control_a_slot_handed_on_with_its_times_carries_the_mark(
         slots: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def reset_as_before(self: Any) -> None:  # emptied, owner and mode reset, times kept
-        sandbox._empty(self.path)
+        _empty(self.path)
         os.chown(self.path, 0, 0)
         os.chmod(self.path, 0o700)
 
-    monkeypatch.setattr(sandbox._SlotTmp, "_reset", reset_as_before)
+    monkeypatch.setattr(_SlotTmp, "_reset", reset_as_before)
     players = play_marked(matches=2)
 
     found = [line for p in players for line in FOUND.findall(p.stderr_text())]
@@ -197,7 +200,7 @@ sys.stdout.flush()
 @pytest.mark.parametrize("kernel", ["gvisor", "host"])
 def test_a_seat_made_early_boots_but_runs_no_bot_code_until_its_game(
         seat_visible: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
-    """The gate (engine.zygote): a sandbox made for the next game starts up to the
+    """The gate (engine.sandbox.zygote): a sandbox made for the next game starts up to the
     point where the bot would run, and the bot's first line of code runs only once the
     engine lets it through (wait_started, when its game begins)."""
     monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
@@ -205,18 +208,17 @@ def test_a_seat_made_early_boots_but_runs_no_bot_code_until_its_game(
     folder.mkdir(mode=0o755)
     (folder / "bot.py").write_text(IMPORTER)
     os.chmod(folder / "bot.py", 0o644)
-    proc = sandbox.SandboxProcess(workdir=folder, run=("python3", "bot.py"),
-                                  limits=sandbox.SandboxLimits())
+    proc = SandboxProcess(workdir=folder, run=("python3", "bot.py"), limits=SandboxLimits())
     try:
-        started = proc.stdout_fd if kernel == "gvisor" else proc._started_fd
-        assert sandbox._readable(started, 60.0), "the sandbox never came up"
+        started = proc.stdout_fd if kernel == "gvisor" else proc.backend.started_fd
+        assert _readable(started, 60.0), "the sandbox never came up"
         # Up, and waiting: the bot's import-time line must not come while it waits.
-        assert not sandbox._readable(proc.stderr_fd, 1.0)
+        assert not _readable(proc.stderr_fd, 1.0)
         assert proc.wait_started(time.monotonic() + 30)
-        assert sandbox._readable(proc.stderr_fd, 30.0)
+        assert _readable(proc.stderr_fd, 30.0)
         assert os.read(proc.stderr_fd, 100) == b"IMPORTED\n"
         os.write(proc.stdin_fd, b"ping\n")
-        assert sandbox._readable(proc.stdout_fd, 30.0)
+        assert _readable(proc.stdout_fd, 30.0)
         assert os.read(proc.stdout_fd, 100) == b"ping\n"  # the gate left the bot its line
     finally:
         proc.kill()

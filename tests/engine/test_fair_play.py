@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from engine import syscall_filter
 from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import TimeControl
 from engine.rules import DEFAULT_RULES
 from engine.sandbox import SandboxLimits
+from engine.sandbox import filter as syscall_filter
 from tests.engine.sandbox_support import (
     RELAXED,
     leftover_cgroups,
@@ -222,15 +222,16 @@ def _run_state(pid: str, state: str) -> str:
 
 def seat_states(recording: Any) -> list[str]:
     """The run state of every process of the bot's seats seen from the host: on the host
-    kernel its python3 processes; under gVisor every task of each seat's cgroup (the Sentry
-    that runs the bot's code, its gofer and its stubs)."""
+    kernel its python3 processes; under gVisor every task of each seat's freezer (the Sentry
+    that runs the bot's calls and the stubs that run its code; runsc's launcher and gofer are
+    left out of it: test_sandbox's test_a_gvisor_seat_freezes_its_sentry_and_stubs...)."""
     states = []
     for player in recording.players:
         proc = getattr(player, "_proc", None)
         if proc is None or proc not in player._table.seats:
             continue  # closed, or the next game's, waiting at its gate (no bot code runs)
         if proc.kernel == "gvisor":
-            tasks = (proc._cgroup.paths["freezer"] / "tasks").read_text().split()
+            tasks = (proc.backend.cgroup.paths["freezer"] / "tasks").read_text().split()
             states += [_run_state(tid, "") for tid in tasks]
         else:
             rows = [row.split(" ", 2) for row in processes_in([proc.pid_namespace])]

@@ -24,10 +24,11 @@ from typing import Any
 
 import pytest
 
-from engine import sandbox, syscall_filter
 from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.rules import DEFAULT_RULES
+from engine.sandbox import cgroups
+from engine.sandbox import filter as syscall_filter
 from tests.engine.sandbox_support import RELAXED, processes_in, program
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]
@@ -120,7 +121,7 @@ def the_filter_before_issue_19(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def stopping_by_signals(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seats stopped with SIGSTOP, as before issue 19: no cgroup freezer."""
-    for cgroup in (sandbox._CgroupV1, sandbox._CgroupV2):
+    for cgroup in (cgroups._CgroupV1, cgroups._CgroupV2):
         monkeypatch.setattr(cgroup, "freeze", lambda self: False)
 
 

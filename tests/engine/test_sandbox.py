@@ -149,6 +149,40 @@ def test_the_bot_runs_as_nobody_inside_and_a_seat_uid_outside_in_its_read_only_f
     assert report["nested_userns"] is False
 
 
+def _argv0(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_a_gvisor_seat_freezes_its_sentry_and_stubs_and_holds_the_rest_in_its_cgroups(
+        staging: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat's freezer holds the Sentry (every call of the bot) and its ptrace stubs (the
+    bot's code); runsc's launcher and gofer, which serve the Sentry alone, are left out of it
+    (a frozen task is woken at every freeze and thaw) but stay in the seat's pids and memory
+    cgroups, which limit and kill them. (This project's test machines have cgroup v1.)"""
+    monkeypatch.setenv("KAISER_SANDBOX_KERNEL", "gvisor")
+    report, proc = run_inspect(staging)
+    try:
+        group = proc.backend.cgroup
+        assert "freezer" in getattr(group, "paths", {}), "no cgroup v1 freezer here"
+        frozen = {int(pid) for pid in
+                  (group.paths["freezer"] / "cgroup.procs").read_text().split()}
+        held = group.pids()
+        names = {pid: _argv0(pid) for pid in held}
+        parents = {pid: _parent(pid) for pid in frozen}
+    finally:
+        proc.kill()
+
+    assert frozen < held
+    sentry = [pid for pid in frozen if names[pid] == "runsc-sandbox"]
+    assert len(sentry) == 1
+    assert all(parents[pid] in frozen for pid in frozen - set(sentry))  # its stubs
+    assert "runsc-gofer" in {names[pid] for pid in held - frozen}
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_limits_are_in_force_inside(staging: Path, monkeypatch: pytest.MonkeyPatch,
                                     kernel: str) -> None:
@@ -204,7 +238,7 @@ def test_a_missing_interpreter_is_an_infrastructure_error_not_a_crash(staging: P
 
 
 def test_cgroups_left_by_a_dead_worker_are_swept() -> None:
-    from engine.sandbox import _own_cgroup_v1, _sweep_stale_cgroups
+    from engine.sandbox.cgroups import _own_cgroup_v1, _sweep_stale_cgroups
 
     dead_pid = 4194304 + 1  # above the kernel's pid_max ceiling: never a live process
     stale = [_own_cgroup_v1(c) / f"kaiser-{dead_pid}-0" for c in ("memory", "pids", "cpu")]
@@ -222,7 +256,7 @@ def test_cgroup_v2_seats_get_their_limits_and_report_a_kill(
     here: a stand-in folder plays the delegated subtree (KAISER_SANDBOX_CGROUP_ROOT), and the
     test checks what the sandbox writes to and reads from a v2 kernel's files. The Docker
     smoke test (deploy/smoke.sh) runs the real thing on a v2 host."""
-    from engine.sandbox import _make_cgroup
+    from engine.sandbox.cgroups import _make_cgroup
 
     root = tmp_path / "kaiser-seats"
     root.mkdir()

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import sandbox, seat_pool
 from engine.faults import InfrastructureError
 from engine.match import run_match
 from engine.sandbox import SandboxLimits, SandboxProcess
+from engine.sandbox import pool as seat_pool
+from engine.sandbox.config import config
+from engine.sandbox.procs import _readable
 from tests.engine.sandbox_support import RELAXED, leftover_cgroups, processes_in, program
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]
@@ -71,7 +73,7 @@ def booted(limits: SandboxLimits | None = None) -> SandboxProcess:
 def read_all(fd: int, until: bytes, timeout_s: float = 30.0) -> bytes:
     data = b""
     deadline = time.monotonic() + timeout_s
-    while until not in data and sandbox._readable(fd, deadline - time.monotonic()):
+    while until not in data and _readable(fd, deadline - time.monotonic()):
         chunk = os.read(fd, 4096)
         if not chunk:
             break
@@ -167,7 +169,7 @@ def test_a_seat_booted_ahead_runs_no_bot_code_before_its_gate(
     try:
         assert fresh_pool.served == 1
         seat.hand(folder, ("python3", "bot.py"))
-        assert not sandbox._readable(seat.stderr_fd, 1.0)  # its import-time line waits
+        assert not _readable(seat.stderr_fd, 1.0)  # its import-time line waits
         assert seat.wait_started(time.monotonic() + 30)
         assert read_all(seat.stderr_fd, b"\n") == b"IMPORTED\n"
         os.write(seat.stdin_fd, b"ping\n")
@@ -212,8 +214,8 @@ def test_a_seat_of_other_limits_boots_when_asked_and_the_pool_keeps_its_own(
 
 def test_the_pool_size_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAISER_SANDBOX_POOL", "lots")
-    with pytest.raises(InfrastructureError, match="KAISER_SANDBOX_POOL must be a number"):
-        sandbox.pool_size()
+    with pytest.raises(InfrastructureError, match="KAISER_SANDBOX_POOL='lots' is not"):
+        config()
     monkeypatch.setenv("KAISER_SANDBOX_POOL", "0")
     pool = seat_pool.SeatPool()
     seat = pool.take(SandboxLimits())

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from engine import syscall_filter
+from engine.sandbox import filter as syscall_filter
 
 pytestmark = [pytest.mark.timeout(60)]
 

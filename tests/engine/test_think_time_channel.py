@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import gvisor
 from engine.botproc import program_player_factory
 from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import TimeControl
 from engine.rules import DEFAULT_RULES
+from engine.sandbox.config import config
+from engine.sandbox.gvisor import choose_kernel
 from engine.think_time import SPREAD_BITS, SideTimes, TimedSide, Verdict, think_time_check
 from tests.engine.sandbox_support import EXAMPLES
 
@@ -53,7 +54,7 @@ class Played:
 
 def play(program: Path) -> Played:
     """MATCHES two-game matches of `program` (side A) against builtin:greedy."""
-    assert gvisor.choose_kernel()[0] == "gvisor", "these matches are about gVisor's seats"
+    assert choose_kernel(config())[0] == "gvisor", "these matches are about gVisor's seats"
     played = Played([], [])
     for seed in range(MATCHES):
         bot = TimedSide(program_player_factory(program, time=CLOCK))

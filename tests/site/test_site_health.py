@@ -110,6 +110,42 @@ def test_a_worker_that_can_sandbox_makes_health_ok_with_its_sandbox_mode(
 
 
 @pytest.mark.worker
+@pytest.mark.sandbox
+def test_each_worker_shows_its_sandbox_config(
+    start_worker: Callable[..., Any], anon_client: APIClient
+) -> None:
+    """The settings a worker's sandbox runs with (engine.sandbox.config), as it read them:
+    here a worker told to keep two seats booted and to play on the host's kernel."""
+    name, _ = start_worker(KAISER_SANDBOX_POOL="2", KAISER_SANDBOX_KERNEL="host",
+                           KAISER_SANDBOX_MEMORY_MB="300")
+    entry = _health_seeing(anon_client, "/health/", name).json()["workers"]["sandbox"][name]
+    assert entry["ok"] is True and entry["kernel"] == "host", entry
+    shown = entry["config"]
+    assert (shown["pool"], shown["kernel"], shown["unsandboxed"]) == (2, "host", False)
+    assert shown["limits"]["memory_mb"] == 300
+    assert shown["state_dir"].startswith("/") and "-" in shown["seat_uids"]
+
+
+def test_a_worker_report_carries_its_config_and_an_invalid_one_its_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the `sandbox` inspect command answers (worker_sandbox.sandbox_probe), and what
+    /health/ keeps of it (health._sandbox_entry), without a worker: the probe is a stand-in."""
+    from engine.sandbox.limits import SandboxReport
+    from kaiser_site import health, worker_sandbox
+
+    report = SandboxReport("cgroup-v1", True, "stand-in", True, True, True, kernel="gvisor")
+    monkeypatch.setattr("engine.sandbox.probe_sandbox", lambda: report)
+    monkeypatch.setattr(worker_sandbox, "_latest", {})  # this process's own report, kept
+    monkeypatch.setenv("KAISER_SANDBOX_POOL", "3")
+    entry = health._sandbox_entry(worker_sandbox.sandbox_probe())
+    assert entry["config"]["pool"] == 3 and entry["config"]["limits"]["tmp_mb"] == 32
+    monkeypatch.setenv("KAISER_SANDBOX_POOL", "-3")
+    entry = health._sandbox_entry(worker_sandbox.sandbox_probe())
+    assert entry["config"] == "KAISER_SANDBOX_POOL='-3' is not accepted: it must be at least 0"
+
+
+@pytest.mark.worker
 @pytest.mark.parametrize("url", ENDPOINTS)
 def test_a_worker_that_cannot_sandbox_makes_health_failing_with_the_reason(
     url: str, start_worker: Callable[..., Any], anon_client: APIClient, tmp_path: Path

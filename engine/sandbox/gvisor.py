@@ -1,4 +1,4 @@
-"""Every seat its own kernel: the gVisor side of the sandbox (engine.sandbox starts the seat).
+"""Every seat its own kernel: gVisor's layout, sysroot and bundle (gvisor_backend starts it).
 
 On one host kernel, two sandboxes still meet in every global counter, cache and allocator the
 kernel keeps (socket cookies, pipe and pidfd inode numbers, the page cache, TCP memory): the
@@ -8,9 +8,9 @@ application kernel of its own (the Sentry) serves every system call of the bot, 
 kernel sees only the Sentry's few calls under gVisor's own seccomp filter. Partners never
 share a kernel; docs/sandbox.md says what still crosses.
 
-Layout of a seat (host view), after engine.sandbox has made the seat's cgroup, uid and /tmp:
+Layout of a seat (host view), after the seat's cgroup, uid and /tmp are made:
 
-    worker (root) -> bash, the seat's supervisor (sandbox._gvisor_supervisor)
+    worker (root) -> bash, the seat's supervisor (scripts._gvisor_supervisor)
                   -> setpriv (the seat's own host uid)
                   -> runsc --rootless run (a user namespace of its own; the Sentry, the
                      gofer that serves the files, and the ptrace stubs, all in the cgroup)
@@ -30,18 +30,18 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
-import functools
 import hashlib
 import json
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine import syscall_filter
 from engine.faults import InfrastructureError
+from engine.sandbox.config import SandboxConfig, config
+from engine.sandbox.filter import oci_rules
+from engine.sandbox.procs import search_path, setup_once
 
 # What the Sentry, the gofer and the ptrace stubs use beside the bot. Measured: an idle Python
 # seat holds about 25 MB and 67 host tasks (runsc, the Sentry's and the gofer's Go threads);
@@ -61,34 +61,18 @@ PINNED_ATIME_NS = 4_102_444_800 * 10**9
 MS_NOSUID, MS_NODEV, MS_NOATIME = 2, 4, 1024
 
 
-def setup_once(function):  # type: ignore[no-untyped-def]
-    """functools.cache for set-up with side effects (folders made, copies): one thread does
-    it, the others wait (the seat pool's thread boots seats beside the matches' threads)."""
-    cached, lock = functools.cache(function), threading.Lock()
-
-    @functools.wraps(function)
-    def once(*args, **kwargs):  # type: ignore[no-untyped-def]
-        with lock:
-            return cached(*args, **kwargs)
-
-    once.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
-    return once
-
-
 def runsc_path() -> str | None:
-    return shutil.which("runsc", path=os.environ.get("PATH"))
+    return shutil.which("runsc", path=search_path())
 
 
-def choose_kernel() -> tuple[str, str]:
+def choose_kernel(cfg: SandboxConfig) -> tuple[str, str]:
     """('gvisor' | 'host', why): where the seats of this worker play.
 
     gVisor wherever runsc is installed and the worker is root (a server); the host's kernel
     only by the operator's choice (KAISER_SANDBOX_KERNEL=host, or ..._ALLOW_SHARED_KERNEL=1,
     which the local runner sets), never silently on a server.
     """
-    asked = os.environ.get("KAISER_SANDBOX_KERNEL", "")
-    if asked not in ("", "gvisor", "host"):
-        raise InfrastructureError(f"KAISER_SANDBOX_KERNEL must be gvisor or host, not {asked!r}")
+    asked = cfg.kernel
     if asked == "host":
         return "host", "the host's kernel, shared by every seat (KAISER_SANDBOX_KERNEL=host)"
     missing = None
@@ -98,7 +82,7 @@ def choose_kernel() -> tuple[str, str]:
         missing = "not root, so no seat cgroups to hold gVisor's kernels"
     if missing is None:
         return "gvisor", f"every seat its own gVisor kernel (runsc, {PLATFORM} platform)"
-    if asked != "gvisor" and os.environ.get("KAISER_SANDBOX_ALLOW_SHARED_KERNEL", "") == "1":
+    if asked != "gvisor" and cfg.allow_shared_kernel:
         return "host", f"the host's kernel, shared by every seat: {missing}"
     raise InfrastructureError(
         f"{missing}; this worker will not play with the seats of a match on one kernel "
@@ -153,7 +137,6 @@ def pin_atimes(root: Path) -> None:
 # therefore a copy, in a tmpfs, of what bots may run: Python 3.11 and its standard library,
 # Node, sh, and the libraries they link. A tmpfs page is never cold: every read of it costs
 # the same, whatever another seat did.
-SYSROOT_DEFAULT = "/run/kaiser-arena/gvisor/sysroot"
 SYSROOT_LAYOUT = 2  # 2: /etc's files copied too, access times pinned
 _SYSROOT_PROGRAMS = ("/usr/bin/python3.11", "/usr/bin/node", "/usr/bin/dash")
 # /usr/share/nodejs: Debian's Node loads some of its own built-in modules from there.
@@ -243,7 +226,7 @@ def sysroot() -> tuple[Path, str]:
     and a line for the probe's reason."""
     # One a host, whatever state folder a worker has (tests give workers their own): the
     # copy is named by what it holds, so every worker of the host shares it.
-    base = Path(os.environ.get("KAISER_SANDBOX_SYSROOT", SYSROOT_DEFAULT))
+    base = config().sysroot
     base.mkdir(mode=0o755, parents=True, exist_ok=True)
     note = "/usr a copy in memory"
     if not _on_tmpfs(base) and (os.geteuid() != 0 or _mount_tmpfs(base) != 0):
@@ -335,7 +318,7 @@ def bundle_config(*, root: Path, workdir: Path | None, tmp: Path | None, tmp_mb:
         "mounts": _mounts(root, workdir, tmp, tmp_mb, usr),
         "linux": {"namespaces": [{"type": kind} for kind in
                                  ("pid", "network", "ipc", "uts", "mount")],
-                  "seccomp": syscall_filter.oci_rules()},
+                  "seccomp": oci_rules()},
     }
     return json.dumps(config)
 
@@ -357,7 +340,7 @@ class SeatBundle:
     def command(self, runsc: str) -> list[str]:
         # --ignore-cgroups: the seat's cgroups are made and joined before runsc starts, so
         # runsc, the Sentry and the gofer all live in them; runsc must not move them.
-        # --oci-seccomp: the config's filter (syscall_filter.oci_rules) applies inside gVisor.
+        # --oci-seccomp: the config's filter (filter.oci_rules) applies inside gVisor.
         return [runsc, "--rootless", f"--root={self.runsc_root}", f"--platform={PLATFORM}",
                 "--network=none", "--ignore-cgroups", "--oci-seccomp", "run", "--bundle",
                 str(self.path), self.name]

@@ -1,7 +1,7 @@
 """The first process of every seat: a Python interpreter, booted ahead, that becomes the bot.
 
 engine.sandbox runs this file's text with `python3 -c` inside a fresh sandbox, before any bot
-is chosen for the seat (a pool keeps such seats ready: engine.seat_pool). It is the gate
+is chosen for the seat (a pool keeps such seats ready: engine.sandbox.pool). It is the gate
 between a booted seat and its bot: no code of the bot's runs before the engine sends, on the
 seat's input, one line that names the program (JSON: {"run": [...], "dir": "/bot"}), and the
 engine sends it only when the seat's game begins (engine.tables lets a whole table in at once).

@@ -1,7 +1,7 @@
 """Seats booted ahead: a match's seats are ready in tens of milliseconds, not a second.
 
 Booting a seat (its gVisor kernel, its uid, cgroups and /tmp, and the zygote's interpreter:
-engine.zygote) takes 0.4 s to over a second of a host's time. A worker process keeps
+engine.sandbox.zygote) takes 0.4 s to over a second of a host's time. A worker process keeps
 KAISER_SANDBOX_POOL such seats booted (default 4) and hands one to each seat of a match that
 asks (take()); a thread of its own boots the next ones meanwhile. A seat booted ahead has
 run no code of any bot's; it gets its program's files and then, when its game begins, its
@@ -23,17 +23,38 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import dataclasses
 import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
 
 from engine.faults import InfrastructureError
-from engine.sandbox import SandboxLimits, SandboxProcess, pool_key, pool_size
+from engine.sandbox.config import SandboxConfig, config
+from engine.sandbox.limits import SandboxLimits
+from engine.sandbox.seat import SandboxProcess
 
+# /tmp slots a match needs at once (a table of four plays while the next game's four boot):
+# where a worker has fewer beside its pool's, the pool boots nothing.
+TABLE_SLOTS = 8
 BOOT_S = 60.0  # a seat not up by then is killed (the host is in trouble: the next try waits)
 RETRY_S = 5.0  # after a failed boot
 SETTINGS_S = 0.5  # while the sandbox's settings are not the pool's
+
+
+def pool_key(limits: SandboxLimits, unsandboxed: bool,
+             cfg: SandboxConfig | None = None) -> tuple[object, ...] | None:
+    """What makes two seats alike for the pool: their limits and the sandbox's settings
+    (cfg: a seat's own; default the current ones). None: a seat the pool never boots
+    (unsandboxed; with no cgroup, whose limits depend on its program; or where the /tmp
+    slots would not leave room for a match's two tables)."""
+    cfg = cfg or config()
+    if unsandboxed or cfg.unsandboxed or cfg.rlimit_fallback_allowed:
+        return None
+    if cfg.tmp_slots is not None and len(list(cfg.tmp_slots.glob("slot-*"))) < (
+            TABLE_SLOTS + cfg.pool):
+        return None
+    return (limits, dataclasses.replace(cfg, pool=0))
 
 
 class SeatPool:
@@ -54,7 +75,7 @@ class SeatPool:
              run: Sequence[str] | None = None) -> SandboxProcess:
         """A seat, booted up to its gate, with an empty /bot for hand(). run: the program to
         come (it decides the limits of a seat with no cgroup, which the pool never boots)."""
-        key, size = pool_key(limits, unsandboxed), pool_size()
+        key, size = pool_key(limits, unsandboxed), config().pool
         seat = self._pop(key, size) if key is not None and size > 0 else None
         if seat is None:
             return SandboxProcess(limits=limits, unsandboxed=unsandboxed, run=run)
@@ -135,8 +156,8 @@ class SeatPool:
             return None, RETRY_S
         wait_s = SETTINGS_S
         try:
-            if pool_key(limits, unsandboxed) != self._key:
-                pass
+            if pool_key(limits, unsandboxed, seat.config) != self._key:
+                pass  # booted with other settings than the pool's
             elif seat.wait_booted(time.monotonic() + BOOT_S):
                 self.booted += 1
                 return seat, 0.0
@@ -150,7 +171,7 @@ class SeatPool:
     def _key_limits(self) -> tuple[SandboxLimits, bool]:
         key = self._key
         assert key is not None
-        return key[0], bool(key[1])  # type: ignore[return-value]
+        return key[0], False  # type: ignore[return-value]
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[set[str]]:
