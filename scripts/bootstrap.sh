@@ -7,10 +7,10 @@ cd "$ROOT"
 
 need_apt=()
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
-# gVisor: every seat its own kernel (engine/gvisor.py). Without it (not root) the local
+# gVisor: every seat its own kernel (engine/sandbox/gvisor.py). Without it (not root) the local
 # runner plays on the host's kernel and says so; a server refuses to.
 command -v runsc >/dev/null 2>&1 || need_apt+=(runsc)
-# libseccomp's Python bindings: the sandbox's system-call filter (engine/syscall_filter.py).
+# libseccomp's Python bindings: the sandbox's system-call filter (engine/sandbox/filter.py).
 ls /usr/lib/python3/dist-packages/seccomp.cpython-311-*.so >/dev/null 2>&1 || need_apt+=(python3-seccomp)
 if [ "${KAISER_WITH_BROWSER:-1}" = "1" ] && [ ! -x /usr/bin/chromium ]; then need_apt+=(chromium); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
