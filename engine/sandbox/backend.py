@@ -130,6 +130,10 @@ class Backend:
         _close_fds(self.started_fd)
         self.started_fd = -1
 
+    def note_program(self, run: Sequence[str]) -> None:
+        """The program handed to the seat, where an operator looking at the host finds it
+        (a gVisor seat's host processes name only its bundle)."""
+
     def on_booted(self) -> None:
         """The seat is up, its zygote waiting at the gate: no code of the bot's has run."""
 

@@ -8,6 +8,7 @@ stubs): without one the seat plays on the host's kernel instead (engine.sandbox.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import time
@@ -106,6 +107,12 @@ class GvisorBackend(Backend):
 
     def started_done(self) -> None:
         pass  # stdout is the bot's from now on
+
+    def note_program(self, run: Sequence[str]) -> None:
+        """program.json beside the bundle's config.json: the command line of the bot (the
+        zygote gets it through the gate, so config.json names only the zygote)."""
+        if self._bundle is not None:
+            (self._bundle.path / "program.json").write_text(json.dumps({"run": list(run)}))
 
     def on_booted(self) -> None:
         """Before any code of the bot's runs, the seat's freezer keeps the Sentry and its

@@ -27,6 +27,7 @@ import dataclasses
 import os
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 
 from engine.faults import InfrastructureError
@@ -59,6 +60,7 @@ def pool_key(limits: SandboxLimits, unsandboxed: bool,
 
 class SeatPool:
     def __init__(self) -> None:
+        POOLS.add(self)
         self._lock = threading.Condition()
         self._ready: collections.deque[SandboxProcess] = collections.deque()
         self._key: tuple[object, ...] | None = None
@@ -206,6 +208,7 @@ class SeatPool:
             self._lock.notify_all()
 
 
+POOLS: weakref.WeakSet[SeatPool] = weakref.WeakSet()  # every pool of this process (tests)
 _pool: SeatPool | None = None
 _pool_lock = threading.Lock()
 

@@ -6,6 +6,7 @@ gate between a booted seat and its bot: _ZYGOTE).
 
 from __future__ import annotations
 
+import pkgutil
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,7 +56,8 @@ def _inner_script(limits: SandboxLimits, run: Sequence[str] | None, cgroup: bool
 # process, a Python interpreter that waits for one line naming the program on the bot's input,
 # which wait_started() sends when the seat's game begins. A seat booted ahead (the pool's, or
 # the next game's, engine.tables) runs nothing of the bot's before then.
-_ZYGOTE = Path(__file__).with_name("zygote.py").read_text()
+# (pkgutil: the local runner's kaiser-engine.pyz imports the engine from a zip)
+_ZYGOTE = (pkgutil.get_data("engine.sandbox", "zygote.py") or b"").decode()
 
 
 def _gvisor_supervisor(cgroup_procs: Sequence[Path], group: _Cgroup | None) -> str:

@@ -175,6 +175,7 @@ class SandboxProcess:
         except OSError as exc:
             raise InfrastructureError(f"could not copy the program into its seat: {exc}") from exc
         self._run = tuple(run)
+        self.backend.note_program(self._run)
 
     def wait_booted(self, deadline: float) -> bool:
         """True once the seat's zygote is up and waiting at the gate; False if not by deadline.

@@ -3,6 +3,7 @@ that no process of a sandbox survives its match."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from engine.builtin import resolve_player
 from engine.match import run_match
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.sandbox import SandboxLimits
-from engine.sandbox.pool import pool
+from engine.sandbox.pool import POOLS
 
 HOSTILE = Path(__file__).parent / "hostile"
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
@@ -92,7 +93,8 @@ def _in_cgroups(pid: str, folders: set[str]) -> bool:
 def leftover_cgroups() -> list[str]:
     """This process's per-seat cgroups and /tmp mounts still on the host (every one is
     removed at close), but those of the seats its pool holds booted for the next match."""
-    with pool().paused() as held:
+    with contextlib.ExitStack() as pauses:
+        held = set().union(*(pauses.enter_context(each.paused()) for each in list(POOLS)))
         return [path for path in _cgroups_and_tmps() if path not in held]
 
 

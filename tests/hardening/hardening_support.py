@@ -65,17 +65,18 @@ _bundles: dict[bytes, bytes] = {}  # a gVisor seat's bundle folder: its config.j
 
 def _bundle_config(raw: bytes) -> bytes:
     """Under gVisor the bot's command line is not a host process's: runsc, its Sentry, gofer
-    and stubs name the seat's bundle, whose config.json holds it. Remembered, so that a
-    process that outlives its seat (whose bundle is gone) is still found."""
+    and stubs name the seat's bundle, whose program.json holds it once the seat has its
+    program (a seat booted ahead has none yet). Remembered, so that a process that outlives
+    its seat (whose bundle is gone) is still found."""
     found = _BUNDLE.search(raw)
     if found is None:
         return b""
     folder = found.group(1)
     if folder not in _bundles:
         try:
-            _bundles[folder] = (Path(os.fsdecode(folder)) / "config.json").read_bytes()
+            _bundles[folder] = (Path(os.fsdecode(folder)) / "program.json").read_bytes()
         except OSError:
-            return b""
+            return b""  # not handed a program yet, or gone: looked at again next time
     return _bundles[folder]
 
 
