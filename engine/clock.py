@@ -186,6 +186,11 @@ def _read(path: str | Path) -> str:
         return ""
 
 
+# A bot that has had at least this share of a core's time (shared by the host's load) is
+# computing: its backstop stretches with the load (Move._stretch).
+COMPUTING = 0.5
+
+
 def load_scale() -> float:
     """How crowded the host is: its runnable tasks a CPU (the greater of the minute's load
     average and the tasks runnable now, less the engine itself), from 1 to MAX_LOAD_SCALE.
@@ -353,8 +358,16 @@ class Move:
         return min(self._check, self.wall_deadline) - now
 
     def _stretch(self, now: float) -> bool:
-        """The backstop reached: stretch it by the host's load now, if that leaves time."""
-        self.scale = max(self.scale, load_scale())
+        """The backstop reached: stretch it by the host's load now, if that leaves time, for
+        a bot that computes. One that sleeps or waits (less than half the CPU time a core
+        shared by the host's load would have given it) is not kept waiting for: its backstop
+        stays where it was."""
+        scale = load_scale()
+        if self._cpu0 is not None and scale > self.scale:
+            wall_ns = (now - self.sent) * 1e9
+            if self._used_ns(now) < COMPUTING * wall_ns / scale:
+                return now < self.wall_deadline
+        self.scale = max(self.scale, scale)
         self.wall_deadline = self.sent + self.wall_limit_s * self.scale
         return now < self.wall_deadline
 

@@ -352,19 +352,37 @@ def test_a_seat_without_a_sentry_has_no_kernel_apart() -> None:
         seat.wait()
 
 
-def test_the_backstop_stretches_with_the_hosts_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    move = SeatClock(TimeControl(move_ms=10_000, bank_ms=0), factor=1.0).move(Counter(0))
-    move.wall_limit_s = 0.05  # a backstop of 50 ms (a bot that waits, using no CPU time)
+class Computing:
+    """A seat that gets `share` of a core all along (its CPU time, ns, grows with the wall)."""
+
+    def __init__(self, share: float) -> None:
+        self.share, self.start = share, time.monotonic()
+
+    def __call__(self) -> int:
+        return int((time.monotonic() - self.start) * 1e9 * self.share)
+
+
+@pytest.mark.parametrize(("share", "stretched"), [(0.2, True), (0.0, False)])
+def test_the_backstop_stretches_with_the_hosts_load_for_a_bot_that_computes(
+        monkeypatch: pytest.MonkeyPatch, share: float, stretched: bool) -> None:
+    """Four runnable tasks a CPU: a bot that gets a fifth of a core computes, and its
+    backstop stretches 4x; one that waits, using no CPU time, meets it unstretched."""
+    move = SeatClock(TimeControl(move_ms=10_000, bank_ms=0), factor=1.0).move(Computing(share))
+    move.wall_limit_s = 0.05  # a backstop of 50 ms
     move.wall_deadline = move.sent + move.wall_limit_s
-    monkeypatch.setattr(clock, "load_scale", lambda: 4.0)  # four runnable tasks a CPU
+    monkeypatch.setattr(clock, "load_scale", lambda: 4.0)
 
     while (left := move.wait_s()) > 0:
         time.sleep(left)
     elapsed = time.monotonic() - move.sent
 
     assert move.out == "wall"
-    assert 0.2 <= elapsed < 2
-    assert "past the backstop (x4.0 for the host's load)" in move.overrun()
+    if stretched:
+        assert 0.2 <= elapsed < 2
+        assert "past the backstop (x4.0 for the host's load)" in move.overrun()
+    else:
+        assert elapsed < 0.2
+        assert "for the host's load" not in move.overrun()
 
 
 def test_the_hosts_load_a_cpu_is_at_least_1_and_at_most_the_cap() -> None:
