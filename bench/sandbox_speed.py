@@ -43,6 +43,8 @@ from engine.match import run_match  # noqa: E402
 from engine.players import Player, TimeControl  # noqa: E402
 from engine.rules import DEFAULT_RULES  # noqa: E402
 from engine.sandbox.cgroups import _CgroupV1  # noqa: E402
+from engine.sandbox.config import config  # noqa: E402
+from engine.sandbox.pool import pool as seat_pool  # noqa: E402
 
 TRIVIAL = Path(__file__).resolve().parent / "trivial_bot.py"
 CLOCK = TimeControl(move_ms=1000, bank_ms=10000, startup_ms=5000)
@@ -203,6 +205,10 @@ def startups(times: int, unsandboxed: bool = False) -> list[float]:
     factory = program_player_factory(TRIVIAL, time=CLOCK, unsandboxed=unsandboxed)
     results = []
     for _ in range(times + 1):
+        if not unsandboxed and config().pool:
+            # As between a worker's matches (each lasts seconds to minutes): the pool has
+            # booted the seats the last match took.
+            seat_pool().wait_full(120)
         started = time.perf_counter()
         players = [factory(slot) for slot in (0, 1, 0, 1)]  # as the runner: create all, then
         for seat, player in enumerate(players):  # hello each in turn

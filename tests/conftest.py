@@ -23,6 +23,12 @@ from rest_framework.test import APIClient
 
 PASSWORD = "correct-horse-battery-staple"
 
+# The suite starts hundreds of processes that play a match or two (workers, benches, the
+# runner) and exit: each keeps one seat booted ahead, not a worker's four, so that boots
+# nobody takes do not crowd the host. The seat pool's own tests ask for four (test_seat_pool,
+# the benches); the path is the same at any size.
+os.environ.setdefault("KAISER_SANDBOX_POOL", "1")
+
 
 def _require_services() -> None:
     problems = []

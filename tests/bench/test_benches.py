@@ -128,9 +128,11 @@ def test_sm_rating_convergence_prints_the_separation_the_taus_and_the_matches_ne
 @pytest.mark.sandbox
 @pytest.mark.timeout(180)
 def test_sandbox_speed_prints_each_design(bench_env: Env) -> None:
-    out = run_bench("sandbox_speed", "--matches", "1", env=bench_env)
+    out = run_bench("sandbox_speed", "--matches", "1", "--designs", "plain pipe,gVisor a seat",
+                    env=bench_env)
 
-    assert_prints(out, "decision round trip", "start-up of the four seats",
+    assert_prints(out, "decision round trip", "start-up of the four seats", "before (pool 0)",
+                  "after (pool 4)", "the bot's CPU a decision", "kernel's share",
                   "one seat (default design)", "two-game matches/s")
 
 
