@@ -127,7 +127,14 @@ def test_ratings_rebuild_gives_the_same_numbers_as_the_ratings_kept_match_by_mat
     call_command("ratings_rebuild", stdout=out)
     matches = Match.objects.filter(ladder=played).count()
     assert f"test: {matches} rated matches replayed" in out.getvalue()
-    assert _snapshot(played) == kept
+    rebuilt = _snapshot(played)
+    assert {k: v for k, v in rebuilt.items() if k != "tallies"} == {
+        k: v for k, v in kept.items() if k != "tallies"}
+    # A tally is a sum of outcomes, kept by the database a match at a time and summed again
+    # by the rebuild: the same to the last few bits (CI once saw ...287 against ...288).
+    assert [t[:3] for t in rebuilt["tallies"]] == [t[:3] for t in kept["tallies"]]
+    for again, before in zip(rebuilt["tallies"], kept["tallies"], strict=True):
+        assert again[3] == pytest.approx(before[3], abs=1e-9)
 
 
 def test_a_three_player_pair_that_took_no_points_is_told_apart_by_its_ups():
