@@ -201,12 +201,6 @@ class SeatPool:
             with contextlib.suppress(Exception):
                 seat.kill()
 
-    def reopen(self) -> None:
-        with self._lock:
-            self._closed = False
-            self._key = None
-            self._lock.notify_all()
-
 
 POOLS: weakref.WeakSet[SeatPool] = weakref.WeakSet()  # every pool of this process (tests)
 _pool: SeatPool | None = None
