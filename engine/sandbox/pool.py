@@ -216,6 +216,19 @@ def pool() -> SeatPool:
         return _pool
 
 
+def renew() -> SeatPool:
+    """A new pool for this process, the old one's seats killed. A pool keeps seats of the
+    first kind it was asked for; the bench, which measures one backend after another in one
+    process, starts each with a pool of its own."""
+    global _pool
+    with _pool_lock:
+        old, _pool = _pool, SeatPool()
+        atexit.register(_pool.close)
+    if old is not None:
+        old.close()
+    return _pool
+
+
 def _forget_in_child() -> None:
     """A forked child does not own its parent's seats (nor its thread): a pool of its own."""
     global _pool, _pool_lock
