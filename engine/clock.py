@@ -187,8 +187,11 @@ def _read(path: str | Path) -> str:
 
 
 # A bot that has had at least this share of a core's time (shared by the host's load) is
-# computing: its backstop stretches with the load (Move._stretch).
-COMPUTING = 0.5
+# computing: its backstop stretches with the load (Move._stretch). Not a half: a gVisor seat
+# on a crowded host gets far less than its share, since each of its ptrace stops waits for a
+# run queue (beside four busy loops and the suite, an honest bot had 335 ms in 14.4 s, a
+# sixth of its share, and met the backstop); a bot that sleeps or is silent has about none.
+COMPUTING = 0.1
 
 
 def load_scale() -> float:
@@ -359,7 +362,7 @@ class Move:
 
     def _stretch(self, now: float) -> bool:
         """The backstop reached: stretch it by the host's load now, if that leaves time, for
-        a bot that computes. One that sleeps or waits (less than half the CPU time a core
+        a bot that computes. One that sleeps or waits (less than a tenth of the CPU time a core
         shared by the host's load would have given it) is not kept waiting for: its backstop
         stays where it was."""
         scale = load_scale()
