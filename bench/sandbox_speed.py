@@ -363,7 +363,8 @@ def print_seat_cpu(names: list[str], matches: int, trips: dict[str, Any], load: 
                 seat = cpu["counted"] + cpu["kernel"]
                 print(f"  {name:<20} {label:<8} seat {seat:7.0f}, kernel's share "
                       f"{cpu['kernel']:6.0f} ({cpu['kernel'] / seat:4.0%}), counted "
-                      f"{cpu['counted']:7.0f}, own {own_figure(cpu, label)}; {cpu['decisions']:.0f} "
+                      f"{cpu['counted']:7.0f}, own {own_figure(cpu, label)}; "
+                      f"{cpu['decisions']:.0f} "
                       f"decisions {load(figure)}")
 
 

@@ -26,7 +26,7 @@ the clock is ready from the start and the check costs microseconds.
 
 The input is read a byte at a time, so the bot's first message stays for the bot. Standard
 library only; of what a bot might import, it imports ahead only json (which nearly every bot
-imports first).
+imports first), time and select (for the clock's wait).
 """
 
 import builtins
@@ -37,7 +37,6 @@ import sys
 import time
 import types
 from importlib.machinery import SourceFileLoader
-
 
 CLOCK_WAIT_S = 3.0  # a kernel whose clock is not ready by then: the bot runs all the same
 CLOCK_READS = 20
