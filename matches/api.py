@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -30,7 +31,7 @@ from bots.models import BotVersion
 from kaiser_site.page_cache import AnonymousSharedReads
 from matches import filters as match_filters
 from matches import selectors
-from matches.models import REPLAY_FIELDS, Match
+from matches.models import REPLAY_FIELDS, Match, MatchSide
 from matches.replay_store import ReplayUnavailable
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,35 @@ class SideSerializer(serializers.Serializer):
     bot = serializers.IntegerField(source="bot_id")
     name = serializers.CharField(source="bot.name")
     number = serializers.IntegerField()
+
+
+class MatchSideSerializer(serializers.Serializer):
+    """One player of the match, in side order: who, and (once finished) its part of the
+    result. Its stderr is its owner's (and staff's) only; null for everyone else."""
+
+    side = serializers.CharField(source="letter")
+    version = serializers.IntegerField(source="version_id")
+    bot = serializers.IntegerField(source="version.bot_id")
+    name = serializers.CharField(source="version.bot.name")
+    number = serializers.IntegerField(source="version.number")
+    games = serializers.IntegerField(allow_null=True)
+    points = serializers.FloatField(allow_null=True)
+    fault = serializers.CharField()
+    stderr = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_stderr(self, side: MatchSide) -> str | None:
+        user = self.context["request"].user
+        if not (user.is_staff or side.version.bot.is_owned_by(user)):
+            return None
+        text: str = MatchSide.objects.filter(pk=side.pk).values_list("stderr", flat=True)[0]
+        return text
+
+
+def sides_prefetch() -> Prefetch:
+    """A match's sides for the serializer, in one query for a page of matches."""
+    return Prefetch("sides", queryset=MatchSide.objects.select_related("version__bot")
+                    .defer("stderr").order_by("order"))
 
 
 class TimeSerializer(serializers.Serializer):
@@ -59,13 +89,15 @@ class MatchSerializer(serializers.ModelSerializer):
     stderr_a = serializers.SerializerMethodField()
     stderr_b = serializers.SerializerMethodField()
     stderr_c = serializers.SerializerMethodField()
+    sides = MatchSideSerializer(many=True, read_only=True)
 
     class Meta:
         model = Match
         fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "game", "a",
                   "b", "c", "seed", "rules", "games_per_match", "time", "score", "games_a",
                   "games_b", "games_c", "forfeit", "error", "created", "started", "finished",
-                  "play_ms", "attempts", "replay_size", "stderr_a", "stderr_b", "stderr_c"]
+                  "play_ms", "attempts", "replay_size", "stderr_a", "stderr_b", "stderr_c",
+                  "sides"]
         read_only_fields = fields
 
     @extend_schema_field(TimeSerializer)
@@ -165,7 +197,7 @@ def _filtered_matches(request: Request) -> Any:
         # Newest first by id (ids are given in creation order), as the /matches/ page: on the
         # (version, -id) and primary key indexes, where -created sorted every match (6 s at a
         # million: bench/scale_sim.py).
-        "replay_gz", "stderr_a", "stderr_b").order_by("-id")
+        "replay_gz", "stderr_a", "stderr_b").prefetch_related(sides_prefetch()).order_by("-id")
 
 
 @extend_schema_view(
@@ -184,7 +216,8 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             return Match.objects.only("pk", "status", "forfeit_player", "version_a",
                                       "version_b", "version_c", *REPLAY_FIELDS)
         return Match.objects.select_related("version_a__bot", "version_b__bot", "ladder"
-                                            ).defer("replay_gz", "stderr_a", "stderr_b")
+                                            ).defer("replay_gz", "stderr_a", "stderr_b"
+                                                    ).prefetch_related(sides_prefetch())
 
     @extend_schema(summary="The match's replay (replay-format.md), decompressed; a fault's "
                    "detail is clipped to 200 characters unless you own the bot at fault",

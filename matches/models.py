@@ -260,6 +260,47 @@ class Match(PlayConditions):
         return gzip.decompress(blob).decode() if blob is not None else None
 
 
+def side_letter(order: int) -> str:
+    """A side's letter from its place in the match: 0 is A, 1 is B, 2 is C, ..."""
+    return chr(ord("A") + order)
+
+
+class MatchSide(models.Model):
+    """One player of a match, a row a side: its version in side order (A, B, C, ...), and,
+    once the match is finished, the games it won, its points, its stderr and its fault.
+
+    Written with the match (`match_create`) and with its result (`match_finish`); migration
+    0009 made them for every match before. A game with any number of players has as many
+    rows; the columns `version_a`/`_b`/`_c`, `games_*` and `stderr_*` still hold the same
+    values while the readers move to these rows (issue 32)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    order = models.PositiveSmallIntegerField()  # 0 for A, 1 for B, ...
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT,
+                                related_name="match_sides")
+    games = models.PositiveIntegerField(null=True, blank=True)  # games won
+    # Its points where the game scores each side (Sergeant Major: Match.points); null else.
+    points = models.FloatField(null=True, blank=True)
+    stderr = models.TextField(blank=True, default="")
+    fault = models.CharField(max_length=20, blank=True)  # why it forfeited the match, if it did
+
+    class Meta:
+        ordering = ["match_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "order"], name="matchside_order_once"),
+            # A bot version plays a match once (Match's match_not_self, for any number).
+            models.UniqueConstraint(fields=["match", "version"], name="matchside_version_once"),
+        ]
+        indexes = [models.Index(fields=["version", "-match"], name="matchside_version_recent")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} {self.letter}: version {self.version_id}"
+
+    @property
+    def letter(self) -> str:
+        return side_letter(self.order)
+
+
 class MatchAttempt(models.Model):
     class Outcome(models.TextChoices):
         RUNNING = "running"

@@ -41,6 +41,7 @@ from matches.models import (
     BoardLoss,
     Match,
     MatchAttempt,
+    MatchSide,
     PlayConditions,
 )
 from matches.replay_store import (
@@ -120,6 +121,8 @@ def match_create(
         move_ms=conditions.move_ms, bank_ms=conditions.bank_ms,
         startup_ms=conditions.startup_ms,
     )
+    MatchSide.objects.bulk_create(MatchSide(match=match, order=order, version=version)
+                                  for order, version in enumerate(versions))
     _dispatch_on_commit()
     pages_changed(*match_topics(match.pk, tuple(v.bot_id for v in versions)))
     return match
@@ -299,6 +302,31 @@ def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _sides_finish(*, match_id: int, replay: dict[str, Any], stderr: list[str]) -> None:
+    result = replay["result"]
+    forfeit = result.get("forfeit") or {}
+    match_sides_result(match_id=match_id, games=result["games"], points=result.get("points"),
+                       stderr=stderr, fault=(forfeit.get("player", ""),
+                                             forfeit.get("reason", "") or ""))
+
+
+def match_sides_result(*, match_id: int, games: dict[str, int] | None = None,
+                       points: dict[str, float] | None = None, stderr: list[str] | None = None,
+                       fault: tuple[str, str] = ("", "")) -> None:
+    """Each side's row of a match gets its part of the result (by side letter): the games it
+    won, its points where the game scores sides, its stderr, and, for the side that
+    forfeited (`fault`: its letter and why), the reason."""
+    sides = list(MatchSide.objects.filter(match_id=match_id).order_by("order"))
+    for side in sides:
+        letter = side.letter
+        side.games = int(games[letter]) if games and letter in games else None
+        side.points = float(points[letter]) if points and letter in points else None
+        side.stderr = (stderr[side.order] if stderr and side.order < len(stderr)
+                       else "")[:STDERR_MAX]
+        side.fault = fault[1] if fault[0] == letter else ""
+    MatchSide.objects.bulk_update(sides, ["games", "points", "stderr", "fault"])
+
+
 def _holds(*, match_id: int, token: str) -> bool:
     return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING,
                                 lease_token=token).exists()
@@ -342,6 +370,8 @@ def match_finish(
         MatchAttempt.objects.filter(token=token).update(outcome=outcome, ended=now)
         if not won:
             return False
+        _sides_finish(match_id=match_id, replay=replay,
+                      stderr=[stderr_a, stderr_b, stderr_c])
         match = Match.objects.select_related("version_a", "version_b", "version_c").get(
             pk=match_id)
         # Each side's costliest boards, with the result (only a won attempt gets here).

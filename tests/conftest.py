@@ -265,6 +265,22 @@ def make_builtin(house: User) -> Callable[..., Any]:
 
 
 @pytest.fixture
+def make_sm_builtin(house: User) -> Callable[..., Any]:
+    """make(name, spec="builtin:greedy", own=True): a Sergeant Major bot with an active
+    built-in version, of an owner of its own (the ladder never seats two bots of one owner)
+    unless own=False."""
+    from bots.models import Bot
+    from bots.services import bot_version_add_builtin
+
+    def make(name: str, spec: str = "builtin:greedy", *, own: bool = True) -> Any:
+        owner = User.objects.create_user(username=f"owner-of-{name}") if own else house
+        bot = Bot.objects.create(owner=owner, name=name, game="sergeant-major")
+        return bot_version_add_builtin(bot=bot, spec=spec)
+
+    return make
+
+
+@pytest.fixture
 def make_program(house: User) -> Callable[..., Any]:
     """make(name, content, owner=None, kind="py", game="kaiser"): a bot with an active
     version whose program is `content` (a bot.py, or a zip with kind="zip"); no upload check,

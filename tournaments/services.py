@@ -19,7 +19,7 @@ from kaiser_site.page_cache import pages_changed
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
-from matches.services import OPEN, match_create
+from matches.services import OPEN, match_create, match_sides_result
 from tournaments import pairing, triples
 from tournaments.models import (
     Tournament,
@@ -303,10 +303,12 @@ def _walkover_if_withdrawn(match: Match, withdrawn: set[int]) -> None:
     if loser is None:
         return
     side = "A" if loser == match.version_a_id else "B"
-    Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
+    walked = Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
         status=Match.Status.VOID, finished=timezone.now(), score=0.0 if side == "A" else 1.0,
         forfeit_player=side, forfeit_reason="withdrawn", lease_token="", lease_expires=None,
         error="walkover: the bot was retired during the tournament")
+    if walked:
+        match_sides_result(match_id=match.pk, fault=(side, "withdrawn"))
 
 
 def tournament_entries_withdraw(*, bot_id: int) -> int:
@@ -459,10 +461,12 @@ def _walkover_three(match: Match, withdrawn: set[int]) -> None:
     staying = [side for side in sides if side not in out] or list(sides)
     total = float(match.games_per_match)
     points = {side: total / len(staying) if side in staying else 0.0 for side in sides}
-    Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
+    walked = Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
         status=Match.Status.VOID, finished=timezone.now(), score=points["A"] / total,
         points=points, forfeit_player=out[0], forfeit_reason="withdrawn", lease_token="",
         lease_expires=None, error="walkover: the bot was retired during the tournament")
+    if walked:
+        match_sides_result(match_id=match.pk, points=points, fault=(out[0], "withdrawn"))
 
 
 def _three_swiss_round_create(tournament: Tournament, number: int) -> bool:
