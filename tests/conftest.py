@@ -30,6 +30,29 @@ PASSWORD = "correct-horse-battery-staple"
 os.environ.setdefault("KAISER_SANDBOX_POOL", "1")
 
 
+# The kernel the seats of each test run on. The sandbox's own tests (tests/engine,
+# tests/hardening, tests/site's health and metrics, tests/deploy) choose their backends
+# themselves or take the production default, gVisor. The tests of the site's flows (uploads,
+# ladders, tournaments, pages, people at the table, the benches at a tiny size) are about the
+# site, not the boundary: their seats run on the host's kernel in bubblewrap with the
+# system-call filter, still a separate sandboxed process a seat, about three times faster to
+# play a ladder here (a gVisor seat costs about half a second of CPU to boot). A test or module
+# marked `production_kernel` keeps gVisor: the author's path from the home page to a rated bot
+# does, so one end-to-end flow always plays as production does.
+HOST_KERNEL_FOLDERS = frozenset({"bench", "bots", "browser", "matches", "pages", "play",
+                                 "sergeant_major", "tournaments"})
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True)
+def _seat_kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = Path(request.path).resolve().relative_to(TESTS).parts[0]
+    if folder in HOST_KERNEL_FOLDERS and not request.node.get_closest_marker(
+            "production_kernel"):
+        monkeypatch.setenv("KAISER_SANDBOX_KERNEL", "host")
+        monkeypatch.setenv("KAISER_SANDBOX_ALLOW_SHARED_KERNEL", "1")
+
+
 def _require_services() -> None:
     problems = []
     database_url = os.environ.get("DATABASE_URL", "")

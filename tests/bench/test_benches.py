@@ -154,6 +154,10 @@ def test_fair_cpu_prints_fairness_speed_and_cost(bench_env: Env) -> None:
 
     runs = [line.split()[0] for line in out.splitlines() if "counted median" in line]
     assert runs == ["A", "B", "B2", "C"], out
+    # Fair play at this size: no run's bot forfeits (the clock counts its CPU, not the host's).
+    verdicts = [line for line in out.splitlines() if "forfeits:" in line]
+    assert [line.split()[0] for line in verdicts] == runs, out
+    assert all(line.endswith("forfeits: none") for line in verdicts), out
     assert_prints(out, "speed: the calibration workload's CPU time", "cost: round trip",
                   "the clock: one read of a seat's CPU time")
 

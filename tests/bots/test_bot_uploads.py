@@ -169,6 +169,7 @@ def test_bot_that_plays_a_card_it_does_not_hold_is_rejected_as_illegal(
     assert version.check_summary["games"]["B"] == 2
 
 
+@pytest.mark.production_kernel  # the seat gVisor would run it in is what is missing
 def test_a_failing_sandbox_postpones_the_check_and_never_rejects(
     bot: Bot, owner_client: APIClient, celery_eager: None, monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,

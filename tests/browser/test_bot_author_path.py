@@ -32,8 +32,9 @@ from tests.browser import test_browser
 browser, page, site = test_browser.browser, test_browser.page, test_browser.site
 shot = test_browser.shot
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
-              pytest.mark.timeout(300)]
+# The one flow that always plays as production does: every seat in its own gVisor kernel.
+pytestmark = [pytest.mark.production_kernel, pytest.mark.browser,
+              pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 BOT = "first-timer"
 SYSTEM_PYTHON = "/usr/bin/python3"

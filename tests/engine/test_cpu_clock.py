@@ -221,20 +221,6 @@ def test_the_local_runner_says_which_clock_it_used() -> None:
             "wall-clock backstop 3x the allowance + 1000 ms a move") in result.stdout
 
 
-@pytest.mark.sandbox
-@pytest.mark.timeout(300)
-def test_bench_fair_cpu_runs_at_a_tiny_size_without_a_forfeit() -> None:
-    result = subprocess.run([sys.executable, "bench/fair_cpu.py", "--think", "0.05",
-                             "--moves", "2", "--hog", "2", "--matches", "1"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=290)
-
-    assert result.returncode == 0, result.stderr
-    runs = [line for line in result.stdout.splitlines() if "forfeits:" in line]
-    assert [line.split()[0] for line in runs] == ["A", "B", "B2", "C"], result.stdout
-    assert all(line.endswith("forfeits: none") for line in runs), result.stdout
-    assert "the clock: one read of a seat's CPU time" in result.stdout
-
-
 # --- the speed factor and the clock's arithmetic ---------------------------------------------
 
 def test_the_speed_factor_is_1_unless_the_operator_sets_it(

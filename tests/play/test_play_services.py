@@ -175,6 +175,9 @@ def test_a_move_posted_twice_counts_once(person_client: Client, play_game: Any) 
     assert validate_replay(game.replay) == []
 
 
+# Its bots' processes are found by the command lines of their gVisor seats
+# (tests/hardening/hardening_support.processes_with).
+@pytest.mark.production_kernel
 @pytest.mark.sandbox
 def test_a_person_who_stops_answering_forfeits_on_time_and_the_bots_processes_are_gone(
     person_client: Client, play_game: Any, make_program: Any, settings: Any

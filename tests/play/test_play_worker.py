@@ -68,6 +68,9 @@ def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
         assert game.forfeit_reason == "resign" and validate_replay(game.replay) == []
 
 
+# Its bots' processes are found by the command lines of their gVisor seats
+# (tests/hardening/hardening_support.processes_with).
+@pytest.mark.production_kernel
 @pytest.mark.sandbox
 def test_a_game_whose_worker_dies_is_void_says_so_and_leaves_no_bot_running(
     person_client: Client, real_workers: Any, make_program: Any, settings: Any
