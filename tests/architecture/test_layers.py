@@ -6,11 +6,12 @@ imports count, `if TYPE_CHECKING:` imports do not."""
 
 from __future__ import annotations
 
+import re
 from fnmatch import fnmatchcase
 
 import pytest
 
-from tests.architecture.test_house_rules import import_graph
+from tests.architecture.test_house_rules import ROOT, import_graph
 
 # The layers, top first: the order docs/architecture.md states. A module's layer is that of
 # the longest of its dotted prefixes that a pattern names ("bots.views" is a page, "bots.models"
@@ -61,6 +62,19 @@ def upward_edges(graph: dict[str, set[str]]) -> list[str]:
             for module, targets in sorted(graph.items())
             if module.split(".")[0] in SITE_APPS
             for target in sorted(targets) if layer_of(target) > layer_of(module)]
+
+
+def documented_layers(text: str) -> list[str]:
+    """The numbered list after "What may import what" in docs/architecture.md: each item's
+    name, before its colon, without the backticks."""
+    section = text.partition("What may import what")[2].partition("\n#")[0]
+    return [re.sub(r"`", "", item.partition(":")[0]).strip()
+            for item in re.findall(r"^\d+\. (.*)$", section, re.M)]
+
+
+def test_the_code_map_states_the_same_order() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    assert documented_layers(text) == [name for name, _ in LAYERS]
 
 
 def test_every_module_has_a_layer() -> None:
