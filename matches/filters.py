@@ -163,7 +163,7 @@ def _ladder(raw: str) -> Ladder:
     # The model through the match's foreign key, which matches.models names by its label
     # (this app does not import the ladder above it).
     ladders: Any = Match._meta.get_field("ladder").related_model
-    found = ladders.objects.filter(slug=raw).first()
+    found: Ladder | None = ladders.objects.filter(slug=raw).first()
     if found is None:
         raise LookupError(raw)
     return found
