@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
@@ -27,9 +27,11 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from bots.models import Bot, BotVersion
-from ladder.models import Ladder
 from matches import selectors
 from matches.models import Match
+
+if TYPE_CHECKING:  # a hint only: this app does not import the ladder above it
+    from ladder.models import Ladder
 
 FILTERS = ("bot", "opponent", "version", "ladder", "tournament", "status", "result", "faults",
            "since", "until", "mine")
@@ -158,7 +160,10 @@ def _tournament(raw: str) -> int:
 
 
 def _ladder(raw: str) -> Ladder:
-    found = Ladder.objects.filter(slug=raw).first()
+    # The model through the match's foreign key, which matches.models names by its label
+    # (this app does not import the ladder above it).
+    ladders: Any = Match._meta.get_field("ladder").related_model
+    found: Ladder | None = ladders.objects.filter(slug=raw).first()
     if found is None:
         raise LookupError(raw)
     return found

@@ -8,7 +8,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
@@ -19,9 +19,11 @@ from bots.faults import replay_public
 from bots.models import Bot, BotVersion
 from engine.match import replay_json
 from kaiser_site.ago import ago
-from ladder.models import Ladder
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
 from matches.replay_store import ReplayUnavailable
+
+if TYPE_CHECKING:  # a hint only: this app does not import the ladder above it
+    from ladder.models import Ladder
 
 logger = logging.getLogger(__name__)
 

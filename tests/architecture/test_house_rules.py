@@ -1,6 +1,7 @@
 """The boundaries of docs/architecture.md, checked over the tree: no import circles between
-modules, the engine imports nothing of the site, services never import tasks, and no HTML is
-assembled in Python (pages are templates; the repeated fragments are Jinja2 templates)."""
+modules, the engine imports nothing of the site, the runtime imports no game, services never
+import tasks, and no HTML is assembled in Python (pages are templates; the repeated fragments
+are Jinja2 templates)."""
 
 from __future__ import annotations
 
@@ -111,6 +112,32 @@ def test_the_engine_imports_nothing_of_the_site() -> None:
     outside = {(m, t) for m, targets in graph.items() if m.startswith("engine")
                for t in targets if not t.startswith("engine")}
     assert outside == set()
+
+
+# The runtime: the parts of the engine that play any game (a match's tables, the players'
+# interface, the clock, the faults, the sandbox). A game reaches them through engine.games.
+RUNTIME = ("engine.tables", "engine.players", "engine.clock", "engine.faults", "engine.sandbox")
+
+
+def _in_runtime(module: str) -> bool:
+    return any(module == part or module.startswith(f"{part}.") for part in RUNTIME)
+
+
+def outside_the_runtime(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Each import of a runtime module that leaves the runtime (into a game's modules)."""
+    return {(m, t) for m, targets in graph.items() if _in_runtime(m)
+            for t in targets if not _in_runtime(t)}
+
+
+def test_the_runtime_imports_no_game() -> None:
+    assert all(part in MODULES for part in RUNTIME)
+    assert outside_the_runtime(import_graph()) == set()
+
+
+def test_the_runtime_check_finds_a_game_import() -> None:
+    graph = {"engine.clock": {"engine.faults", "engine.sergeant_major.rules"},
+             "engine.sandbox.seat": {"engine.sandbox.config"}, "engine.match": {"engine.game"}}
+    assert outside_the_runtime(graph) == {("engine.clock", "engine.sergeant_major.rules")}
 
 
 def test_only_tasks_and_the_celery_app_import_tasks_modules() -> None:

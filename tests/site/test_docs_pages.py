@@ -78,6 +78,18 @@ def test_every_markdown_file_a_page_links_is_a_page_too(client: Client) -> None:
         assert not re.search(r'href="[^":]*\.md[#"]', page), slug
 
 
+def test_the_code_map_links_the_benchmark_figures_served_as_a_page_of_their_own(
+        client: Client) -> None:
+    code_map = client.get("/docs/architecture/").content.decode()
+    assert 'href="/docs/performance/"' in code_map
+    assert "Architecture invariant: the site's apps import downwards only" in code_map
+    assert "Page speed across the split" not in code_map
+    figures = client.get("/docs/performance/").content.decode()
+    assert 'id="page-speed-across-the-split"' in figures and "<table>" in figures
+    for target in re.findall(r'href="(/docs/[-\w]+/)(?:#[^"]*)?"', code_map + figures):
+        assert client.get(target).status_code == 200, target
+
+
 def test_reference_is_linked_from_home_docs_upload_and_match_pages(
     client: Client, owner: User, make_builtin: Callable[..., BotVersion]
 ) -> None:
