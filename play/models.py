@@ -96,7 +96,12 @@ class Seat(models.Model):
 
     @property
     def partner(self) -> bool:
-        return self.seat == 2 and self.game.game == "kaiser"
+        """The person's partner: where the game seats sides alternately, two seats or more
+        a side (Kaiser: North, across the table from South, seat 0), a seat of the person's."""
+        from engine.games import get_game
+
+        spec = get_game(self.game.game)
+        return len(spec.sides) < spec.seats and self.seat % len(spec.sides) == 0
 
 
 class Move(models.Model):

@@ -33,6 +33,24 @@ def card(code: str) -> SafeString:
 
 
 @register.filter
+def game_part(game: Any, part: str) -> list[str]:
+    """A game's own part of a page, for `{% include game|game_part:"stats_rows" %}`: the
+    game's template `games/<name>/<part>.html` if it has one, else the generic
+    `games/any/<part>.html` (Django's include takes the first of a list that exists). `game`
+    is a game's name ("kaiser", a row's `game`) or an engine game."""
+    name = game if isinstance(game, str) else game.name
+    return [f"games/{name}/{part}.html", f"games/any/{part}.html"]
+
+
+@register.filter
+def game_of(name: str) -> Any:
+    """The engine's game of that name (its title, rules page, ...), for the generic parts."""
+    from engine.games import get_game
+
+    return get_game(name)
+
+
+@register.filter
 def fault_clip(text: str) -> str:
     """A fault's detail (or a verdict quoting it) as the public sees it: bots.faults."""
     return detail_clip(text or "")
