@@ -298,9 +298,8 @@ def _meetings_on(ladder: Ladder) -> Callable[[Any], dict[Any, int]]:
     def meetings(version_id: Any) -> dict[Any, int]:
         done = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
         met: Counter[Any] = Counter()
-        sides = ("version_a_id", "version_b_id", "version_c_id")
-        if ladder.game == "kaiser":  # (two sides: the C queries would find nothing)
-            sides = sides[:2]
+        # (a two-player game's C queries would find nothing)
+        sides = ("version_a_id", "version_b_id", "version_c_id")[:ladder.players]
         for mine in sides:
             for theirs in sides:
                 if theirs == mine:
@@ -326,7 +325,7 @@ def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
         if slots <= 0:
             return 0
         # A ladder of a three-player game pairs triples, the same way (pairing.ladder_triples).
-        pick = pairing.ladder_pairs if ladder.game == "kaiser" else pairing.ladder_triples
+        pick = pairing.ladder_pairs if ladder.players == 2 else pairing.ladder_triples
         groups: list[tuple[Any, ...]] = list(pick(
             entrants=_ladder_entrants(ladder), slots=slots, rng=rng, met=_meetings_on(ladder),
             settled_after=setting_int("KAISER_LADDER_PAIR_SETTLED", pairing.SETTLED_MATCHES)))
@@ -511,7 +510,7 @@ def challenge_create(
         if v.bot.game != ladder.game:
             raise ValidationError({field: f"{v.bot.name} plays {v.bot.game}, but the ladder "
                                           f"{ladder.slug} is {ladder.game}"})
-    if opponent_c is None and ladder.game != "kaiser":
+    if opponent_c is None and ladder.players > 2:
         raise ValidationError({"opponent_c": "a three-player game: name a second opponent"})
     if rated and any(version.bot.owner_id == v.bot.owner_id for v, _ in players[1:]):
         raise ValidationError({"rated": RATED_SAME_OWNER})

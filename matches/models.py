@@ -85,6 +85,13 @@ class PlayConditions(models.Model):
         super().clean()
         conditions_check(game=self.game, rules=self.rules, games_per_match=self.games_per_match)
 
+    @property
+    def players(self) -> int:
+        """The players of one match of this game (engine.games: its sides)."""
+        from engine.games import get_game
+
+        return len(get_game(self.game).sides)
+
 
 # What Match.replay() reads, for querysets that load only some fields.
 REPLAY_FIELDS = ("replay_key", "replay_sha256", "replay_gz")

@@ -17,6 +17,7 @@ from django.utils.timezone import localtime
 
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion
+from engine.games import get_game
 from engine.match import replay_json
 from kaiser_site.ago import ago
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
@@ -232,7 +233,7 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = "kai
     of a three-player game: head_to_head_three."""
     if not version_ids:
         return [], 0
-    if game != "kaiser":
+    if len(get_game(game).sides) > 2:
         return head_to_head_three(version_ids=version_ids, limit=limit)
     marks = ", ".join(["%s"] * len(version_ids))
     # Per opponent version in the database (index-only scans of match_version_{a,b}_recent),
@@ -336,10 +337,10 @@ def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:
 
 def third_player_versions(*, opponent: Bot, limit: int = 200) -> list[BotVersion]:
     """The bots that could take the third seat of a challenge to `opponent` in a
-    three-player game (playing versions of that game, any owner); none for Kaiser."""
+    three-player game (playing versions of that game, any owner); none for two players."""
     from bots.selectors import active_versions
 
-    if opponent.game == "kaiser":
+    if len(get_game(opponent.game).sides) == 2:
         return []
     return list(active_versions().filter(bot__game=opponent.game, bot__retired=False)
                 .exclude(bot=opponent).select_related("bot").order_by("bot__name")[:limit])

@@ -11,20 +11,24 @@ from django.db import models
 
 from matches.models import PlayConditions
 
-# What a bye scores in a tournament of a three-player game: a Kaiser bye counts as a match
-# won, 1 point where an even match gives each side its share, 1/2; scaled to three players,
-# twice the even share, 2/3 (docs/tournaments.md).
-BYE_POINTS_SHARE = 2 / 3
+
+def players(game: str) -> int:
+    """The players of one match of `game` (engine.games: its sides)."""
+    from engine.games import get_game
+
+    return len(get_game(game).sides)
 
 
 def bye_points(game: str) -> float:
-    """What a bye is worth in the standings of a tournament of `game`."""
-    return 1.0 if game == "kaiser" else BYE_POINTS_SHARE
+    """What a bye is worth in the standings of a tournament of `game`: twice a match's even
+    share, 2 / players. A two-player bye counts as a match won (1 point, where an even match
+    gives each its share, 1/2); with three players, 2/3 (docs/tournaments.md)."""
+    return 2 / players(game)
 
 
 def min_entrants(game: str) -> int:
     """The fewest entrants a tournament of `game` can start with: one match's players."""
-    return 2 if game == "kaiser" else 3
+    return players(game)
 
 
 class Tournament(PlayConditions):

@@ -117,7 +117,7 @@ def tournament_table(*, tournament: Tournament,
                         bot_id=bot_id, withdrawn=withdrawn, version_number=number)
             for v, name, bot_id, number, seed, eliminated, rank, withdrawn in read.entrants}
     ended = (Match.Status.FINISHED, Match.Status.VOID, Match.Status.FAILED)
-    if tournament.game != "kaiser":
+    if tournament.players > 2:
         return _three_table(tournament, rows, read.byes,
                             [m for m in read.matches if m["status"] in ended])
     for m in read.matches:
@@ -184,7 +184,7 @@ def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
     n = tournament.entrants.count()
     done = tournament.matches.exclude(status__in=[Match.Status.QUEUED,
                                                   Match.Status.RUNNING]).count()
-    if tournament.game != "kaiser":
+    if tournament.players > 2:
         return _progress_counts(tournament, n, tournament.matches.count(), done)
     if tournament.format == Tournament.Format.ROUND_ROBIN:
         total = tournament.rounds * n * (n - 1) // 2
@@ -524,7 +524,7 @@ def tournament_view(*, tournament: Tournament) -> TournamentView:
     rows = {r.version_id: r for r in table}
     knockout = tournament.format == Tournament.Format.KNOCKOUT
     started = tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED)
-    three = tournament.game != "kaiser"
+    three = tournament.players > 2
     if knockout and started:
         columns = (_three_knockout_columns if three else _knockout_columns)(read, rows)
     else:
@@ -583,7 +583,7 @@ def _progress_counts(tournament: Tournament, n: int, made: int, done: int) -> di
     """Matches done of the total the format will play (tournament_progress)."""
     if tournament.status == Tournament.Status.FINISHED:
         total = made
-    elif tournament.game != "kaiser":
+    elif tournament.players > 2:
         total = _three_total(tournament, n)
     elif tournament.format == Tournament.Format.ROUND_ROBIN:
         total = tournament.rounds * n * (n - 1) // 2
@@ -719,7 +719,7 @@ def _progress_total(t: Tournament) -> int:
     n, done, made = t.entrant_count, t.done_count, t.match_count  # type: ignore[attr-defined]
     if t.status == Tournament.Status.FINISHED:
         return max(made, done)
-    if t.game != "kaiser":
+    if t.players > 2:
         return max(_three_total(t, n), done)
     if t.format == Tournament.Format.ROUND_ROBIN:
         total = t.rounds * n * (n - 1) // 2

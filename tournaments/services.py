@@ -26,6 +26,7 @@ from tournaments.models import (
     TournamentBye,
     TournamentEntrant,
     min_entrants,
+    players,
 )
 
 # A round robin of a three-player game larger than this (matches a repeat) is refused: the
@@ -101,7 +102,7 @@ def _title(game: str) -> str:
 
 
 def _three_players(tournament: Tournament) -> bool:
-    return tournament.game != Game.KAISER
+    return tournament.players > 2
 
 
 def _check_game(version: BotVersion, game: str, field: str) -> None:
@@ -118,7 +119,7 @@ def _other_game(version: BotVersion, game: str) -> str | None:
 
 
 def _round_robin_too_big(game: str, n: int) -> str | None:
-    if game == Game.KAISER or n < 3:
+    if players(game) == 2 or n < 3:
         return None
     size = len(triples.balanced_triples(n))
     if size <= ROUND_ROBIN_TRIPLES_MAX:

@@ -82,7 +82,7 @@ def tournament_body_html(tournament: Tournament) -> SafeString:
     return fragments.fragment("tournaments/tournament_body.html", {
         "t": tournament, "view": tournament_selectors.tournament_view(tournament=tournament),
         "knockout": tournament.format == Tournament.Format.KNOCKOUT,
-        "three": tournament.game != "kaiser",
+        "three": tournament.players > 2,
         "finished": tournament.status == Tournament.Status.FINISHED, "links": fragments.Links(),
     })
 
