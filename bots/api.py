@@ -22,7 +22,7 @@ from rest_framework.reverse import reverse
 
 from bots import selectors, services
 from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
-from bots.models import Bot, BotVersion, Game
+from bots.models import Bot, BotVersion, default_game
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import AnonymousSharedReads
@@ -162,7 +162,7 @@ class BotViewSet(
         data = serializer.validated_data
         serializer.instance = services.bot_create(
             owner=self.request.user, name=data["name"], description=data.get("description", ""),
-            game=data.get("game", Game.KAISER))
+            game=data.get("game", default_game()))
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         bot = self.get_object()

@@ -1,7 +1,7 @@
 from django import forms
 from django.conf import settings
 
-from bots.models import BOT_NAME_VALIDATOR, Game
+from bots.models import BOT_NAME_VALIDATOR, default_game, game_choices
 
 
 class BotForm(forms.Form):
@@ -17,12 +17,12 @@ class BotCreateForm(BotForm):
     """A new bot: its game too, chosen once (every version of the bot plays it)."""
 
     # Not required: a form posted without it (a script written before the second game) makes
-    # a Kaiser bot, as the API does.
-    game = forms.ChoiceField(choices=Game.choices, initial=Game.KAISER, required=False,
+    # a bot of the default game, as the API does.
+    game = forms.ChoiceField(choices=game_choices, initial=default_game, required=False,
                              help_text="The game this bot plays; it cannot change later.")
 
     def clean_game(self) -> str:
-        return self.cleaned_data.get("game") or Game.KAISER
+        return self.cleaned_data.get("game") or default_game()
 
 
 class UploadForm(forms.Form):

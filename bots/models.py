@@ -14,18 +14,34 @@ BOT_NAME_VALIDATOR = RegexValidator(
 )
 
 
-class Game(models.TextChoices):
-    """The games a bot plays (engine.games.GAMES); a bot plays one, chosen when it is made."""
+def game_choices() -> list[tuple[str, str]]:
+    """The games a bot plays, as (name, title): the engine's registry (engine.games.GAMES),
+    read when asked, so that a game registered later is a choice too. A bot plays one game,
+    chosen when it is made."""
+    from engine.games import GAMES
 
-    KAISER = "kaiser", "Kaiser"
-    SERGEANT_MAJOR = "sergeant-major", "Sergeant Major (9-5-2)"
+    return [(name, game.title) for name, game in GAMES.items()]
+
+
+def default_game() -> str:
+    """The registry's first game: what a bot, a ladder or a tournament plays unless told (the
+    game of the arena's first version, which a bot's `ready` without "game" still means)."""
+    from engine.games import GAMES
+
+    return next(iter(GAMES))
+
+
+def game_title(name: str) -> str:
+    """A game's title for people ("Sergeant Major (9-5-2)"); the name itself if unknown."""
+    return dict(game_choices()).get(name, name)
 
 
 def game_field() -> models.CharField:
     """The `game` column of bots and play conditions. db_default too: raw SQL and COPY
-    inserts that predate games (bench scripts, restores of old dumps) still make Kaiser rows."""
-    return models.CharField(max_length=20, choices=Game.choices, default=Game.KAISER,
-                            db_default=Game.KAISER)
+    inserts that predate games (bench scripts, restores of old dumps) still make rows of the
+    default game."""
+    return models.CharField(max_length=20, choices=game_choices, default=default_game,
+                            db_default=default_game())
 
 
 class Bot(models.Model):

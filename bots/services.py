@@ -16,7 +16,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from bots import signals
-from bots.models import Bot, BotProgram, BotVersion, Game
+from bots.models import Bot, BotProgram, BotVersion, default_game
 from bots.programs import ProgramError, program_inspect
 from bots.verdicts import rejection_reason
 from kaiser_site.page_cache import bot_topics, pages_changed
@@ -29,7 +29,7 @@ CHECK_TASK = "bots.tasks.bot_version_check"
 CHECK_OPPONENT = "builtin:random"
 # A game other than Kaiser: its check plays one set of games (engine.games: games_per_set)
 # against the game's built-in random players, under a preset of a known length.
-CHECK_RULES = {Game.SERGEANT_MAJOR: "952-six-hands"}
+CHECK_RULES = {"sergeant-major": "952-six-hands"}
 
 
 def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
@@ -39,8 +39,10 @@ def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
 
 
 def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "",
-               game: str = Game.KAISER) -> Bot:
-    """A new bot of `game` (never changed afterwards: each of its versions plays it)."""
+               game: str = "") -> Bot:
+    """A new bot of `game` (the default game if none; never changed afterwards: each of its
+    versions plays it)."""
+    game = game or default_game()
     bot = Bot(owner=owner, name=name.strip(), description=description.strip(), game=game)
     bot.full_clean(exclude=["owner"], validate_unique=False, validate_constraints=False)
     _check_name_free(bot.name)
@@ -199,7 +201,7 @@ def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
     bot = bot_version_player(version=version, time=time_control)
     opponents = [resolve_player(CHECK_OPPONENT, game=game.name, time=time_control)
                  for _ in game.sides[1:]]
-    if game.name == Game.KAISER:
+    if game.name == default_game():
         games, rules = settings.KAISER_CHECK_GAMES, game.get_rules(game.default_preset)
     else:
         games, rules = game.games_per_set, game.get_rules(CHECK_RULES[game.name])

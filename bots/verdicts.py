@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bots.models import default_game
 from engine.games import get_game
 
 # engine.botproc's details of a fault at hello (message 0).
@@ -23,10 +24,6 @@ DECLARED_GAME = re.compile(r"this match is (\S+), but the bot's ready declares g
 # The starter kit's protocol helper, which a Kaiser bot imports (bots/examples/), under its
 # name now and the one it had before.
 HELPERS = ("kaiser_protocol.py", "kaiser_bot.py")
-# The local runner's match against the game's built-in players (docs/bot-authors.md).
-LOCAL_RUN = {"kaiser": "python3 kaiser-engine.pyz match bot.py builtin:random",
-             "sergeant-major": "python3 kaiser-engine.pyz match --game sergeant-major bot.py "
-                               "builtin:random builtin:random"}
 
 
 def rejection_reason(forfeit: dict[str, Any], *, game: str, filename: str,
@@ -114,10 +111,22 @@ def _title(game: str) -> str | None:
 
 
 def _ready(game: str) -> str:
-    if game == "kaiser":
+    """The ready line a bot of `game` answers with (the default game's needs no "game")."""
+    if game == default_game():
         return '{"type": "ready", "id": 0}'
     return f'{{"type": "ready", "id": 0, "game": "{game}"}}'
 
 
 def _try_it(game: str) -> str:
-    return f"Try it on your machine first: {LOCAL_RUN.get(game, LOCAL_RUN['kaiser'])}."
+    return f"Try it on your machine first: {local_run(game)}."
+
+
+def local_run(game: str) -> str:
+    """The local runner's match of a bot.py of `game` against the game's built-in random
+    players, one a seat of the other sides (docs/bot-authors.md)."""
+    try:
+        others = len(get_game(game).sides) - 1
+    except (KeyError, ValueError):
+        game, others = default_game(), 1
+    flag = "" if game == default_game() else f" --game {game}"
+    return f"python3 kaiser-engine.pyz match{flag} bot.py " + " ".join(["builtin:random"] * others)

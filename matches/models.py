@@ -126,7 +126,8 @@ class Match(PlayConditions):
     rated = models.BooleanField(default=True)  # moves the ladder's Elo when finished
     version_a = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
     version_b = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
-    # The third player: set exactly when the game is Sergeant Major (three players a match).
+    # The third player, set exactly when the game has three (match_players_check; the sides
+    # are MatchSide rows, as many as the game's players).
     version_c = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+",
                                   null=True, blank=True)
     requested_by = models.ForeignKey(
@@ -199,12 +200,6 @@ class Match(PlayConditions):
                 | (~models.Q(version_c=models.F("version_a"))
                    & ~models.Q(version_c=models.F("version_b"))),
                 name="match_c_not_self",
-            ),
-            # A third player exactly in a three-player game.
-            models.CheckConstraint(
-                condition=models.Q(game="sergeant-major", version_c__isnull=False)
-                | (~models.Q(game="sergeant-major") & models.Q(version_c__isnull=True)),
-                name="match_c_when_three_players",
             ),
         ]
         indexes = [

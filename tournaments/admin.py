@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from bots.models import Game
+from bots.models import default_game, game_choices
 from engine.games import GAMES
 from tournaments import services
 from tournaments.models import Tournament, TournamentEntrant
@@ -25,14 +25,14 @@ class TournamentEntrantInline(admin.TabularInline):
 
 
 class TournamentAdminForm(forms.ModelForm):
-    # Kaiser unless chosen; the model's clean() checks the rules and games against the game.
-    game = forms.ChoiceField(choices=Game.choices, initial=Game.KAISER, required=False)
+    # The default game unless chosen; the model's clean() checks the rules and games against it.
+    game = forms.ChoiceField(choices=game_choices, initial=default_game, required=False)
     rules = forms.ChoiceField(
         choices=lambda: [(g.title, [(p, p) for p in g.presets]) for g in GAMES.values()],
         initial="official")
 
     def clean_game(self) -> str:
-        return self.cleaned_data.get("game") or Game.KAISER
+        return self.cleaned_data.get("game") or default_game()
 
     class Meta:
         model = Tournament

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.models import Bot, Game
+from bots.models import Bot, default_game, game_choices
 from ladder.api import active_version
 from ladder.models import Ladder
 from matches.models import conditions_errors
@@ -107,7 +107,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=80)
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     game = serializers.ChoiceField(
-        choices=Game.choices, default=Game.KAISER,
+        choices=game_choices(), default=default_game(),
         help_text="The game played: every entrant must be a bot of this game")
     bots = serializers.ListField(
         child=serializers.IntegerField(), max_length=256, default=list,

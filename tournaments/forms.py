@@ -10,8 +10,9 @@ from django import forms
 from django.db.models import Q
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion, Game
+from bots.models import Bot, BotVersion, default_game, game_choices, game_title
 from bots.selectors import bot_active_version
+from engine.games import get_game
 from ladder.models import Ladder
 from matches.models import conditions_errors
 from tournaments import services
@@ -29,14 +30,14 @@ def _presets() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def _game(data: dict[str, Any]) -> str:
-    return str(data.get("game") or Game.KAISER)
+    return str(data.get("game") or default_game())
 
 
 class TournamentForm(forms.Form):
     name = forms.CharField(max_length=80)
     format = forms.ChoiceField(choices=Tournament.Format.choices)
     game = forms.ChoiceField(
-        choices=Game.choices, initial=Game.KAISER, required=False,
+        choices=game_choices, initial=default_game, required=False,
         help_text="Every entrant must be a bot of this game. Sergeant Major is played by "
                   "three: matches of three, a multiple of 3 games each.")
     rounds = forms.IntegerField(
@@ -80,14 +81,12 @@ class TournamentForm(forms.Form):
 
     def clean_games_per_match(self) -> int:
         games: int = self.cleaned_data["games_per_match"]
-        if _game(self.cleaned_data) != Game.KAISER:
-            if games % 3:
-                raise forms.ValidationError("A multiple of 3 games: each deal is played with "
-                                            "the seats rotated.")
-            return games
-        if games % 2:
-            raise forms.ValidationError("An even number of games: each deal is played from "
-                                        "both sides.")
+        spec = get_game(_game(self.cleaned_data))
+        size = spec.games_per_set
+        if games % size:
+            whole = "An even number of games" if size == 2 else f"A multiple of {size} games"
+            raise forms.ValidationError(f"{whole}: a match is whole sets of {size} games "
+                                        f"({spec.match_about}).")
         return games
 
     def clean_entrants(self) -> list[BotVersion]:
@@ -118,7 +117,7 @@ class TournamentForm(forms.Form):
         self.listed = [v for v in versions if v.bot.game == game]
         other = [bot.name for bot in dict.fromkeys(bots.values()) if bot.game != game]
         if other:
-            problems.append(f"Not {dict(Game.choices)[game]} bots: {', '.join(other)}.")
+            problems.append(f"Not {game_title(game)} bots: {', '.join(other)}.")
         least = min_entrants(game)
         if self.cleaned_data.get("entry") == CHOSEN and len(set(lowered)) < least:
             problems.append(f"Choose at least {'two' if least == 2 else 'three'} bots (or "

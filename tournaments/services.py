@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion, Game
+from bots.models import Bot, BotVersion, default_game
 from kaiser_site.page_cache import pages_changed
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
@@ -45,7 +45,7 @@ def tournament_create(
     `tournaments_start_due` starts it with whoever entered."""
     problems = tournament_problems(format=format, versions=versions, rounds=rounds,
                                    entry_deadline=entry_deadline,
-                                   game=conditions.get("game") or Game.KAISER)
+                                   game=conditions.get("game") or default_game())
     if problems:
         raise ValidationError(problems)
     status = Tournament.Status.OPEN if entry_deadline else Tournament.Status.DRAFT

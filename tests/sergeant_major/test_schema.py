@@ -93,12 +93,24 @@ def test_a_sergeant_major_match_has_three_different_players(house: Any) -> None:
 
 
 def test_the_third_player_is_there_exactly_in_sergeant_major(house: Any) -> None:
+    """As many players as the game has sides: match_create refuses a Sergeant Major match of
+    two and a Kaiser match of three, and makes no row (the check is the service's, for any
+    game; the database's check that named Sergeant Major went with issue 32)."""
+    from matches.services import match_create
+
     a, b, c = (_version(house, n) for n in ("sm-a", "sm-b", "sm-c"))
-    with pytest.raises(IntegrityError), transaction.atomic():
-        _match(a, b, None, "sergeant-major")
-    with pytest.raises(IntegrityError), transaction.atomic():
-        Match.objects.create(kind=Match.Kind.CHALLENGE, version_a=a, version_b=b, version_c=c,
-                             seed="s")
-    kaiser = Match.objects.create(kind=Match.Kind.CHALLENGE, version_a=a, version_b=b, seed="s")
+    sm = Ladder(name="x", slug="x", game="sergeant-major", rules="952", games_per_match=3)
+    with pytest.raises(ValidationError, match="has 3 players"):
+        match_create(version_a=a, version_b=b, kind=Match.Kind.CHALLENGE, conditions=sm)
+    k1, k2 = (_version(house, n, game="kaiser") for n in ("k-a", "k-b"))
+    with pytest.raises(ValidationError, match="has 2 players"):
+        match_create(version_a=k1, version_b=k2, version_c=_version(house, "k-c", "kaiser"),
+                     kind=Match.Kind.CHALLENGE, conditions=Ladder(name="k", slug="k"))
+    assert not Match.objects.exists()
+    made = match_create(version_a=a, version_b=b, version_c=c, kind=Match.Kind.CHALLENGE,
+                        conditions=sm)
+    assert (made.version_ids, [s.version_id for s in made.sides.order_by("order")]) == (
+        [a.pk, b.pk, c.pk], [a.pk, b.pk, c.pk])
+    kaiser = Match.objects.create(kind=Match.Kind.CHALLENGE, version_a=k1, version_b=k2, seed="s")
     assert (kaiser.game, kaiser.version_c_id, kaiser.version_ids) == ("kaiser", None,
-                                                                      [a.pk, b.pk])
+                                                                      [k1.pk, k2.pk])
