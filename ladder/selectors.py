@@ -17,7 +17,7 @@ from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import Coalesce, RowNumber
 from django.shortcuts import get_object_or_404
 
-from bots.models import Bot
+from bots.models import Bot, default_game
 from ladder import ratings
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches import selectors as match_selectors
@@ -466,9 +466,9 @@ def _tablemates(*, bot: Bot, ladder: Ladder, active_versions: QuerySet[Any],
 
 
 def ladder_of_game(game: str) -> Ladder:
-    """The ladder a game's challenges play on by default: Kaiser's main ladder, the
-    Sergeant Major ladder (404 if it is gone)."""
-    slug = MAIN_LADDER if game == "kaiser" else game
+    """The ladder a game's challenges play on by default: the main ladder for the default
+    game (Kaiser), else the ladder named after the game (404 if it is gone)."""
+    slug = MAIN_LADDER if game == default_game() else game
     return get_object_or_404(Ladder, slug=slug)
 
 

@@ -12,9 +12,9 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, default_game
 from bots.selectors import bot_active_version
-from engine.games import KAISER, get_game
+from engine.games import get_game
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
 from kaiser_site.templatetags.arena import sparkline_data
@@ -38,7 +38,7 @@ def home(request: HttpRequest, slug: str | None = None) -> HttpResponse:
         "ladders": ladders,
         "board": _board_html(ladder, page),
         # What the ladder's game is, in its own words (engine.games: the site asks a game).
-        "game": get_game(ladder.game if ladder else KAISER),
+        "game": get_game(ladder.game if ladder else default_game()),
     }
     return render(request, "ladder/home.html", context)
 
@@ -76,10 +76,10 @@ def challenge(request: HttpRequest) -> HttpResponse:
     mine = get_object_or_404(Bot, pk=int_or_none(request.POST.get("bot")) or 0,
                              owner=request.user)
     third = (get_object_or_404(Bot, pk=int_or_none(request.POST.get("opponent_c")) or 0)
-             if opponent.game != "kaiser" else None)
+             if len(get_game(opponent.game).sides) > 2 else None)
     versions = bot_active_version(bot=mine), bot_active_version(bot=opponent)
     third_version = bot_active_version(bot=third) if third is not None else None
-    ladder = (ladder_selectors.ladder_or_main(None) if opponent.game == "kaiser"
+    ladder = (ladder_selectors.ladder_or_main(None) if opponent.game == default_game()
               else ladder_selectors.ladder_of_game(opponent.game))
     if None in versions or ladder is None or (third is not None and third_version is None):
         messages.error(request, "Every bot needs an active version to play.")

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.timezone import localtime
 
 from bots.faults import replay_public
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, default_game
 from engine.games import get_game
 from engine.match import replay_json
 from kaiser_site.ago import ago
@@ -224,7 +224,7 @@ HEAD_TO_HEAD_ROWS = 30
 HEAD_TO_HEAD_THREE_MATCHES = 5000
 
 
-def head_to_head_records(*, version_ids: list[int], limit: int, game: str = "kaiser"
+def head_to_head_records(*, version_ids: list[int], limit: int, game: str = ""
                          ) -> tuple[list[dict[str, Any]], int]:
     """The bot's record against each opponent bot, most played first: the first `limit` rows
     (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
@@ -233,7 +233,7 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = "kai
     of a three-player game: head_to_head_three."""
     if not version_ids:
         return [], 0
-    if len(get_game(game).sides) > 2:
+    if len(get_game(game or default_game()).sides) > 2:
         return head_to_head_three(version_ids=version_ids, limit=limit)
     marks = ", ".join(["%s"] * len(version_ids))
     # Per opponent version in the database (index-only scans of match_version_{a,b}_recent),
