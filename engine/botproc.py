@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 from engine.archive import BotProgram, program_unpack
 from engine.clock import BotCpu, Move, SeatClock, sandbox_kernel_pids
 from engine.faults import BotFault, InfrastructureError
+from engine.kaiser.protocol import PROTOCOL_VERSION
+from engine.kaiser.wire import ActWriter, action_from_reply, parse_line
 from engine.players import Player, TimeControl
-from engine.protocol import PROTOCOL_VERSION
 from engine.sandbox import (
     SandboxLimits,
     SandboxProcess,
@@ -34,11 +35,10 @@ from engine.sandbox import (
 )
 from engine.sandbox import pool as seat_pool
 from engine.sandbox.config import config
-from engine.wire import ActWriter, action_from_reply, parse_line
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
-    from engine.rules import Rules
+    from engine.kaiser.game import Action, GameState
+    from engine.kaiser.rules import Rules
 
 MAX_LINE = 64 * 1024
 STDERR_CAP = 64 * 1024  # a game

@@ -10,8 +10,8 @@ from engine.players import Player, PlayerFactory, TimeControl
 from engine.seeded import SeededPlayer
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
-    from engine.rules import Rules
+    from engine.kaiser.game import Action, GameState
+    from engine.kaiser.rules import Rules
 
 
 class RandomPlayer(SeededPlayer):
@@ -41,14 +41,14 @@ class BuiltinFactory:
 
 def builtin_players() -> dict[str, tuple[type[Player], str]]:
     """name -> (class, version). Imported lazily: the stronger players are bigger modules."""
-    from engine.greedy import GreedyPlayer
+    from engine.kaiser.greedy import GreedyPlayer
 
     players: dict[str, tuple[type[Player], str]] = {
         "random": (RandomPlayer, "1"),
         "greedy": (GreedyPlayer, "1"),
     }
     try:
-        from engine.mc import MCPlayer
+        from engine.kaiser.mc import MCPlayer
     except ImportError:
         pass
     else:

@@ -16,13 +16,14 @@ from engine.builtin import resolve_player
 from engine.faults import InfrastructureError
 from engine.games import GAMES, KAISER, Game, get_game
 from engine.games import resolve_player as resolve_any
-from engine.match import replay_json, run_match, seat_sides
+from engine.kaiser import words as kaiser_words
+from engine.kaiser.match import replay_json, run_match, seat_sides
+from engine.kaiser.rules import PRESETS, get_rules
+from engine.kaiser.validate import SM_FORMAT, iter_replays, validate_replay
 from engine.players import TimeControl
-from engine.rules import PRESETS, get_rules
 from engine.sergeant_major.rules import PRESETS as SM_PRESETS
 from engine.sergeant_major.show import render as sm_render
 from engine.sergeant_major.show import summary as sm_summary
-from engine.validate import SM_FORMAT, iter_replays, validate_replay
 
 
 class CommandError(Exception):
@@ -149,7 +150,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_deal(args: argparse.Namespace) -> int:
-    from engine.dealfile import deal_file_load, deal_play
+    from engine.kaiser.dealfile import deal_file_load, deal_play
 
     try:
         data = deal_file_load(args.file.read_text(encoding="utf-8"))
@@ -184,7 +185,7 @@ def deal_summary(data: dict[str, Any], played: dict[str, Any], names: dict[str, 
         else:
             c = record["contract"]
             who = f"seat {_seat(c['seat'])}, {seats[c['seat']]}"
-            lines.append(head + f"contract {words.contract_text(c, who)}, points "
+            lines.append(head + f"contract {kaiser_words.contract_text(c, who)}, points "
                          f"{words.score_text(record['points'])}, change "
                          f"{words.changes_text(record['delta'])}")
     swing = played["swing"]
@@ -477,7 +478,7 @@ def side_names(replay: dict[str, Any]) -> dict[str, str]:
 
 def _seat(seat: int) -> str:
     """'2 (North)': the protocol's seat number and the pages' name for it."""
-    return f"{seat} ({words.KAISER_SEATS[seat]})"
+    return f"{seat} ({kaiser_words.SEATS[seat]})"
 
 
 def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:
@@ -489,12 +490,13 @@ def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str
     if deal["misdeal"]:
         lines.append(f"   seat {_seat(deal['misdeal']['seat'])} throws the hand in")
         return lines
-    lines.append("   bids: " + ", ".join(f"{words.KAISER_SEATS[b['seat']]} "
-                                         f"{words.bid_text(b['bid'])}" for b in deal["bids"]))
+    lines.append("   bids: " + ", ".join(f"{kaiser_words.SEATS[b['seat']]} "
+                                         f"{kaiser_words.bid_text(b['bid'])}"
+                                         for b in deal["bids"]))
     contract = deal["contract"]
     if contract:
         who = f"seat {_seat(contract['seat'])}"
-        lines.append(f"   contract: {words.contract_text(contract, who)}, trump: "
+        lines.append(f"   contract: {kaiser_words.contract_text(contract, who)}, trump: "
                      f"{words.trump_text(contract['trump'])}")
     if deal["discards"]:
         lines.append(f"   discards: {words.cards_text(deal['discards'])}")

@@ -97,7 +97,7 @@ class _Kaiser:
 
     @property
     def presets(self) -> Mapping[str, Any]:
-        from engine.rules import PRESETS
+        from engine.kaiser.rules import PRESETS
 
         return PRESETS
 
@@ -106,38 +106,38 @@ class _Kaiser:
         return "official"
 
     def get_rules(self, name: str) -> Any:
-        from engine.rules import get_rules
+        from engine.kaiser.rules import get_rules
 
         return get_rules(name)
 
     def rules_from_dict(self, data: Any) -> Any:
-        from engine.rules import Rules
+        from engine.kaiser.rules import Rules
 
         return Rules.from_dict(data)
 
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:
-        from engine.game import GameState, pair_deals
+        from engine.kaiser.game import GameState, pair_deals
 
         dealer, deals = pair_deals(rules, seed, game // 2)
         return GameState(rules, dealer=dealer, deals=deals, game=game)
 
     def seat_sides(self, game: int) -> list[str]:
-        from engine.match import seat_sides
+        from engine.kaiser.match import seat_sides
 
         return seat_sides(game)
 
     def legal_to_wire(self, state: Any, legal: Any) -> list[Any]:
-        from engine.protocol import legal_to_wire
+        from engine.kaiser.protocol import legal_to_wire
 
         return legal_to_wire(state, legal)
 
     def action_from_wire(self, state: Any, value: Any) -> Any:
-        from engine.protocol import action_from_wire
+        from engine.kaiser.protocol import action_from_wire
 
         return action_from_wire(state, value)
 
     def action_to_wire(self, decision: str | None, action: Any) -> Any:
-        from engine.protocol import action_to_wire
+        from engine.kaiser.protocol import action_to_wire
 
         return action_to_wire(decision, action)
 
@@ -148,7 +148,7 @@ class _Kaiser:
 
     def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
                   rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
-        from engine.match import run_match
+        from engine.kaiser.match import run_match
 
         if len(players) != 2:
             raise ValueError(f"a Kaiser match has two players (A and B), not {len(players)}")
@@ -156,7 +156,7 @@ class _Kaiser:
                          time=time, on_progress=on_progress)
 
     def validate_replay(self, replay: Any) -> list[str]:
-        from engine.validate import validate_replay
+        from engine.kaiser.validate import validate_replay
 
         return validate_replay(replay)
 

@@ -1,6 +1,6 @@
 """One game with a person at a seat: the human player, and the single game it sits in.
 
-A match (engine.match) is duplicate pairs of games between two players; a person sits down
+A match (engine.kaiser.match) is duplicate pairs of games between two players; a person sits down
 for one game (or one deal of it) with three bots, so this module plays a single game through
 GameState, seat by seat, and builds its replay in the standard format (one game listed and
 counted). Where the person's moves come from (a web page, a terminal) is the caller's
@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine.botproc import seats_rest
 from engine.faults import BotFault
-from engine.game import GameState, pair_deals
 from engine.games import KAISER, Game, get_game
-from engine.match import DEALING, seat_sides
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.match import DEALING, seat_sides
+from engine.kaiser.protocol import action_from_wire, action_to_wire
 from engine.players import Player, TimeControl
-from engine.protocol import action_from_wire, action_to_wire
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from engine.game import Action
-    from engine.rules import Rules
+    from engine.kaiser.game import Action
+    from engine.kaiser.rules import Rules
     from engine.sergeant_major.rules import SMRules
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
-    from engine.rules import Rules
+    from engine.kaiser.game import Action, GameState
+    from engine.kaiser.rules import Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ class Player:
     trusted = False  # True: the runner skips re-checking actions (built-in players only)
     wants_notifications = False
     # False: act() makes no reference cycles, so the runner may pause the cyclic garbage
-    # collector for the match (engine.match._collector_paused). Built-in players only.
+    # collector for the match (engine.kaiser.match._collector_paused). Built-in players only.
     makes_cycles = True
     # True: act() answers at once (microseconds: no search, no process), so a site showing
     # the moves to a person may show several of this player's moves together (play.services).

@@ -1,5 +1,5 @@
-"""The base of the built-in players (engine.builtin, engine.greedy, engine.mc): trusted,
-in-process, with a random generator seeded by the match's seed."""
+"""The base of the built-in players (engine.builtin, and each game's greedy and mc):
+trusted, in-process, with a random generator seeded by the match's seed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from engine.players import Player, TimeControl
 
 if TYPE_CHECKING:
-    from engine.rules import Rules
+    from engine.kaiser.rules import Rules
 
 
 class SeededPlayer(Player):

@@ -27,14 +27,14 @@ from django.utils import timezone
 from redis import RedisError
 
 from bots.models import BotVersion
-from engine.cards import mask_names
 from engine.faults import InfrastructureError
-from engine.game import GameState
 from engine.games import GAMES, KAISER, SERGEANT_MAJOR, get_game
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
+from engine.kaiser.cards import mask_names
+from engine.kaiser.game import GameState
+from engine.kaiser.protocol import legal_to_wire
+from engine.kaiser.rules import Rules, get_rules, replace
 from engine.players import Player, TimeControl
-from engine.protocol import legal_to_wire
-from engine.rules import Rules, get_rules, replace
 from kaiser_site.task_send import task_send
 from play import push, selectors
 from play.models import Game, Move, Seat

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.builtin import RandomPlayer
 from engine.faults import BotFault
-from engine.match import _collector_paused, _forfeit_record
+from engine.kaiser.match import _collector_paused, _forfeit_record
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.sergeant_major.game import OVER, DealSequence, SMState, set_deals
 from engine.sergeant_major.rules import DEFAULT_RULES, GAME, SMRules

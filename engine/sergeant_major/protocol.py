@@ -123,7 +123,7 @@ def act_message(state: SMState, legal: Sequence[Action], mid: int, bank_ms: int)
 
 
 class ActWriter:
-    """The botproc's writer for Sergeant Major (Kaiser's is engine.wire.ActWriter)."""
+    """The botproc's writer for Sergeant Major (Kaiser's is engine.kaiser.wire.ActWriter)."""
 
     __slots__ = ()
 
@@ -132,7 +132,7 @@ class ActWriter:
 
 
 def action_from_reply(state: SMState, legal: Sequence[Action], value: Any) -> Action:
-    """The action a reply names, if legal; else ValueError (engine.wire's, for this game)."""
+    """The action a reply names, if legal; else ValueError (engine.kaiser.wire's, for this game)."""
     if type(value) is str and state.phase == PLAY:
         card = parse_card(value) if value in _CARD_SET else None
         if card is not None and card in legal:

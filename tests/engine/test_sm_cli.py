@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine import zipapp
-from engine.validate import validate_replay
+from engine.kaiser.validate import validate_replay
 from tests.engine.test_cli import engine, one_line_error
 
 SM = ("--game", "sergeant-major")
@@ -91,7 +91,7 @@ def test_the_packaged_runner_plays_sergeant_major(tmp_path: Path) -> None:
     runner = tmp_path / "kaiser-engine.pyz"
     runner.write_bytes(zipapp.build().content)
     members = zipapp.engine_sources()
-    assert "sergeant_major/game.py" in members and "game.py" in members
+    assert "sergeant_major/game.py" in members and "kaiser/game.py" in members
     path = tmp_path / "r.json"
     result = subprocess.run([sys.executable, str(runner), "match", "builtin:greedy",
                              "builtin:random", "builtin:random", *SM, "--replay", str(path),

@@ -13,9 +13,9 @@ from typing import Any
 from engine.builtin import RandomPlayer
 from engine.cli import render, side_names
 from engine.human import SeatName, SingleGame
+from engine.kaiser.rules import PRESETS, replace
+from engine.kaiser.validate import validate_replay
 from engine.players import TimeControl
-from engine.rules import PRESETS, replace
-from engine.validate import validate_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [SeatName("newbie", "person", human=True), SeatName("west-bot", "1"),

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from engine.validate import validate_replay
+from engine.kaiser.validate import validate_replay
 from play import services
 from play.models import Game, Move
 from tests.hardening.hardening_support import processes_with, slow_bot_zip, wait_until_gone
@@ -305,8 +305,8 @@ def test_a_finished_game_is_on_the_persons_page_and_on_each_bots_page_unrated(
 
 
 def test_the_persons_view_never_shows_a_bots_discards(owner: Any) -> None:
-    from engine.game import GameState, pair_deals
-    from engine.rules import get_rules
+    from engine.kaiser.game import GameState, pair_deals
+    from engine.kaiser.rules import get_rules
 
     game = Game.objects.create(owner=owner, rules="saskatchewan", seed="1", move_seconds=60,
                                status=Game.Status.RUNNING)

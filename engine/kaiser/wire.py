@@ -13,7 +13,7 @@ tests/engine/test_wire.py holds the two equal over many seeded games of every pr
 kind of decision.
 
 `parse_line` is json.loads for a reply line. `action_from_reply` is
-engine.protocol.action_from_wire for a reply to that message: a card or bid in `legal` is
+engine.kaiser.protocol.action_from_wire for a reply to that message: a card or bid in `legal` is
 looked up directly; anything else goes to action_from_wire, which accepts it or says why not.
 """
 
@@ -23,12 +23,12 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.cards import CARD_NAMES, NO_TRUMP, PASS, SUITS, bid_str
-from engine.game import BID, DECISIONS, MISDEAL, PLAY, TRUMP
-from engine.protocol import action_from_wire, legal_to_wire
+from engine.kaiser.cards import CARD_NAMES, NO_TRUMP, PASS, SUITS, bid_str
+from engine.kaiser.game import BID, DECISIONS, MISDEAL, PLAY, TRUMP
+from engine.kaiser.protocol import action_from_wire, legal_to_wire
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
+    from engine.kaiser.game import Action, GameState
 
 Trick = tuple[int, Sequence[int], int]
 
@@ -39,7 +39,8 @@ _quoted = _QUOTED.__getitem__
 
 def _suit_fragments(suit: int) -> tuple[str, ...]:
     """For each 10-bit pattern of a suit's ranks: its cards' JSON, strongest first, each with
-    a trailing comma (the order of GameState.observation's `hand`: engine.cards.mask_names)."""
+    a trailing comma (the order of GameState.observation's `hand`:
+    engine.kaiser.cards.mask_names)."""
     return tuple("".join(_QUOTED[suit * 10 + rank] + "," for rank in range(9, -1, -1)
                          if pattern >> rank & 1)
                  for pattern in range(1024))
@@ -186,7 +187,7 @@ def parse_line(line: bytes) -> Any:
 
 def action_from_reply(state: GameState, legal: Sequence[Action], value: Any) -> Action:
     """The action a reply names, if it is in `legal` (state.legal_actions()); else ValueError
-    saying why, from engine.protocol.action_from_wire."""
+    saying why, from engine.kaiser.protocol.action_from_wire."""
     if type(value) is str:
         phase = state.phase
         if phase == PLAY:

@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.rules import Rules
+    from engine.kaiser.rules import Rules
 
 SUITS = "CDHS"
 RANKS = "3578" "9TJQKA"
-SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the "trump" of a no-trump contract
 

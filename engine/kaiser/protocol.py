@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import CARD_NAMES, SUITS, bid_str, parse_bid, parse_card
-from engine.game import BID, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, Action, GameState
+from engine.kaiser.cards import CARD_NAMES, SUITS, bid_str, parse_bid, parse_card
+from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, Action, GameState
 
 PROTOCOL_VERSION = 1
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from engine.builtin import RandomPlayer
 from engine.faults import BotFault
-from engine.game import DealSource, GameState, ShuffledDeals, pair_deals
+from engine.kaiser.game import DealSource, GameState, ShuffledDeals, pair_deals
+from engine.kaiser.rules import DEFAULT_RULES, Rules
 from engine.players import Player, PlayerFactory, TimeControl
-from engine.rules import DEFAULT_RULES, Rules
 from engine.tables import StartFault, Tables
 
 SIDES = ("A", "B")
-# Marks replays whose deals come from engine.game.pair_deals(seed): validate re-deals them.
+# Marks replays whose deals come from engine.kaiser.game.pair_deals(seed): validate re-deals them.
 DEALING = "kaiser-arena/1"
 ProgressFn = Callable[[int, int], None]
 

@@ -12,12 +12,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from engine.cards import CARD_OF, SUITS, bid_str, cards_mask, deck
 from engine.faults import FORFEIT_REASONS
-from engine.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
-from engine.match import DEALING, SIDES, seat_sides
-from engine.protocol import action_from_wire
-from engine.rules import Rules
+from engine.kaiser.cards import CARD_OF, SUITS, bid_str, cards_mask, deck
+from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
+from engine.kaiser.match import DEALING, SIDES, seat_sides
+from engine.kaiser.protocol import action_from_wire
+from engine.kaiser.rules import Rules
 from engine.violation import Violation
 
 SM_FORMAT = "sergeant-major-replay"  # engine.sergeant_major.match.FORMAT
