@@ -14,7 +14,8 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot, BotVersion
 from bots.selectors import bot_active_version
-from engine.games import KAISER, get_game
+from engine.games import get_game
+from engine.kaiser import KAISER
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
 from kaiser_site.templatetags.arena import sparkline_data

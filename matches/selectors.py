@@ -17,7 +17,7 @@ from django.utils.timezone import localtime
 
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion
-from engine.kaiser.match import replay_json
+from engine.runner import replay_json
 from kaiser_site.ago import ago
 from ladder.models import Ladder
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match

@@ -312,7 +312,7 @@ def match_finish(
     """Store the replay, then the result and the rating changes at once, if this attempt still
     holds the match. False (and nothing written but the attempt's outcome) otherwise.
     ReplayUnavailable if the replay store refused the replay (nothing written)."""
-    from engine.kaiser.match import replay_json
+    from engine.runner import replay_json
 
     text = replay_json(replay).encode()
     # The replay is in the store before the transaction that records the result, so no result

@@ -17,9 +17,10 @@ from typing import Any
 from engine.kaiser.boards import board, finished, score_before
 from engine.kaiser.cards import CARD_OF, deck
 from engine.kaiser.game import Deal, GameState
-from engine.kaiser.match import _SeatFault, _step, player_seed, seat_sides
+from engine.kaiser.match import player_seed, seat_sides, step
 from engine.kaiser.rules import Rules
-from engine.players import Player, PlayerFactory, TimeControl
+from engine.players import PlayerFactory, TimeControl
+from engine.runner import SeatFault, notify
 from engine.tables import StartFault, Tables
 
 FORMAT = "kaiser-deal"
@@ -158,26 +159,20 @@ def _table_play(data: dict[str, Any], rules: Rules, game: int,
                           first_deal=data["deal"])
         state.score = list(data["scores"][game % 2])
         while not state.log:  # one deal: scored, or thrown in
-            _step(state, players)
+            step(state, players)
         record = state.log[0].to_dict()
-        _notify(players, {"type": "deal_end", "game": game, "deal": data["deal"],
-                          "deal_record": record, "score": record.get("score") or state.score})
+        notify(players, {"type": "deal_end", "game": game, "deal": data["deal"],
+                         "deal_record": record, "score": record.get("score") or state.score})
         return record, None
     except StartFault as failed:
         return None, {"player": failed.side, "reason": failed.fault.reason,
                       "detail": failed.fault.detail}
-    except _SeatFault as failed:
+    except SeatFault as failed:
         side = seat_sides(game)[failed.seat]
         return None, {"seat": failed.seat, "player": side, "reason": failed.fault.reason,
                       "detail": failed.fault.detail}
     finally:
         tables.close_all()
-
-
-def _notify(players: list[Player], message: dict[str, Any]) -> None:
-    for player in players:
-        if player.wants_notifications:
-            player.notify(message)
 
 
 __all__ = ["deal_file", "deal_file_load", "deal_file_problems", "deal_play", "score_before"]

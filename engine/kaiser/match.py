@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import functools
-import gc
-import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from engine.builtin import RandomPlayer
@@ -14,12 +10,20 @@ from engine.faults import BotFault
 from engine.kaiser.game import DealSource, GameState, ShuffledDeals, pair_deals
 from engine.kaiser.rules import DEFAULT_RULES, Rules
 from engine.players import Player, PlayerFactory, TimeControl
-from engine.tables import StartFault, Tables
+from engine.runner import (
+    Forfeit,
+    MatchRunner,
+    ProgressFn,
+    SeatFault,
+    forfeit_record,
+    illegal,
+    notify,
+)
 
 SIDES = ("A", "B")
 # Marks replays whose deals come from engine.kaiser.game.pair_deals(seed): validate re-deals them.
 DEALING = "kaiser-arena/1"
-ProgressFn = Callable[[int, int], None]
+FORMAT = "kaiser-replay"
 
 
 def seat_sides(game: int) -> list[str]:
@@ -27,76 +31,29 @@ def seat_sides(game: int) -> list[str]:
     return ["A", "B", "A", "B"] if game % 2 == 0 else ["B", "A", "B", "A"]
 
 
-class _Forfeit(Exception):
-    def __init__(self, record: dict[str, Any]) -> None:
-        super().__init__(record["reason"])
-        self.record = record
-
-
-def _forfeit_record(fault: BotFault, seat: int, side: str) -> dict[str, Any]:
-    return {"seat": seat, "player": side, "reason": fault.reason,
-            "message_id": fault.message_id, "detail": fault.detail}
-
-
 def player_seed(seed: str, side: str, slot: int, game: int) -> str:
     """A built-in player's seed: as it always was in game 0, and a game's own after."""
     return f"{seed}/{side}{slot}" + (f"/{game}" if game else "")
 
 
-class Match:
-    """One match: the factories of A and B, the games played so far, and the result. Every
-    game has a table of new players (engine.tables): no seat remembers another game."""
+class Match(MatchRunner):
+    """A duplicate match between A and B (engine.runner plays its games table by table)."""
 
     def __init__(self, a: PlayerFactory, b: PlayerFactory, *, games: int, seed: str,
                  rules: Rules, time: TimeControl) -> None:
         if games < 2 or games % 2:
             raise ValueError(f"a match is played in duplicate pairs: games must be a positive "
                              f"even number, not {games}")
-        self.factories = {"A": a, "B": b}
-        self.games_total = games
-        self.seed = str(seed)
-        self.rules = rules
-        self.time = time
-        self.tables = Tables(self.factories, seat_sides=seat_sides,
-                             seed_of=functools.partial(player_seed, self.seed), games=games,
-                             rules=rules, time=time)
-        self.games: list[dict[str, Any]] = []
-        self.forfeit: dict[str, Any] | None = None
+        super().__init__({"A": a, "B": b}, games=games, seed=seed, rules=rules, time=time,
+                         seat_sides=seat_sides,
+                         seed_of=functools.partial(player_seed, str(seed)))
         self._pair: tuple[int, ShuffledDeals] | None = None
 
-    def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
-        try:
-            players = self._open(0)
-            if not any(p.makes_cycles for p in players):
-                # Only the engine and built-in players run: see _collector_paused.
-                with _collector_paused():
-                    self._play_games(players, on_progress)
-            else:
-                self._play_games(players, on_progress)
-        except _Forfeit as forfeit:
-            self.forfeit = forfeit.record
-        finally:
-            self.tables.close_all()
-        return self.replay()
+    def start_forfeit_game(self, game: int, seat: int,
+                           record: dict[str, Any]) -> dict[str, Any]:
+        return self._game_record(game, [], [0, 0], 1 - seat % 2, record)
 
-    def _play_games(self, players: list[Player], on_progress: ProgressFn | None) -> None:
-        for game in range(self.games_total):
-            if game:
-                players = self._open(game)
-            self.games.append(self._play_game(game, players))
-            self.tables.close()  # match_end: this table's processes end before the next plays
-            if on_progress:
-                on_progress(game + 1, self.games_total)
-
-    def _open(self, game: int) -> list[Player]:
-        try:
-            return self.tables.open(game)
-        except StartFault as failed:
-            record = _forfeit_record(failed.fault, failed.seat, failed.side)
-            self.games.append(self._game_record(game, [], [0, 0], 1 - failed.seat % 2, record))
-            raise _Forfeit(record) from None
-
-    def _play_game(self, game: int, players: list[Player]) -> dict[str, Any]:
+    def play_game(self, game: int, players: list[Player]) -> dict[str, Any]:
         deals: DealSource
         if game % 2 == 0 or self._pair is None:
             self._pair = pair_deals(self.rules, self.seed, game // 2)
@@ -109,37 +66,30 @@ class Match:
                 self._loop_notifying(state, players)
             else:
                 _loop(state, players)
-        except _SeatFault as failed:
+        except SeatFault as failed:
             seat, fault = failed.seat, failed.fault
-            record = _forfeit_record(fault, seat, seat_sides(game)[seat])
+            record = forfeit_record(fault, seat, seat_sides(game)[seat])
             deals_done = state.records() + [state.partial_record()]
             self.games.append(self._game_record(game, deals_done, list(state.score),
                                                 1 - seat % 2, record))
-            raise _Forfeit(record) from None
+            raise Forfeit(record) from None
         deals_done = state.records()
         result = self._game_record(game, deals_done, list(state.score), state.winner, None)
-        self._notify(players, {"type": "game_end", "game": game, "winner": state.winner,
-                               "score": list(state.score)})
+        notify(players, game_end(state, game))
         return result
 
     def _loop_notifying(self, state: GameState, players: list[Player]) -> None:
         seen = 0
         while not state.is_terminal():
-            _step(state, players)
+            step(state, players)
             if len(state.log) > seen:
                 for i in range(seen, len(state.log)):
                     entry = state.log[i]
-                    self._notify(players, {
+                    notify(players, {
                         "type": "deal_end", "game": state.game, "deal": i,
                         "deal_record": entry.to_dict(),
                         "score": list(entry.score) if entry.score else list(state.score)})
                 seen = len(state.log)
-
-    @staticmethod
-    def _notify(players: list[Player], message: dict[str, Any]) -> None:
-        for player in players:
-            if player.wants_notifications:
-                player.notify(message)
 
     def _game_record(self, game: int, deals: list[dict[str, Any]], score: list[int],
                      winner: int | None, forfeit: dict[str, Any] | None) -> dict[str, Any]:
@@ -164,7 +114,7 @@ class Match:
 
     def replay(self) -> dict[str, Any]:
         return {
-            "format": "kaiser-replay", "version": 1,
+            "format": FORMAT, "version": 1,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "dealing": DEALING,
@@ -175,61 +125,17 @@ class Match:
         }
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while only in-process code runs (the engine and
-    built-in players: Match.run).
-
-    A match makes thousands of small lists and dicts that survive into the replay: the
-    collector would keep running, rescanning the growing replay and finding nothing (two
-    fifths of the time of a long random-vs-random match). The engine and the built-in players
-    make no reference cycles (tests/engine/test_speed_paths.py checks it): reference counting
-    frees everything, and the collector runs again once the match is over.
-
-    At the end, the match's objects would all sit in the young generation, to be scanned by
-    the next young collection (a fifth of the time of the match again) and again by the next
-    middle one, only to be found alive. gc.freeze() then gc.unfreeze() moves every tracked
-    object to the oldest generation without scanning anything; it is skipped when some
-    objects are frozen already (a server may freeze its heap before forking), since unfreeze()
-    would thaw those too.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    try:
-        gc.disable()  # inside the try: an exception raised just after it still re-enables
-        yield
-    finally:
-        try:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()  # everything now in the oldest generation, nothing frozen
-        finally:
-            gc.enable()
-
-
-class _SeatFault(Exception):
-    def __init__(self, seat: int, fault: BotFault) -> None:
-        super().__init__(str(fault))
-        self.seat = seat
-        self.fault = fault
-
-
-def _step(state: GameState, players: list[Player]) -> None:
+def step(state: GameState, players: list[Player]) -> None:
     seat = state.seat
     legal = state.legal_actions()
     player = players[seat]
     try:
         action = player.act(state, legal)  # type: ignore[arg-type]
     except BotFault as fault:
-        raise _SeatFault(seat, fault) from None
+        raise SeatFault(seat, fault) from None
     if not player.trusted and action not in legal:
-        raise _illegal(seat, action)
+        raise illegal(seat, action)
     state.apply(action)
-
-
-def _illegal(seat: int, action: object) -> _SeatFault:
-    return _SeatFault(seat, BotFault("illegal", f"{action!r} is not a legal action"))
 
 
 def _loop(state: GameState, players: list[Player]) -> None:
@@ -247,7 +153,7 @@ def _loop(state: GameState, players: list[Player]) -> None:
         while state.phase != 5:  # OVER
             apply(acts[state.seat](state, legal_actions()))  # type: ignore[arg-type]
         return
-    # _step, inlined: every action of an untrusted player is checked before it is applied.
+    # step, inlined: every action of an untrusted player is checked before it is applied.
     trusted = [p.trusted for p in players]
     while state.phase != 5:  # OVER
         seat = state.seat
@@ -255,9 +161,9 @@ def _loop(state: GameState, players: list[Player]) -> None:
         try:
             action = acts[seat](state, legal)  # type: ignore[arg-type]
         except BotFault as fault:
-            raise _SeatFault(seat, fault) from None
+            raise SeatFault(seat, fault) from None
         if not trusted[seat] and action not in legal:
-            raise _illegal(seat, action)
+            raise illegal(seat, action)
         apply(action)
 
 
@@ -270,10 +176,43 @@ def run_match(a: PlayerFactory, b: PlayerFactory, *, games: int = 2, seed: str |
     return match.run(on_progress)
 
 
-def replay_json(replay: dict[str, Any]) -> str:
-    """The canonical text of a replay: same match, same bytes.
+def game_end(state: GameState, game: int) -> dict[str, Any]:
+    return {"type": "game_end", "game": game, "winner": state.winner, "score": list(state.score)}
 
-    No check for reference cycles (a tenth of the time): a replay is a tree, whether run_match
-    made it or json.loads read it; a cyclic object would end in RecursionError, not ValueError.
-    """
-    return json.dumps(replay, separators=(",", ":"), ensure_ascii=False, check_circular=False)
+
+def one_game_replay(state: GameState, *, rules: Rules, seed: str,
+                    seat_players: list[dict[str, Any]],
+                    forfeit: dict[str, Any] | None) -> dict[str, Any]:
+    """The replay of game 0 alone (engine.human: a person at a seat), counted as a match of
+    one game; `seat_players` names each seat's player."""
+    sides = seat_sides(0)
+    if forfeit is None:
+        deals, winner = state.records(), state.winner
+    else:
+        deals = state.records() + [state.partial_record()]
+        winner = 1 - forfeit["seat"] % 2
+    won = {"A": 0, "B": 0}
+    if winner is not None:
+        won[sides[winner]] = 1
+    return {
+        "format": FORMAT, "version": 1,
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "dealing": DEALING,
+        "players": {side: _side_player(side, seat_players) for side in SIDES},
+        "seat_players": seat_players,
+        "games": [{"seats": sides, "deals": deals,
+                   "result": {"winner": winner, "score": list(state.score),
+                              "forfeit": forfeit}}],
+        "result": {"games": won, "score": won["A"] + (0.5 if winner is None else 0),
+                   "forfeit": forfeit},
+    }
+
+
+def _side_player(side: str, seat_players: list[dict[str, Any]]) -> dict[str, str]:
+    seats = [p for s, p in enumerate(seat_players) if seat_sides(0)[s] == side]
+    if seats[0] == seats[1]:
+        return {"name": seats[0]["name"], "version": seats[0]["version"]}
+    # Two players (a person and a bot, or two bots): the side has no one version; each
+    # seat's own is in seat_players, which readers use to name the seats.
+    return {"name": " & ".join(p["name"] for p in seats), "version": ""}

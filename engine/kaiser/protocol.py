@@ -7,8 +7,6 @@ from typing import Any
 from engine.kaiser.cards import CARD_NAMES, SUITS, bid_str, parse_bid, parse_card
 from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, Action, GameState
 
-PROTOCOL_VERSION = 1
-
 
 def legal_to_wire(state: GameState, legal: Any) -> list[Any]:
     """The `legal` list of an `act` message (for `discard`: the cards that may be discarded)."""

@@ -8,7 +8,6 @@ hold exactly the deals their seed produces.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,16 +19,10 @@ from engine.kaiser.protocol import action_from_wire
 from engine.kaiser.rules import Rules
 from engine.violation import Violation
 
-SM_FORMAT = "sergeant-major-replay"  # engine.sergeant_major.match.FORMAT
-
 
 def validate_replay(replay: Any) -> list[str]:
-    """[] when the replay is valid, else [the first violation]. A Sergeant Major replay (its
-    `format` says so) is checked by engine.sergeant_major.validate."""
-    if isinstance(replay, dict) and replay.get("format") == SM_FORMAT:
-        from engine.sergeant_major.validate import validate_replay as validate_sergeant_major
-
-        return validate_sergeant_major(replay)
+    """[] when the replay is valid, else [the first violation] (engine.validate.validate_replay
+    checks a replay of any game)."""
     try:
         _check_replay(replay)
     except Violation as violation:
@@ -37,24 +30,6 @@ def validate_replay(replay: Any) -> list[str]:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return [f"malformed replay: {type(error).__name__}: {error}"]
     return []
-
-
-def iter_replays(text: str) -> Iterator[Any]:
-    """One replay (a JSON object) or a JSON Lines file of replays. ValueError if malformed."""
-    stripped = text.strip()
-    if not stripped:
-        raise ValueError("empty file: no replay in it")
-    try:
-        yield json.loads(stripped)
-        return
-    except json.JSONDecodeError:
-        pass
-    for number, line in enumerate(stripped.splitlines(), 1):
-        if line.strip():
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"line {number}: not JSON ({error.msg})") from None
 
 
 def _check_replay(replay: Any) -> None:
@@ -313,4 +288,4 @@ def _check_result(replay: dict[str, Any]) -> None:
         raise Violation(f"match result should be games {won}, score {score}")
 
 
-__all__ = ["validate_replay", "iter_replays", "Violation", "SUITS"]
+__all__ = ["validate_replay", "Violation", "SUITS"]

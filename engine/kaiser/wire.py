@@ -12,9 +12,9 @@ the finished tricks of the deal encoded once each, instead of dicts and json.dum
 tests/engine/test_wire.py holds the two equal over many seeded games of every preset and every
 kind of decision.
 
-`parse_line` is json.loads for a reply line. `action_from_reply` is
-engine.kaiser.protocol.action_from_wire for a reply to that message: a card or bid in `legal` is
-looked up directly; anything else goes to action_from_wire, which accepts it or says why not.
+`action_from_reply` is engine.kaiser.protocol.action_from_wire for a reply to that message: a
+card or bid in `legal` is looked up directly; anything else goes to action_from_wire, which
+accepts it or says why not. (`parse_line`, reading the reply, is the runtime's: engine.wire.)
 """
 
 from __future__ import annotations
@@ -172,17 +172,6 @@ def reference_message(state: GameState, legal: Sequence[Action], mid: int,
                "legal": legal_to_wire(state, legal),
                "state": {**state.observation(state.seat), "bank_ms": bank_ms}}
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
-
-
-_decode = json.JSONDecoder().decode  # what json.loads uses for a str, with default arguments
-
-
-def parse_line(line: bytes) -> Any:
-    """json.loads(line), exactly (the same value, or the same error), without its encoding
-    detection for the usual line: one that opens with "{" and no NUL (UTF-8 to json.loads)."""
-    if line[:1] == b"{" and line[1:2] != b"\x00":
-        return _decode(line.decode("utf-8", "surrogatepass"))
-    return json.loads(line)
 
 
 def action_from_reply(state: GameState, legal: Sequence[Action], value: Any) -> Action:

@@ -16,9 +16,9 @@ from engine.clock import load_scale
 from engine.faults import InfrastructureError
 from engine.kaiser.match import run_match
 from engine.kaiser.rules import PRESETS
-from engine.kaiser.validate import validate_replay
 from engine.kaiser.wire import reference_message
 from engine.players import Player, TimeControl
+from engine.validate import validate_replay
 from tests.engine.sandbox_support import (
     EXAMPLES,
     FAST,

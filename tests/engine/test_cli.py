@@ -13,7 +13,7 @@ import pytest
 
 from engine import words
 from engine.kaiser import words as kaiser_words
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 

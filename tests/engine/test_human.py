@@ -14,8 +14,8 @@ from engine.builtin import RandomPlayer
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
 from engine.kaiser.protocol import legal_to_wire
 from engine.kaiser.rules import PRESETS, replace
-from engine.kaiser.validate import validate_replay
 from engine.players import TimeControl
+from engine.validate import validate_replay
 
 NAMES = [SeatName("ada", "person", human=True), SeatName("random", "1"),
          SeatName("greedy", "1"), SeatName("random", "1")]

@@ -11,10 +11,11 @@ from helpers import Factory, FirstLegal, faulty_b
 
 from engine.builtin import resolve_player
 from engine.faults import BotFault
-from engine.kaiser.match import replay_json, run_match
+from engine.kaiser.match import run_match
 from engine.kaiser.rules import PRESETS
-from engine.kaiser.validate import validate_replay
 from engine.players import Player
+from engine.runner import replay_json
+from engine.validate import validate_replay
 
 RANDOM = resolve_player("builtin:random")
 GREEDY = resolve_player("builtin:greedy")

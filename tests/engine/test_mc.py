@@ -22,13 +22,14 @@ from engine.kaiser.cards import (
 )
 from engine.kaiser.game import GameState, pair_deals
 from engine.kaiser.greedy import GreedyPlayer, hand_points
-from engine.kaiser.match import replay_json, run_match
+from engine.kaiser.match import run_match
 from engine.kaiser.mc import MCPlayer, fast_hand_points
 from engine.kaiser.rules import PRESETS, Rules
 from engine.kaiser.sampling import EXTRA, sample_deal, view_from_observation
 from engine.kaiser.strength import NoisyGreedyPlayer
-from engine.kaiser.validate import validate_replay
 from engine.players import TimeControl
+from engine.runner import replay_json
+from engine.validate import validate_replay
 from tests.engine.sandbox_support import EXAMPLES, program
 
 OFFICIAL = PRESETS["official"]

@@ -17,8 +17,8 @@ from engine.kaiser.game import GameState, pair_deals
 from engine.kaiser.greedy import GreedyPlayer
 from engine.kaiser.match import run_match
 from engine.kaiser.rules import PRESETS, Rules
-from engine.kaiser.validate import validate_replay
 from engine.players import Player, TimeControl
+from engine.validate import validate_replay
 
 PROPERTY = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

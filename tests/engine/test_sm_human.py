@@ -12,11 +12,11 @@ import pytest
 
 from engine.builtin import RandomPlayer
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
-from engine.kaiser.validate import validate_replay
 from engine.players import TimeControl
 from engine.sergeant_major.players import SMGreedyPlayer
 from engine.sergeant_major.protocol import decision_count, legal_to_wire
 from engine.sergeant_major.rules import PRESETS
+from engine.validate import validate_replay
 
 NAMES = [SeatName("ada", "person", human=True), SeatName("greedy", "1"),
          SeatName("random", "1")]

@@ -13,17 +13,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.builtin import BuiltinFactory, RandomPlayer
-from engine.games import get_game, resolve_player
-from engine.kaiser.match import replay_json
+from engine.builtin import BuiltinFactory, RandomPlayer, resolve_player
+from engine.games import get_game
 from engine.kaiser.mc import MCPlayer
-from engine.kaiser.validate import validate_replay
 from engine.players import TimeControl
+from engine.runner import replay_json
 from engine.sergeant_major.game import SMState, set_deals
 from engine.sergeant_major.match import run_match, seat_sides
 from engine.sergeant_major.mc import SMMCPlayer
 from engine.sergeant_major.players import SMGreedyPlayer
 from engine.sergeant_major.rules import PRESETS
+from engine.validate import validate_replay
 
 RANDOM = BuiltinFactory("random", "1", RandomPlayer, {})
 GREEDY = BuiltinFactory("greedy", "1", SMGreedyPlayer, {})

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from engine.games import resolve_player
-from engine.kaiser.validate import validate_replay
+from engine.builtin import resolve_player
 from engine.sergeant_major.game import SMState, set_deals
 from engine.sergeant_major.match import run_match
 from engine.sergeant_major.protocol import act_message, action_from_wire
 from engine.sergeant_major.rules import PRESETS
+from engine.validate import validate_replay
 from tests.engine.sandbox_support import EXAMPLES, RELAXED, program
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]

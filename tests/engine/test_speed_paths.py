@@ -11,9 +11,10 @@ import pytest
 
 from engine.builtin import BuiltinFactory, RandomPlayer, resolve_player
 from engine.kaiser.game import GameState, pair_deals
-from engine.kaiser.match import replay_json, run_match
+from engine.kaiser.match import run_match
 from engine.kaiser.rules import PRESETS
-from engine.kaiser.validate import validate_replay
+from engine.runner import replay_json
+from engine.validate import validate_replay
 
 # RandomPlayer's choices through the runner's other paths: the checked one (one act() per
 # decision, checked against legal_actions()) and the trusted loop (not play_uniform). Same class

@@ -12,9 +12,10 @@ from helpers import PACK_32, ScriptedDeals, faulty_b, play_random_game
 
 from engine.builtin import resolve_player
 from engine.kaiser.game import GameState, pair_deals
-from engine.kaiser.match import replay_json, run_match, seat_sides
+from engine.kaiser.match import run_match, seat_sides
 from engine.kaiser.rules import PRESETS, Rules
-from engine.kaiser.validate import iter_replays, validate_replay
+from engine.runner import replay_json
+from engine.validate import iter_replays, validate_replay
 
 RANDOM = resolve_player("builtin:random")
 GREEDY = resolve_player("builtin:greedy")

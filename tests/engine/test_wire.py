@@ -14,7 +14,8 @@ from engine.kaiser.cards import deck
 from engine.kaiser.game import Deal, GameState, pair_deals
 from engine.kaiser.protocol import action_from_wire, action_to_wire
 from engine.kaiser.rules import PRESETS, Rules
-from engine.kaiser.wire import ActWriter, action_from_reply, parse_line, reference_message
+from engine.kaiser.wire import ActWriter, action_from_reply, reference_message
+from engine.wire import parse_line
 
 DECISIONS = {"misdeal", "bid", "trump", "discard", "play"}
 STATE_KEYS = ["game", "deal", "seat", "dealer", "score", "hand", "bids", "contract", "tricks",

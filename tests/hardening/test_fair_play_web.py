@@ -20,8 +20,8 @@ from engine.builtin import resolve_player
 from engine.faults import BotFault
 from engine.kaiser.game import Action, GameState
 from engine.kaiser.match import run_match
-from engine.kaiser.validate import validate_replay
 from engine.players import Player
+from engine.validate import validate_replay
 from ladder.models import Ladder
 from matches import services
 from matches.models import Match

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from engine.faults import InfrastructureError
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from matches import services
 from matches.models import Match, MatchAttempt
 from matches.replay_store import ReplayUnavailable, replay_gzip, replay_put, replay_storage

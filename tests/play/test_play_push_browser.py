@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from play.models import Game
 from tests.browser import test_browser
 from tests.play.test_play_browser import _log_in, _person_moves, _play_by_clicks

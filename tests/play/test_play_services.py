@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from play import services
 from play.models import Game, Move
 from tests.hardening.hardening_support import processes_with, slow_bot_zip, wait_until_gone

@@ -11,7 +11,7 @@ import pytest
 from django.db import transaction
 from django.test import Client
 
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from ladder.models import Ladder, LadderEntry
 from matches import services as match_services
 from matches.models import Match

@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.services import user_token
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from ladder.models import Ladder, LadderEntry
 from matches import services
 from matches.models import Match

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from engine.faults import InfrastructureError
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from ladder import selectors
 from ladder import services as ladder_services
 from ladder.models import LadderEntry, RatingChange

@@ -16,7 +16,7 @@ from django.conf import settings as django_settings
 from django.db import transaction
 
 from engine.clock import usable_cores
-from engine.kaiser.validate import validate_replay
+from engine.validate import validate_replay
 from ladder import selectors
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry, RatingChange
