@@ -11,25 +11,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.faults import FORFEIT_REASONS
-from engine.kaiser.cards import CARD_OF, SUITS, bid_str, cards_mask, deck
+from engine.kaiser.cards import CARD_OF, SUITS, bid_str, deck
+from engine.kaiser.cards import cards_mask as deck_mask
 from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
 from engine.kaiser.match import DEALING, SIDES, seat_sides
 from engine.kaiser.protocol import action_from_wire
 from engine.kaiser.rules import Rules
-from engine.violation import Violation
+from engine.violation import (
+    Violation,
+    act,
+    cards_mask,
+    check_forfeit_fault,
+    check_seeded_deals,
+    check_sets,
+    check_tricks,
+    first_violation,
+)
 
 
 def validate_replay(replay: Any) -> list[str]:
     """[] when the replay is valid, else [the first violation] (engine.validate.validate_replay
     checks a replay of any game)."""
-    try:
-        _check_replay(replay)
-    except Violation as violation:
-        return [str(violation)]
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        return [f"malformed replay: {type(error).__name__}: {error}"]
-    return []
+    return first_violation(_check_replay, replay)
 
 
 def _check_replay(replay: Any) -> None:
@@ -51,36 +54,31 @@ def _check_replay(replay: Any) -> None:
         if forfeit is not None and number != len(games) - 1:
             raise Violation("only the last game listed may end in a forfeit", game=number)
         _check_game(rules, number, game)
-    _check_duplicates(games)
+    check_sets(games, 2, "a duplicate pair must share its first dealer")
     if replay.get("dealing") == DEALING:
         _check_seeded_deals(rules, str(replay["seed"]), games)
     _check_result(replay)
 
 
+def _cards(names: list[str], game: int, deal: int) -> int:
+    return cards_mask(names, CARD_OF, game, deal)
+
+
 def _recorded_deals(rules: Rules, game: int, deals: list[dict[str, Any]]) -> Iterator[Deal]:
-    full = cards_mask(deck(rules))
+    full = deck_mask(deck(rules))
     for number, record in enumerate(deals):
         hands = record["hands"]
         if len(hands) != 4 or any(len(h) != 8 for h in hands):
             raise Violation("every hand must hold 8 cards", game=game, deal=number)
         if len(record["kitty"]) != rules.kitty:
             raise Violation(f"the kitty must hold {rules.kitty} cards", game=game, deal=number)
-        masks = [_mask(h, game, number) for h in hands]
-        kitty = _mask(record["kitty"], game, number)
+        masks = [_cards(h, game, number) for h in hands]
+        kitty = _cards(record["kitty"], game, number)
         if sum(bin(m).count("1") for m in [*masks, kitty]) != rules.deck or \
                 (masks[0] | masks[1] | masks[2] | masks[3] | kitty) != full:
             raise Violation("the hands and kitty are not exactly the pack (a card is missing "
                             "or dealt twice)", game=game, deal=number)
         yield (masks[0], masks[1], masks[2], masks[3]), kitty
-
-
-def _mask(names: list[str], game: int, deal: int) -> int:
-    mask = 0
-    for name in names:
-        if name not in CARD_OF:
-            raise Violation(f"not a card: {name!r}", game=game, deal=deal)
-        mask |= 1 << CARD_OF[name]
-    return mask
 
 
 def _check_game(rules: Rules, number: int, game: dict[str, Any]) -> None:
@@ -127,12 +125,8 @@ def _check_interrupted(number: int, index: int, record: dict[str, Any]) -> None:
 
 
 def _check_forfeit(number: int, game: dict[str, Any], score: list[int]) -> None:
-    forfeit, result = game["result"]["forfeit"], game["result"]
-    seat = forfeit["seat"]
-    if seat not in range(4) or forfeit["player"] != game["seats"][seat]:
-        raise Violation("the forfeit names a seat its player does not hold", game=number)
-    if forfeit["reason"] not in FORFEIT_REASONS:
-        raise Violation(f"unknown fault reason {forfeit['reason']!r}", game=number)
+    result = game["result"]
+    seat = check_forfeit_fault(number, game, 4)
     if result["winner"] != 1 - seat % 2 or result["score"] != score:
         raise Violation(f"a forfeit by seat {seat} gives winner {1 - seat % 2} and the score "
                         f"before the deal, {score}", game=number)
@@ -162,7 +156,8 @@ def _check_deal(state: GameState, game: int, index: int, record: dict[str, Any],
         if partial:
             return
         raise Violation("the deal stops before play", game=game, deal=index)
-    _replay_tricks(state, game, index, record, partial)
+    check_tricks(state, action_from_wire, game, index, record, tricks=8, seats=4,
+                 partial=partial, play=PLAY)
     if partial:
         return
     if state.deal_index != index + 1:
@@ -174,12 +169,8 @@ def _check_deal(state: GameState, game: int, index: int, record: dict[str, Any],
                             deal=index)
 
 
-def _act(state: GameState, value: Any, game: int, deal: int, trick: int | None = None) -> None:
-    seat = state.seat
-    try:
-        state.apply(action_from_wire(state, value))
-    except ValueError as error:
-        raise Violation(str(error), game=game, deal=deal, trick=trick, seat=seat) from None
+def _act(state: GameState, value: Any, game: int, deal: int) -> None:
+    act(state, action_from_wire, value, game, deal)
 
 
 def _replay_bidding(state: GameState, game: int, index: int, record: dict[str, Any],
@@ -212,51 +203,10 @@ def _replay_bidding(state: GameState, game: int, index: int, record: dict[str, A
         raise Violation("there is no kitty to discard from", game=game, deal=index)
 
 
-def _replay_tricks(state: GameState, game: int, index: int, record: dict[str, Any],
-                   partial: bool) -> None:
-    tricks = record["tricks"]
-    if len(tricks) > 8 or (len(tricks) < 8 and not partial):
-        raise Violation("a deal has 8 tricks", game=game, deal=index)
-    for number, trick in enumerate(tricks):
-        if trick["leader"] != state.seat or state.phase != PLAY:
-            raise Violation(f"seat {state.seat} should lead", game=game, deal=index,
-                            trick=number, seat=trick["leader"])
-        if len(trick["cards"]) != 4:
-            raise Violation("a trick has 4 cards", game=game, deal=index, trick=number)
-        for card in trick["cards"]:
-            _act(state, card, game, index, number)
-        winner = state.log[index].tricks[number][2] if state.deal_index > index \
-            else state.tricks[number][2]
-        if trick["winner"] != winner:
-            raise Violation(f"the trick is won by seat {winner}", game=game, deal=index,
-                            trick=number, seat=trick["winner"])
-
-
-def _check_duplicates(games: list[dict[str, Any]]) -> None:
-    """Game 2j+1 replays the deals of game 2j, deal after deal."""
-    for first in range(0, len(games) - 1, 2):
-        a, b = games[first]["deals"], games[first + 1]["deals"]
-        if a and b and a[0]["dealer"] != b[0]["dealer"]:
-            raise Violation("a duplicate pair must share its first dealer", game=first + 1)
-        for number, (x, y) in enumerate(zip(a, b, strict=False)):
-            if x["hands"] != y["hands"] or x["kitty"] != y["kitty"]:
-                raise Violation(f"deal {number} differs from deal {number} of game {first}",
-                                game=first + 1, deal=number)
-
-
 def _check_seeded_deals(rules: Rules, seed: str, games: list[dict[str, Any]]) -> None:
     """Replays from this engine: the deals are exactly those the seed produces."""
-    for number, game in enumerate(games):
-        dealer, source = pair_deals(rules, seed, number // 2)
-        deals = game["deals"]
-        if deals and deals[0]["dealer"] != dealer:
-            raise Violation(f"seed {seed!r} gives first dealer {dealer}", game=number)
-        for index, record in enumerate(deals):
-            hands, kitty = source()
-            got = tuple(_mask(h, number, index) for h in record["hands"])
-            if got != hands or _mask(record["kitty"], number, index) != kitty:
-                raise Violation(f"the hands are not those seed {seed!r} deals", game=number,
-                                deal=index)
+    check_seeded_deals(seed, games, CARD_OF,
+                       lambda number: pair_deals(rules, seed, number // 2))
 
 
 def _check_result(replay: dict[str, Any]) -> None:
