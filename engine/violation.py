@@ -119,3 +119,17 @@ def check_seeded_deals(seed: str, games: list[dict[str, Any]], card_of: Mapping[
             if got != hands or cards_mask(record["kitty"], card_of, number, index) != kitty:
                 raise Violation(f"the hands are not those seed {seed!r} deals", game=number,
                                 deal=index)
+
+
+def check_scored(state: Any, game: int, index: int, record: dict[str, Any], *,
+                 keys: tuple[str, ...], last_trick: str, deal_word: str = "deal") -> None:
+    """A finished deal reaches its last trick, and its record's `keys` (points or tricks
+    taken, delta, score) are those the rules give."""
+    if state.deal_index != index + 1:
+        raise Violation(f"the {deal_word} does not reach its {last_trick} trick", game=game,
+                        deal=index)
+    entry = state.log[index]
+    for key in keys:
+        if list(record[key]) != list(getattr(entry, key)):
+            raise Violation(f"{key} should be {list(getattr(entry, key))}", game=game,
+                            deal=index)

@@ -61,3 +61,12 @@ def player_name(player: Mapping[str, Any]) -> str:
         return f"{name} (person)"
     version = player.get("version")
     return f"{name} v{version}" if version else name
+
+
+def faults_text(forfeit: Mapping[str, Any] | None) -> str:
+    """A match's forfeit, as the local runner's summary says it ("faults: none" without)."""
+    if not forfeit:
+        return "faults: none"
+    return (f"faults: {forfeit['player']} at seat {forfeit['seat']}: {forfeit['reason']} "
+            f"(message {forfeit['message_id']}): {forfeit['detail']}; "
+            f"{forfeit['player']} forfeits")

@@ -32,13 +32,7 @@ def summary(replay: dict[str, Any], seconds: float) -> str:
         f"average points a deal: A {points['A'] / max(deals, 1):.2f}, "
         f"B {points['B'] / max(deals, 1):.2f} ({deals} deals)",
     ]
-    fault = result["forfeit"]
-    if fault:
-        lines.append(f"faults: {fault['player']} at seat {fault['seat']}: {fault['reason']} "
-                     f"(message {fault['message_id']}): {fault['detail']}; "
-                     f"{fault['player']} forfeits")
-    else:
-        lines.append("faults: none")
+    lines.append(words.faults_text(result["forfeit"]))
     return "\n".join(lines)
 
 

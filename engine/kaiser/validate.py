@@ -12,16 +12,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine.kaiser.cards import CARD_OF, SUITS, bid_str, deck
-from engine.kaiser.cards import cards_mask as deck_mask
 from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
 from engine.kaiser.match import DEALING, SIDES, seat_sides
 from engine.kaiser.protocol import action_from_wire
 from engine.kaiser.rules import Rules
+from engine.pack import cards_mask as deck_mask
 from engine.violation import (
     Violation,
     act,
     cards_mask,
     check_forfeit_fault,
+    check_scored,
     check_seeded_deals,
     check_sets,
     check_tricks,
@@ -160,13 +161,8 @@ def _check_deal(state: GameState, game: int, index: int, record: dict[str, Any],
                  partial=partial, play=PLAY)
     if partial:
         return
-    if state.deal_index != index + 1:
-        raise Violation("the deal does not reach its 8th trick", game=game, deal=index)
-    entry = state.log[index]
-    for key in ("points", "delta", "score"):
-        if list(record[key]) != list(getattr(entry, key)):
-            raise Violation(f"{key} should be {list(getattr(entry, key))}", game=game,
-                            deal=index)
+    check_scored(state, game, index, record, keys=("points", "delta", "score"),
+                 last_trick="8th")
 
 
 def _act(state: GameState, value: Any, game: int, deal: int) -> None:

@@ -22,6 +22,7 @@ from engine.sergeant_major.game import (
     SMState,
     forced_return,
 )
+from engine.wire import card_from_wire, suit_from_wire
 
 LIST_DECISIONS = (GIVE, RETURN, DISCARD)
 
@@ -65,14 +66,9 @@ def action_from_wire(state: SMState, value: Any) -> Action:
     """The action a bot's reply names, if it is legal now; else ValueError saying why."""
     phase = state.phase
     if phase == PLAY:
-        card = parse_card(value)
-        if card not in state.legal_actions():
-            raise ValueError(f"{value} may not be played now")
-        return card
+        return card_from_wire(state, value, parse_card)
     if phase == TRUMP:
-        if not (isinstance(value, str) and len(value) == 1 and value in SUITS):
-            raise ValueError(f"not a suit: {value!r}")
-        return SUITS.index(value)
+        return suit_from_wire(value)
     if phase in LIST_DECISIONS:
         return _cards_from_wire(state, value)
     raise ValueError("no decision is pending")

@@ -97,11 +97,5 @@ def summary(replay: dict[str, Any], seconds: float) -> str:
         "ups and downs: " + ", ".join(f"{s} {words.signed(result['ups'][s])}" for s in sides) +
         f" ({hands} hands)",
     ]
-    fault = result["forfeit"]
-    if fault:
-        lines.append(f"faults: {fault['player']} at seat {fault['seat']}: {fault['reason']} "
-                     f"(message {fault['message_id']}): {fault['detail']}; "
-                     f"{fault['player']} forfeits")
-    else:
-        lines.append("faults: none")
+    lines.append(words.faults_text(result["forfeit"]))
     return "\n".join(lines)

@@ -39,6 +39,7 @@ from engine.violation import (
     act,
     cards_mask,
     check_forfeit_fault,
+    check_scored,
     check_seeded_deals,
     check_sets,
     check_tricks,
@@ -156,13 +157,8 @@ def _check_hand(state: SMState, game: int, index: int, record: dict[str, Any],
                  partial=partial, play=PLAY, deal_word="hand")
     if partial:
         return
-    if state.deal_index != index + 1:
-        raise Violation("the hand does not reach its 16th trick", game=game, deal=index)
-    entry = state.log[index]
-    for key in ("taken", "delta", "score"):
-        if list(record[key]) != list(getattr(entry, key)):
-            raise Violation(f"{key} should be {list(getattr(entry, key))}", game=game,
-                            deal=index)
+    check_scored(state, game, index, record, keys=("taken", "delta", "score"),
+                 last_trick="16th", deal_word="hand")
 
 
 def _act(state: SMState, value: Any, game: int, deal: int) -> None:
