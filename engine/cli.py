@@ -47,8 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=program, description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {engine_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    default = default_game()
-    others = [game for game in GAMES.values() if game is not default]
+    first = default_game()
+    others = [game for game in GAMES.values() if game is not first]
     match = commands.add_parser("match", help="play a match: " + "; ".join(
         f"{game.title}, {_COUNTS.get(len(game.sides), len(game.sides))} players"
         for game in GAMES.values()))
@@ -57,8 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("b", help="player B, in the same forms")
     match.add_argument("more", nargs="*", metavar="c",
                        help="the other players, for a game of more than two")
-    match.add_argument("--game", default=default.name, choices=sorted(GAMES),
-                       help=f"{default.name} (default) or " + " or ".join(g.name for g in others))
+    match.add_argument("--game", default=first.name, choices=sorted(GAMES),
+                       help=f"{first.name} (default) or " + " or ".join(g.name for g in others))
     match.add_argument("--games", type=int, help="; ".join(
         f"{game.name}: a multiple of {game.games_per_set} (default {game.games_per_set})"
         for game in GAMES.values()))
@@ -84,8 +84,8 @@ def _parser() -> argparse.ArgumentParser:
                                               "site's board comparison)")
     deal.add_argument("a", help="player A (your bot): builtin:NAME or a bot program")
     deal.add_argument("b", help="player B, the opponent, in the same forms")
-    deal.add_argument("--game", default=default.name, choices=sorted(GAMES),
-                      help=f"the deal file's game ({default.name})")
+    deal.add_argument("--game", default=first.name, choices=sorted(GAMES),
+                      help=f"the deal file's game ({first.name})")
     for flag, default in (("--move-ms", 1000), ("--bank-ms", 10000), ("--startup-ms", 5000)):
         deal.add_argument(flag, type=int, default=default)
     deal.add_argument("--unsandboxed", action="store_true",

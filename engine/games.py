@@ -15,7 +15,7 @@ when the game is asked for something, not when the registry is read.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -140,15 +140,89 @@ class Game(Protocol):
         """Play a loaded deal file's board again and say, in a few lines, how it went."""
 
 
-def _load() -> dict[str, Game]:
-    games: dict[str, Game] = {}
-    for module in GAME_MODULES:
-        game: Game = importlib.import_module(module).GAME
-        games[game.name] = game
-    return games
+class PackagedGame:
+    """The members of a Game that a game's package gives under the same names in the same
+    modules, so that each game's plugin states only what is its own: `package` is the game's
+    package ("engine.<game>"), whose modules are imported when first asked for.
+
+    <package>.protocol: legal_to_wire, action_from_wire, action_to_wire (the bot protocol);
+    <package>.<wire_module>: ActWriter, action_from_reply (its act messages and replies);
+    <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
+    validate_replay; <package>.show: render, summary."""
+
+    package: str
+    wire_module: str = "protocol"
+
+    def _part(self, module: str) -> Any:
+        return importlib.import_module(f"{self.package}.{module}")
+
+    def seat_sides(self, game: int) -> list[str]:
+        return self._part("match").seat_sides(game)  # type: ignore[no-any-return]
+
+    def game_end(self, state: Any, game: int) -> dict[str, Any]:
+        return self._part("match").game_end(state, game)  # type: ignore[no-any-return]
+
+    def one_game_replay(self, state: Any, *, rules: Any, seed: str,
+                        seat_players: list[dict[str, Any]],
+                        forfeit: dict[str, Any] | None) -> dict[str, Any]:
+        return self._part("match").one_game_replay(  # type: ignore[no-any-return]
+            state, rules=rules, seed=seed, seat_players=seat_players, forfeit=forfeit)
+
+    def act_writer(self) -> ActWriter:
+        return self._part(self.wire_module).ActWriter()  # type: ignore[no-any-return]
+
+    @property
+    def action_from_reply(self) -> ReplyReader:
+        return self._part(self.wire_module).action_from_reply  # type: ignore[no-any-return]
+
+    def legal_to_wire(self, state: Any, legal: Any) -> list[Any]:
+        return self._part("protocol").legal_to_wire(state, legal)  # type: ignore[no-any-return]
+
+    def action_from_wire(self, state: Any, value: Any) -> Any:
+        return self._part("protocol").action_from_wire(state, value)
+
+    def action_to_wire(self, decision: str | None, action: Any) -> Any:
+        return self._part("protocol").action_to_wire(decision, action)
+
+    def validate_replay(self, replay: Any) -> list[str]:
+        return self._part("validate").validate_replay(replay)  # type: ignore[no-any-return]
+
+    def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
+        return self._part("show").render(replay, only_game)  # type: ignore[no-any-return]
+
+    def summary(self, replay: dict[str, Any], seconds: float) -> str:
+        return self._part("show").summary(replay, seconds)  # type: ignore[no-any-return]
 
 
-GAMES: dict[str, Game] = _load()
+class _Registry(Mapping[str, Game]):
+    """The games by name, each read from its plugin module (GAME_MODULES) when the registry
+    is first looked at: a plugin may import this module, and nothing of a game is imported
+    before a game is asked for."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        self._modules = modules
+        self._games: dict[str, Game] | None = None
+
+    def _loaded(self) -> dict[str, Game]:
+        if self._games is None:
+            games: dict[str, Game] = {}
+            for module in self._modules:
+                game: Game = importlib.import_module(module).GAME
+                games[game.name] = game
+            self._games = games
+        return self._games
+
+    def __getitem__(self, name: str) -> Game:
+        return self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+GAMES: Mapping[str, Game] = _Registry(GAME_MODULES)
 
 
 def default_game() -> Game:

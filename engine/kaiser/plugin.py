@@ -7,14 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.games import PackagedGame
 from engine.kaiser import KAISER
 
 if TYPE_CHECKING:
-    from engine.games import ActWriter, ReplyReader, State
+    from engine.games import State
     from engine.players import Player, PlayerFactory, TimeControl
 
 
-class Kaiser:
+class Kaiser(PackagedGame):
     name: str = KAISER
     title: str = "Kaiser"
     about: str = "the Canadian card game Kaiser: four seats, two teams of two, bids for points"
@@ -23,6 +24,8 @@ class Kaiser:
     seats: int = 4
     sides: tuple[str, ...] = ("A", "B")
     games_per_set: int = 2
+    package: str = "engine.kaiser"
+    wire_module: str = "wire"
     replay_format: str = "kaiser-replay"
 
     # --- rules -------------------------------------------------------------------------------
@@ -53,20 +56,10 @@ class Kaiser:
         dealer, deals = pair_deals(rules, seed, game // 2)
         return GameState(rules, dealer=dealer, deals=deals, game=game)
 
-    def seat_sides(self, game: int) -> list[str]:
-        from engine.kaiser.match import seat_sides
-
-        return seat_sides(game)
-
     def player_seed(self, seed: str, seat: int, game: int) -> str:
         from engine.kaiser.match import player_seed, seat_sides
 
         return player_seed(seed, seat_sides(game)[seat], seat // 2, game)
-
-    def game_end(self, state: Any, game: int) -> dict[str, Any]:
-        from engine.kaiser.match import game_end
-
-        return game_end(state, game)
 
     # --- the bot protocol --------------------------------------------------------------------
     def hello(self, *, seat: int, rules: Any, games: int, game: int,
@@ -76,32 +69,6 @@ class Kaiser:
         return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
                 "team": seat % 2, "rules": rules.to_dict(),
                 "match": {"games": games, "game": game}, "time": time.to_dict()}
-
-    def act_writer(self) -> ActWriter:
-        from engine.kaiser.wire import ActWriter
-
-        return ActWriter()
-
-    @property
-    def action_from_reply(self) -> ReplyReader:
-        from engine.kaiser.wire import action_from_reply
-
-        return action_from_reply
-
-    def legal_to_wire(self, state: Any, legal: Any) -> list[Any]:
-        from engine.kaiser.protocol import legal_to_wire
-
-        return legal_to_wire(state, legal)
-
-    def action_from_wire(self, state: Any, value: Any) -> Any:
-        from engine.kaiser.protocol import action_from_wire
-
-        return action_from_wire(state, value)
-
-    def action_to_wire(self, decision: str | None, action: Any) -> Any:
-        from engine.kaiser.protocol import action_to_wire
-
-        return action_to_wire(decision, action)
 
     # --- players and matches -----------------------------------------------------------------
     def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
@@ -130,30 +97,7 @@ class Kaiser:
         return run_match(players[0], players[1], games=games, seed=seed, rules=rules,
                          time=time, on_progress=on_progress)
 
-    def one_game_replay(self, state: Any, *, rules: Any, seed: str,
-                        seat_players: list[dict[str, Any]],
-                        forfeit: dict[str, Any] | None) -> dict[str, Any]:
-        from engine.kaiser.match import one_game_replay
-
-        return one_game_replay(state, rules=rules, seed=seed, seat_players=seat_players,
-                               forfeit=forfeit)
-
     # --- replays -----------------------------------------------------------------------------
-    def validate_replay(self, replay: Any) -> list[str]:
-        from engine.kaiser.validate import validate_replay
-
-        return validate_replay(replay)
-
-    def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
-        from engine.kaiser.show import render
-
-        return render(replay, only_game)
-
-    def summary(self, replay: dict[str, Any], seconds: float) -> str:
-        from engine.kaiser.show import summary
-
-        return summary(replay, seconds)
-
     def deal_file_load(self, text: str) -> Any:
         from engine.kaiser.dealfile import deal_file_load
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.games import PackagedGame
 from engine.sergeant_major import SERGEANT_MAJOR
 
 if TYPE_CHECKING:
-    from engine.games import ActWriter, ReplyReader, State
+    from engine.games import State
     from engine.players import Player, PlayerFactory, TimeControl
 
 
-class SergeantMajor:
+class SergeantMajor(PackagedGame):
     name: str = SERGEANT_MAJOR
     title: str = "Sergeant Major (9-5-2)"
     about: str = ("Sergeant Major (9-5-2): three players, each for itself, each with a "
@@ -23,6 +24,7 @@ class SergeantMajor:
     seats: int = 3
     sides: tuple[str, ...] = ("A", "B", "C")
     games_per_set: int = 3
+    package: str = "engine.sergeant_major"
     replay_format: str = "sergeant-major-replay"
 
     # --- rules -------------------------------------------------------------------------------
@@ -53,20 +55,10 @@ class SergeantMajor:
         dealer, deals = set_deals(seed, game // 3)
         return SMState(rules, dealer=dealer, deals=deals.source(), game=game)
 
-    def seat_sides(self, game: int) -> list[str]:
-        from engine.sergeant_major.match import seat_sides
-
-        return seat_sides(game)
-
     def player_seed(self, seed: str, seat: int, game: int) -> str:
         from engine.sergeant_major.match import player_seed, seat_sides
 
         return player_seed(seed, seat_sides(game)[seat], 0, game)
-
-    def game_end(self, state: Any, game: int) -> dict[str, Any]:
-        from engine.sergeant_major.match import game_end
-
-        return game_end(state, game)
 
     # --- the bot protocol --------------------------------------------------------------------
     def hello(self, *, seat: int, rules: Any, games: int, game: int,
@@ -76,32 +68,6 @@ class SergeantMajor:
         return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": self.name,
                 "seat": seat, "rules": rules.to_dict(),
                 "match": {"games": games, "game": game}, "time": time.to_dict()}
-
-    def act_writer(self) -> ActWriter:
-        from engine.sergeant_major.protocol import ActWriter
-
-        return ActWriter()
-
-    @property
-    def action_from_reply(self) -> ReplyReader:
-        from engine.sergeant_major.protocol import action_from_reply
-
-        return action_from_reply
-
-    def legal_to_wire(self, state: Any, legal: Any) -> list[Any]:
-        from engine.sergeant_major.protocol import legal_to_wire
-
-        return legal_to_wire(state, legal)
-
-    def action_from_wire(self, state: Any, value: Any) -> Any:
-        from engine.sergeant_major.protocol import action_from_wire
-
-        return action_from_wire(state, value)
-
-    def action_to_wire(self, decision: str | None, action: Any) -> Any:
-        from engine.sergeant_major.protocol import action_to_wire
-
-        return action_to_wire(decision, action)
 
     # --- players and matches -----------------------------------------------------------------
     def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
@@ -122,30 +88,7 @@ class SergeantMajor:
         return run_match(list(players), games=games, seed=seed, rules=rules, time=time,
                          on_progress=on_progress)
 
-    def one_game_replay(self, state: Any, *, rules: Any, seed: str,
-                        seat_players: list[dict[str, Any]],
-                        forfeit: dict[str, Any] | None) -> dict[str, Any]:
-        from engine.sergeant_major.match import one_game_replay
-
-        return one_game_replay(state, rules=rules, seed=seed, seat_players=seat_players,
-                               forfeit=forfeit)
-
     # --- replays -----------------------------------------------------------------------------
-    def validate_replay(self, replay: Any) -> list[str]:
-        from engine.sergeant_major.validate import validate_replay
-
-        return validate_replay(replay)
-
-    def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
-        from engine.sergeant_major.show import render
-
-        return render(replay, only_game)
-
-    def summary(self, replay: dict[str, Any], seconds: float) -> str:
-        from engine.sergeant_major.show import summary
-
-        return summary(replay, seconds)
-
     def deal_file_load(self, text: str) -> Any:
         raise ValueError(f"{self.title} has no deal files")
 
