@@ -112,7 +112,7 @@ def test_collector_runs_again_when_a_match_raises() -> None:
                                                 ("mc", "greedy", 2)])
 def test_matches_of_built_in_players_make_no_reference_cycles(preset: str, a: str, b: str,
                                                               games: int) -> None:
-    # The reason the collector may wait (engine.kaiser.match._collector_paused): whatever such a
+    # The reason the collector may wait (engine.runner.collector_paused): whatever such a
     # match allocates, reference counting alone frees.
     rules = PRESETS[preset]
     run_match(resolve_player(f"builtin:{a}"), resolve_player(f"builtin:{b}"), games=2,
