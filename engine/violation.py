@@ -5,7 +5,7 @@ over the same deals, and the deals its seed gives."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from engine.faults import FORFEIT_REASONS
@@ -32,6 +32,35 @@ def first_violation(check: Callable[[Any], None], replay: Any) -> list[str]:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return [f"malformed replay: {type(error).__name__}: {error}"]
     return []
+
+
+def replay_rules(replay: Any, *, header: Mapping[str, Any], wrong_header: str,
+                 rules_from_dict: Callable[[Any], Any]) -> Any:
+    """A replay's rules, once it is a JSON object whose `header` fields (format, version...)
+    are those given (else `wrong_header`) and its rules read."""
+    if not isinstance(replay, dict):
+        raise Violation("a replay must be a JSON object")
+    if any(replay.get(key) != value for key, value in header.items()):
+        raise Violation(wrong_header)
+    try:
+        return rules_from_dict(replay["rules"])
+    except (ValueError, TypeError) as error:
+        raise Violation(f"bad rules: {error}") from None
+
+
+def listed_games(replay: dict[str, Any], sides: tuple[str, ...]
+                 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The games a replay lists (at least one, only the last ended by a forfeit), with their
+    numbers, each once the games before it are checked; its players are the game's sides."""
+    games = replay["games"]
+    if not isinstance(games, list) or not games:
+        raise Violation("a replay must hold at least one game")
+    if set(replay["players"]) != set(sides):
+        raise Violation(f"players must be {', '.join(sides[:-1])} and {sides[-1]}")
+    for number, game in enumerate(games):
+        if game["result"]["forfeit"] is not None and number != len(games) - 1:
+            raise Violation("only the last game listed may end in a forfeit", game=number)
+        yield number, game
 
 
 def cards_mask(names: list[str], card_of: Mapping[str, int], game: int, deal: int) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.kaiser.cards import CARD_OF, SUITS, bid_str, deck
 from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, TRUMP, Deal, GameState, pair_deals
-from engine.kaiser.match import DEALING, SIDES, seat_sides
+from engine.kaiser.match import DEALING, FORMAT, SIDES, seat_sides
 from engine.kaiser.protocol import action_from_wire
 from engine.kaiser.rules import Rules
 from engine.pack import cards_mask as deck_mask
@@ -27,6 +27,8 @@ from engine.violation import (
     check_sets,
     check_tricks,
     first_violation,
+    listed_games,
+    replay_rules,
 )
 
 
@@ -37,24 +39,12 @@ def validate_replay(replay: Any) -> list[str]:
 
 
 def _check_replay(replay: Any) -> None:
-    if not isinstance(replay, dict):
-        raise Violation("a replay must be a JSON object")
-    if replay.get("format") != "kaiser-replay" or replay.get("version") != 1:
-        raise Violation("not a kaiser-replay of version 1")
-    try:
-        rules = Rules.from_dict(replay["rules"])
-    except (ValueError, TypeError) as error:
-        raise Violation(f"bad rules: {error}") from None
-    games = replay["games"]
-    if not isinstance(games, list) or not games:
-        raise Violation("a replay must hold at least one game")
-    if set(replay["players"]) != set(SIDES):
-        raise Violation("players must be A and B")
-    for number, game in enumerate(games):
-        forfeit = game["result"]["forfeit"]
-        if forfeit is not None and number != len(games) - 1:
-            raise Violation("only the last game listed may end in a forfeit", game=number)
+    rules = replay_rules(replay, header={"format": FORMAT, "version": 1},
+                         wrong_header=f"not a {FORMAT} of version 1",
+                         rules_from_dict=Rules.from_dict)
+    for number, game in listed_games(replay, SIDES):
         _check_game(rules, number, game)
+    games = replay["games"]
     check_sets(games, 2, "a duplicate pair must share its first dealer")
     if replay.get("dealing") == DEALING:
         _check_seeded_deals(rules, str(replay["seed"]), games)

@@ -44,6 +44,8 @@ from engine.violation import (
     check_sets,
     check_tricks,
     first_violation,
+    listed_games,
+    replay_rules,
 )
 
 
@@ -53,24 +55,12 @@ def validate_replay(replay: Any) -> list[str]:
 
 
 def _check_replay(replay: Any) -> None:
-    if not isinstance(replay, dict):
-        raise Violation("a replay must be a JSON object")
-    if replay.get("format") != FORMAT or replay.get("version") != 1 or \
-            replay.get("game") != GAME:
-        raise Violation(f'not a {FORMAT} of version 1 (game "{GAME}")')
-    try:
-        rules = SMRules.from_dict(replay["rules"])
-    except (ValueError, TypeError) as error:
-        raise Violation(f"bad rules: {error}") from None
-    games = replay["games"]
-    if not isinstance(games, list) or not games:
-        raise Violation("a replay must hold at least one game")
-    if set(replay["players"]) != set(SIDES):
-        raise Violation("players must be A, B and C")
-    for number, game in enumerate(games):
-        if game["result"]["forfeit"] is not None and number != len(games) - 1:
-            raise Violation("only the last game listed may end in a forfeit", game=number)
+    rules = replay_rules(replay, header={"format": FORMAT, "version": 1, "game": GAME},
+                         wrong_header=f'not a {FORMAT} of version 1 (game "{GAME}")',
+                         rules_from_dict=SMRules.from_dict)
+    for number, game in listed_games(replay, SIDES):
         _check_game(rules, number, game)
+    games = replay["games"]
     check_sets(games, 3, "the games of a set share their first dealer")
     if replay.get("dealing") == DEALING:
         _check_seeded_deals(str(replay["seed"]), games)
