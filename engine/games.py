@@ -145,16 +145,28 @@ class PackagedGame:
     modules, so that each game's plugin states only what is its own: `package` is the game's
     package ("engine.<game>"), whose modules are imported when first asked for.
 
+    <package>.rules: PRESETS, get_rules (its rules: `rules_class` is their type, in it);
     <package>.protocol: legal_to_wire, action_from_wire, action_to_wire (the bot protocol);
     <package>.<wire_module>: ActWriter, action_from_reply (its act messages and replies);
     <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
     validate_replay; <package>.show: render, summary."""
 
     package: str
+    rules_class: str
     wire_module: str = "protocol"
 
     def _part(self, module: str) -> Any:
         return importlib.import_module(f"{self.package}.{module}")
+
+    @property
+    def presets(self) -> Mapping[str, Any]:
+        return self._part("rules").PRESETS  # type: ignore[no-any-return]
+
+    def get_rules(self, name: str) -> Any:
+        return self._part("rules").get_rules(name)
+
+    def rules_from_dict(self, data: Any) -> Any:
+        return getattr(self._part("rules"), self.rules_class).from_dict(data)
 
     def seat_sides(self, game: int) -> list[str]:
         return self._part("match").seat_sides(game)  # type: ignore[no-any-return]

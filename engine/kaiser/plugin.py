@@ -4,7 +4,7 @@ something, not when the registry is read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.games import PackagedGame
@@ -24,30 +24,11 @@ class Kaiser(PackagedGame):
     seats: int = 4
     sides: tuple[str, ...] = ("A", "B")
     games_per_set: int = 2
+    default_preset: str = "official"
+    rules_class: str = "Rules"
     package: str = "engine.kaiser"
     wire_module: str = "wire"
     replay_format: str = "kaiser-replay"
-
-    # --- rules -------------------------------------------------------------------------------
-    @property
-    def presets(self) -> Mapping[str, Any]:
-        from engine.kaiser.rules import PRESETS
-
-        return PRESETS
-
-    @property
-    def default_preset(self) -> str:
-        return "official"
-
-    def get_rules(self, name: str) -> Any:
-        from engine.kaiser.rules import get_rules
-
-        return get_rules(name)
-
-    def rules_from_dict(self, data: Any) -> Any:
-        from engine.kaiser.rules import Rules
-
-        return Rules.from_dict(data)
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:

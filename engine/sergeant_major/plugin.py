@@ -3,7 +3,7 @@ when it is asked for something, not when the registry is read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.games import PackagedGame
@@ -24,29 +24,10 @@ class SergeantMajor(PackagedGame):
     seats: int = 3
     sides: tuple[str, ...] = ("A", "B", "C")
     games_per_set: int = 3
+    default_preset: str = "952"
+    rules_class: str = "SMRules"
     package: str = "engine.sergeant_major"
     replay_format: str = "sergeant-major-replay"
-
-    # --- rules -------------------------------------------------------------------------------
-    @property
-    def presets(self) -> Mapping[str, Any]:
-        from engine.sergeant_major.rules import PRESETS
-
-        return PRESETS
-
-    @property
-    def default_preset(self) -> str:
-        return "952"
-
-    def get_rules(self, name: str) -> Any:
-        from engine.sergeant_major.rules import get_rules
-
-        return get_rules(name)
-
-    def rules_from_dict(self, data: Any) -> Any:
-        from engine.sergeant_major.rules import SMRules
-
-        return SMRules.from_dict(data)
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:
