@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""What the board comparison (engine/boards.py, stored by matches.services.match_finish as
+"""What the board comparison (engine/kaiser/boards.py, stored by matches.services.match_finish as
 Match.boards and the BoardLoss rows) adds to a worker's time to finish a match.
 
 As bench/stats_overhead.py: matches are played through the worker's own service
@@ -47,7 +47,7 @@ def _time_one(a: Any, b: Any, ladder: Any, with_boards: bool) -> float:
 
 def _boards_alone(count: int) -> tuple[float, float, int]:
     """The comparison of a stored replay, and the JSON it stores: ms a match, bytes."""
-    from engine.boards import board_comparison
+    from engine.kaiser.boards import board_comparison
     from matches.models import Match
 
     finished = Match.objects.filter(status="finished", boards__isnull=False)[:count]
@@ -81,7 +81,7 @@ def main() -> None:
         print(f"{a} vs {b}: {1000 * off:.1f} ms to play and finish a match without the boards, "
               f"{1000 * on:.1f} ms with them: {100 * (on - off) / off:+.1f}%")
     alone, size, count = _boards_alone(args.matches)
-    print(f"the comparison alone (engine.boards.board_comparison on a stored replay): "
+    print(f"the comparison alone (engine.kaiser.boards.board_comparison on a stored replay): "
           f"{1000 * alone:.2f} ms a match ({count} matches); Match.boards about {size:.0f} "
           f"characters a match; {BoardLoss.objects.count()} BoardLoss rows in all")
 

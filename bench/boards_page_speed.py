@@ -5,7 +5,7 @@ comparison, one board side by side, and their API. Target: 95th percentile under
 
 bench/page_speed.py's database and load (its functions, on a database of its own,
 `kaiser_bench_boards`), plus what match_finish stores for boards: each match's Match.boards
-(engine.boards.board_comparison of its replay) and its BoardLoss rows (the three biggest
+(engine.kaiser.boards.board_comparison of its replay) and its BoardLoss rows (the three biggest
 losses of each side), by COPY.
 
 Usage:
@@ -50,7 +50,7 @@ def boards_fill(replays: list[tuple[bytes, int, float, int, int]]) -> int:
     (match i has the replay i % len(replays), as page_speed.matches_copy made it)."""
     from django.db import connection
 
-    from engine.boards import board_comparison, costliest
+    from engine.kaiser.boards import board_comparison, costliest
     from matches.boards import BOARD_LOSSES_PER_MATCH
 
     boards = [board_comparison(json.loads(gzip.decompress(r[0]))) for r in replays]

@@ -11,7 +11,7 @@ in its process and in its /tmp, and decides knowing every hand once it recognise
 among them) is built afresh from the engine's sources and played as a bot program against
 builtin:greedy: MATCHES two-game matches, seeds FIRST_SEED on. Issue 31 measured +12.4 +- 1.9
 points a board and 30 of 40 games won on seeds 101-120 when one process played both games of
-a match. Printed: the mean swing per board with its 95% interval (engine.boards), the boards
+a match. Printed: the mean swing per board with its 95% interval (engine.kaiser.boards), the boards
 the two tables played differently, the games the bot won against a fair coin's 95% range, and
 the deals its processes recognised (every game is played by new processes with a new /tmp:
 none). Without a memory the bot is builtin:greedy decision for decision, so every board is
@@ -50,12 +50,12 @@ sys.path.insert(0, str(ROOT))
 
 from bench.remembering.build import build  # noqa: E402
 from bench.remembering.remembering import Memory, Rememberer, rememberer  # noqa: E402
-from engine.boards import board_comparison  # noqa: E402
 from engine.botproc import program_player_factory  # noqa: E402
 from engine.builtin import BuiltinFactory, resolve_player  # noqa: E402
-from engine.match import run_match  # noqa: E402
+from engine.kaiser.boards import board_comparison  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
+from engine.kaiser.rules import DEFAULT_RULES  # noqa: E402
 from engine.players import Player, PlayerFactory, TimeControl  # noqa: E402
-from engine.rules import DEFAULT_RULES  # noqa: E402
 from engine.sandbox.config import config  # noqa: E402
 from engine.sandbox.gvisor import choose_kernel  # noqa: E402
 from engine.sergeant_major.match import run_match as sm_run_match  # noqa: E402

@@ -36,10 +36,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.builtin import BuiltinFactory, RandomPlayer  # noqa: E402
-from engine.cards import CARD_OF  # noqa: E402
-from engine.game import HONOURS  # noqa: E402
-from engine.match import replay_json, run_match  # noqa: E402
-from engine.rules import get_rules  # noqa: E402
+from engine.kaiser.cards import CARD_OF  # noqa: E402
+from engine.kaiser.game import HONOURS  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
+from engine.kaiser.rules import get_rules  # noqa: E402
+from engine.runner import replay_json  # noqa: E402
 
 # Subclasses keep the class name: a seeded player's generator is seeded with it, so every
 # path plays the same games.

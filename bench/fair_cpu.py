@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine import botproc, clock  # noqa: E402
 from engine.botproc import program_player_factory  # noqa: E402
 from engine.builtin import resolve_player  # noqa: E402
-from engine.match import run_match  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
 from engine.players import Player, TimeControl  # noqa: E402
 from engine.sandbox import SANDBOX_PATH, SandboxLimits, SandboxProcess  # noqa: E402
 

@@ -4,7 +4,7 @@
 Two trivial sandboxed bots (bots/examples/minimal_bot.py) on a ladder of their own:
 
 1. the engine alone: the same matches played in this process through the same glue the worker
-   uses (bots.runner + engine.match.run_match, in the bubblewrap sandbox), back to back;
+   uses (bots.runner + engine.kaiser.match.run_match, in the bubblewrap sandbox), back to back;
 2. the site: one Celery worker (-P solo) on the configured broker, the ladder scheduler
    feeding it, each match stored (gzip replay) and rated in its finishing transaction.
    Timed from the first scheduled match to the N-th rated one.

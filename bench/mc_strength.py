@@ -23,9 +23,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.builtin import BuiltinFactory, resolve_player  # noqa: E402
-from engine.match import run_match  # noqa: E402
-from engine.mc import MCPlayer  # noqa: E402
-from engine.rules import get_rules  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
+from engine.kaiser.mc import MCPlayer  # noqa: E402
+from engine.kaiser.rules import get_rules  # noqa: E402
 
 Z95 = 1.959964
 

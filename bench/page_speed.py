@@ -95,7 +95,8 @@ def django_setup(url: str) -> None:
 def real_replays(count: int) -> list[tuple[bytes, int, float, int, int]]:
     """Real replays of built-in players: (gzip bytes, size, score, games A, games B)."""
     from engine.builtin import resolve_player
-    from engine.match import replay_json, run_match
+    from engine.kaiser.match import run_match
+    from engine.runner import replay_json
 
     out = []
     for seed in range(count):

@@ -3,13 +3,13 @@
     .venv/bin/python bench/rating_convergence.py --seeds 30 --jobs 2
 
 A pool of 9 players of known order (best first): builtin:greedy, greedy that plays a random
-legal action with a growing probability (engine.strength), and builtin:random. No database,
+legal action with a growing probability (engine.kaiser.strength), and builtin:random. No database,
 no worker.
 
 1. A table of real match outcomes: every pair of players plays `--pairs` duplicate matches of
    two games (the site's ladder match),
    each kept as A's score in each game and the swing of every board both tables finished
-   (engine.boards), cached in a JSON file so later runs reuse it.
+   (engine.kaiser.boards), cached in a JSON file so later runs reuse it.
 2. Simulated ladders: each match is chosen by a pairing policy (ladder.pairing: `rating`, by
    closeness of rating, as before issue 35, or `info`, the site's, by what a result would
    tell: overlapping intervals, few matches between the two), drawn from the
@@ -43,10 +43,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.boards import board_comparison  # noqa: E402
 from engine.builtin import BuiltinFactory, RandomPlayer  # noqa: E402
-from engine.match import run_match  # noqa: E402
-from engine.strength import NoisyGreedyPlayer  # noqa: E402
+from engine.kaiser.boards import board_comparison  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
+from engine.kaiser.strength import NoisyGreedyPlayer  # noqa: E402
 from ladder import pairing, ratings  # noqa: E402
 
 NOISE_LEVELS = (0.0, 0.04, 0.08, 0.15, 0.25, 0.4, 0.6, 0.8)

@@ -39,9 +39,9 @@ from engine.archive import BotProgram  # noqa: E402
 from engine.botproc import ProgramPlayer, program_player_factory  # noqa: E402
 from engine.builtin import resolve_player  # noqa: E402
 from engine.clock import load_scale  # noqa: E402
-from engine.match import run_match  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
+from engine.kaiser.rules import DEFAULT_RULES  # noqa: E402
 from engine.players import Player, TimeControl  # noqa: E402
-from engine.rules import DEFAULT_RULES  # noqa: E402
 from engine.sandbox.cgroups import _CgroupV1  # noqa: E402
 from engine.sandbox.config import config  # noqa: E402
 from engine.sandbox.pool import pool as seat_pool  # noqa: E402

@@ -150,7 +150,8 @@ def real_replays(count: int) -> list[Replay]:
     import json
 
     from engine.builtin import resolve_player
-    from engine.match import replay_json, run_match
+    from engine.kaiser.match import run_match
+    from engine.runner import replay_json
     from matches.replay_store import replay_gzip
     from matches.stats import replay_stats
 

@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.builtin import BuiltinFactory, RandomPlayer  # noqa: E402
-from engine.match import replay_json  # noqa: E402
+from engine.runner import replay_json  # noqa: E402
 from engine.sergeant_major.match import run_match  # noqa: E402
 from engine.sergeant_major.mc import SMMCPlayer  # noqa: E402
 from engine.sergeant_major.players import SMGreedyPlayer  # noqa: E402

@@ -37,7 +37,7 @@ _TIME_MATCH = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from engine.botproc import program_player_factory
-from engine.match import run_match
+from engine.kaiser.match import run_match
 from engine.players import TimeControl
 clock = TimeControl()
 a = program_player_factory(sys.argv[2], time=clock)
@@ -61,7 +61,7 @@ def match_seconds(tree: Path, seed: str) -> float:
 def table_startups(matches: int) -> tuple[list[float], list[float]]:
     """Seconds of Tables.open for game 0 (made now) and game 1 (made early), in matches."""
     from engine.botproc import program_player_factory
-    from engine.match import run_match
+    from engine.kaiser.match import run_match
     from engine.players import TimeControl
 
     first: list[float] = []

@@ -14,7 +14,7 @@ partner could try (its partner made exactly one move in the gap), those it got r
 share, chance, and bits a move: a lower bound from Fano's inequality for uniform symbols,
 log2(M) - h(p) - (1 - p) log2(M - 1), with p the share right and M = 2^BITS.
 
-Then engine.think_time.think_time_check over those matches (the wall time of each decision,
+Then engine.kaiser.think_time.think_time_check over those matches (the wall time of each decision,
 from TimedSide, and the counted CPU time the engine charges), for the pair's side, for it on
 the counted time alone (what the site keeps today) and for builtin:greedy's side; and the
 same over as many matches for each honest example bot of bots/examples (HONEST) against
@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.botproc import program_player_factory  # noqa: E402
 from engine.builtin import resolve_player  # noqa: E402
-from engine.match import run_match  # noqa: E402
+from engine.kaiser.match import run_match  # noqa: E402
+from engine.kaiser.rules import DEFAULT_RULES, Rules  # noqa: E402
+from engine.kaiser.think_time import SideTimes, TimedSide, Verdict, think_time_check  # noqa: E402
 from engine.players import TimeControl  # noqa: E402
-from engine.rules import DEFAULT_RULES, Rules  # noqa: E402
-from engine.think_time import SideTimes, TimedSide, Verdict, think_time_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "tests" / "engine" / "fairplay"
@@ -183,7 +183,7 @@ def run_pair(scratch: Path, args: argparse.Namespace, rules: Rules) -> None:
           f"{args.mode}{', once a deal' if args.once else ''}), "
           f"{time.monotonic() - began:.0f} s, {load()}:")
     channel_figures(pair, args.bits, args.step_ms)
-    print("detector (engine.think_time.think_time_check):")
+    print("detector (engine.kaiser.think_time.think_time_check):")
     verdict_line("the pair", check(pair, "bot"))
     verdict_line("the pair, counted time alone", check(pair, "bot", wall=False))
     verdict_line("builtin:greedy beside it (in-process)", check(pair, "opponent"))

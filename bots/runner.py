@@ -38,7 +38,7 @@ def bot_version_spec(*, version: BotVersion) -> str:
 def bot_version_player(*, version: BotVersion, time: TimeControl) -> RecordingFactory:
     """The version's factory, named after the bot (the replay shows "name", "version"): a
     built-in player of the bot's game, or its program in the sandbox."""
-    from engine.games import resolve_player
+    from engine.builtin import resolve_player
 
     spec = bot_version_spec(version=version)
     game = version.bot.game

@@ -194,7 +194,8 @@ def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
     """A short match of the bot's game, the bot as A against the game's built-in random
     player in every other seat (Kaiser: B; Sergeant Major: B and C)."""
     from bots.runner import bot_version_player, check_time_control
-    from engine.games import get_game, resolve_player
+    from engine.builtin import resolve_player
+    from engine.games import get_game
 
     time_control = check_time_control()
     game = get_game(version.bot.game)

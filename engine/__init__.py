@@ -1,1 +1,2 @@
-"""The Kaiser engine: rules, games, matches, replays. Standard library only."""
+"""The Kaiser Arena engine: the runtime (matches, the bot protocol, the clock, the sandbox)
+and one package per game (engine/<game>/). Standard library only."""

@@ -19,13 +19,13 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.archive import BotProgram, program_unpack
 from engine.clock import BotCpu, Move, SeatClock, sandbox_kernel_pids
 from engine.faults import BotFault, InfrastructureError
+from engine.games import ActWriter, Game, ReplyReader, default_game, game_of_rules
 from engine.players import Player, TimeControl
-from engine.protocol import PROTOCOL_VERSION
 from engine.sandbox import (
     SandboxLimits,
     SandboxProcess,
@@ -34,11 +34,7 @@ from engine.sandbox import (
 )
 from engine.sandbox import pool as seat_pool
 from engine.sandbox.config import config
-from engine.wire import ActWriter, action_from_reply, parse_line
-
-if TYPE_CHECKING:
-    from engine.game import Action, GameState
-    from engine.rules import Rules
+from engine.wire import parse_line
 
 MAX_LINE = 64 * 1024
 STDERR_CAP = 64 * 1024  # a game
@@ -207,8 +203,8 @@ class ProgramPlayer(Player):
         self._keep_alive = keep_alive  # the staged files must outlive the process
         self._stderr = StderrLog()
         self._buffer = bytearray()
-        self._writer = ActWriter()
-        self._from_reply = action_from_reply
+        self._writer: ActWriter | None = None  # start() knows the game: its writer
+        self._from_reply: ReplyReader | None = None
         self._next_id = 0
         self._decisions: list[int] = []  # counted ms of each decision (engine.clock)
         self._fault: BotFault | None = None
@@ -245,7 +241,7 @@ class ProgramPlayer(Player):
     def start_error(self) -> Exception | None:
         return self._start_error
 
-    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
+    def start(self, *, seat: int, rules: Any, games: int, time: TimeControl,
               seed: str) -> None:
         proc = self._running()
         # Only now does the seat join the table's freezer: a seat made early (engine.tables
@@ -253,13 +249,11 @@ class ProgramPlayer(Player):
         self._table.join(proc)
         self._stderr.game = self.game  # its start-up's log counts with its one game
         self._time, self.clock = time, SeatClock(time)
-        game = getattr(rules, "game", "kaiser")  # Kaiser's Rules predate a second game
-        if game == "kaiser":
-            hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
-                     "team": seat % 2, "rules": rules.to_dict(),
-                     "match": {"games": games, "game": self.game}, "time": time.to_dict()}
-        else:
-            hello = self._other_game(game, seat, rules, games, time)
+        game = game_of_rules(rules)
+        # This seat writes its act messages and reads the actions of its replies in the game's
+        # own protocol.
+        self._writer, self._from_reply = game.act_writer(), game.action_from_reply
+        hello = game.hello(seat=seat, rules=rules, games=games, game=self.game, time=time)
         self.let_in(time)  # as a rule done already, for the whole table at once
         self.pid_namespace = proc.pid_namespace
         self.cpu = BotCpu(proc.cpu_ns, sandbox_kernel_pids(proc.pid))
@@ -283,18 +277,6 @@ class ProgramPlayer(Player):
         if not self._running().wait_started(_now() + wait_s):
             raise InfrastructureError(f"the sandbox did not start within {wait_s:.0f} s")
 
-    def _other_game(self, game: str, seat: int, rules: Any, games: int,
-                    time: TimeControl) -> dict[str, Any]:
-        """The hello of a game other than Kaiser (Sergeant Major, the only other), whose act
-        messages and replies this seat then writes and reads with that game's protocol."""
-        from engine.sergeant_major import protocol
-
-        self._writer = protocol.ActWriter()  # type: ignore[assignment]
-        self._from_reply = protocol.action_from_reply  # type: ignore[assignment]
-        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": game,
-                "seat": seat, "rules": rules.to_dict(),
-                "match": {"games": games, "game": self.game}, "time": time.to_dict()}
-
     def begin_game(self, game: int) -> None:
         self.clock.begin_game()
         if self._proc is not None and self._stderr_open:
@@ -303,7 +285,7 @@ class ProgramPlayer(Player):
             self._drain_stderr(self._proc)
         self._stderr.begin_game(game)
 
-    def act(self, state: GameState, legal: list[Action]) -> Action:
+    def act(self, state: Any, legal: list[Any]) -> Any:
         if self._fault is not None:
             raise self._fault
         try:
@@ -312,11 +294,13 @@ class ProgramPlayer(Player):
             self._fault = fault  # remembered: close() then kills without a goodbye
             raise
 
-    def _exchange(self, state: GameState, legal: list[Action]) -> Action:
+    def _exchange(self, state: Any, legal: list[Any]) -> Any:
         proc = self._running()
         self._next_id += 1
         mid = self._next_id
-        data = self._writer.message(state, legal, mid, int(self.clock.bank_ms))
+        writer, from_reply = self._writer, self._from_reply
+        assert writer is not None and from_reply is not None  # start() has run
+        data = writer.message(state, legal, mid, int(self.clock.bank_ms))
         move = self.clock.move(self.cpu)  # the bot's CPU time, read before it can run
         if proc.cpu_limit_hit(self.cpu.seat_ns) is not None:  # what its last turns used
             raise BotFault("resource", "the sandbox's CPU time limit stopped the bot", mid)
@@ -331,7 +315,7 @@ class ProgramPlayer(Player):
         if "action" not in reply:
             raise BotFault("protocol", f'reply has no "action": {_clip(reply)}', mid)
         try:
-            return self._from_reply(state, legal, reply["action"])
+            return from_reply(state, legal, reply["action"])
         except (ValueError, TypeError, KeyError) as exc:  # whatever odd JSON a bot sends
             raise BotFault("illegal", str(exc) or f"not a legal action: {_clip(reply)}",
                            mid) from None
@@ -557,15 +541,15 @@ class ProgramPlayer(Player):
         self._drain_stderr(proc)
 
 
-def _check_declared_game(game: str, ready: dict[str, Any]) -> None:
-    """A bot declares the game it plays in `ready` ("game": "sergeant-major"); a Kaiser bot
+def _check_declared_game(game: Game, ready: dict[str, Any]) -> None:
+    """A bot declares the game it plays in `ready` ("game": NAME); a bot of the default game
     may say nothing (the protocol's first version had one game). A bot of another game at
     this table is a protocol fault that says so, not a crash on its first message."""
-    declared = ready.get("game", "kaiser")
-    if declared != game:
-        raise BotFault("protocol", f"this match is {game}, but the bot's ready declares "
+    declared = ready.get("game", default_game().name)
+    if declared != game.name:
+        raise BotFault("protocol", f"this match is {game.name}, but the bot's ready declares "
                        f"game {_clip(declared)}" + (
-                           f' (a bot for {game} answers hello with "game": "{game}")'
+                           f' (a bot for {game.name} answers hello with "game": "{game.name}")'
                            if "game" not in ready else ""), 0)
 
 

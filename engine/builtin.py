@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.seeded import SeededPlayer
-
-if TYPE_CHECKING:
-    from engine.game import Action, GameState
-    from engine.rules import Rules
 
 
 class RandomPlayer(SeededPlayer):
@@ -19,10 +15,10 @@ class RandomPlayer(SeededPlayer):
 
     instant = True
 
-    def act(self, state: GameState, legal: Sequence[Action]) -> Action:
+    def act(self, state: Any, legal: Sequence[Any]) -> Any:
         return legal[int(self.random() * len(legal))]
 
-    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
+    def start(self, *, seat: int, rules: Any, games: int, time: TimeControl,
               seed: str) -> None:
         super().start(seat=seat, rules=rules, games=games, time=time, seed=seed)
         self.random = self.rng.random
@@ -39,30 +35,20 @@ class BuiltinFactory:
         return self.player_class(**self.options)
 
 
-def builtin_players() -> dict[str, tuple[type[Player], str]]:
-    """name -> (class, version). Imported lazily: the stronger players are bigger modules."""
-    from engine.greedy import GreedyPlayer
-
-    players: dict[str, tuple[type[Player], str]] = {
-        "random": (RandomPlayer, "1"),
-        "greedy": (GreedyPlayer, "1"),
-    }
-    try:
-        from engine.mc import MCPlayer
-    except ImportError:
-        pass
-    else:
-        players["mc"] = (MCPlayer, "1")
-    return players
-
-
-def resolve_player(spec: str, *, time: TimeControl | None = None, **options: Any) -> PlayerFactory:
-    """`builtin:NAME`, or a path to a bot program (a .py file, a .zip, or an unpacked folder)."""
+def resolve_player(spec: str, *, game: str | None = None, time: TimeControl | None = None,
+                   **options: Any) -> PlayerFactory:
+    """`builtin:NAME`, one of the built-in players of `game` (None: the registry's default
+    game; `random` plays any game), or a path to a bot program (a .py file, a .zip, or an
+    unpacked folder), whatever its game: it declares its game when the match starts."""
     if spec.startswith("builtin:"):
+        from engine.games import default_game, get_game
+
         name = spec.removeprefix("builtin:")
-        known = builtin_players()
+        chosen = default_game() if game is None else get_game(game)
+        known = chosen.builtin_players()
         if name not in known:
-            raise ValueError(f"unknown built-in player {name!r}; choose one of "
+            of = "" if game is None else f" of {game}"
+            raise ValueError(f"unknown built-in player {name!r}{of}; choose one of "
                              f"{', '.join('builtin:' + n for n in known)}")
         cls, version = known[name]
         return BuiltinFactory(name, version, cls, {})

@@ -11,18 +11,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import clock, words
+from engine import clock
 from engine.builtin import resolve_player
 from engine.faults import InfrastructureError
-from engine.games import GAMES, KAISER, Game, get_game
-from engine.games import resolve_player as resolve_any
-from engine.match import replay_json, run_match, seat_sides
+from engine.games import GAMES, Game, default_game, game_of_replay, get_game
 from engine.players import TimeControl
-from engine.rules import PRESETS, get_rules
-from engine.sergeant_major.rules import PRESETS as SM_PRESETS
-from engine.sergeant_major.show import render as sm_render
-from engine.sergeant_major.show import summary as sm_summary
-from engine.validate import SM_FORMAT, iter_replays, validate_replay
+from engine.runner import replay_json
+from engine.validate import iter_replays, validate_replay
+
+_COUNTS = {2: "two", 3: "three", 4: "four"}
 
 
 class CommandError(Exception):
@@ -50,20 +47,25 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=program, description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {engine_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    match = commands.add_parser("match", help="play a duplicate match between two players "
-                                              "(Kaiser) or three (Sergeant Major)")
+    first = default_game()
+    others = [game for game in GAMES.values() if game is not first]
+    match = commands.add_parser("match", help="play a match: " + "; ".join(
+        f"{game.title}, {_COUNTS.get(len(game.sides), len(game.sides))} players"
+        for game in GAMES.values()))
     match.add_argument("a", help="player A: builtin:random, builtin:greedy, builtin:mc, or a "
                                  "bot program (.py, .zip or folder)")
     match.add_argument("b", help="player B, in the same forms")
-    match.add_argument("c", nargs="?", help="player C (Sergeant Major only)")
-    match.add_argument("--game", default=KAISER, choices=sorted(GAMES),
-                       help="kaiser (default) or sergeant-major")
-    match.add_argument("--games", type=int, help="Kaiser: an even number (default 2); "
-                                                 "Sergeant Major: a multiple of 3 (default 3)")
+    match.add_argument("more", nargs="*", metavar="c",
+                       help="the other players, for a game of more than two")
+    match.add_argument("--game", default=first.name, choices=sorted(GAMES),
+                       help=f"{first.name} (default) or " + " or ".join(g.name for g in others))
+    match.add_argument("--games", type=int, help="; ".join(
+        f"{game.name}: a multiple of {game.games_per_set} (default {game.games_per_set})"
+        for game in GAMES.values()))
     match.add_argument("--seed", default="0", help="the deals and built-in players' seed")
-    match.add_argument("--rules", help=f"Kaiser: one of {', '.join(PRESETS)} (default "
-                                       f"official); Sergeant Major: one of "
-                                       f"{', '.join(SM_PRESETS)} (default 952)")
+    match.add_argument("--rules", help="; ".join(
+        f"{game.name}: one of {', '.join(game.presets)} (default {game.default_preset})"
+        for game in GAMES.values()))
     match.add_argument("--replay", type=Path, help="write the replay (JSON) to this file")
     match.add_argument("--move-ms", type=int, default=1000)
     match.add_argument("--bank-ms", type=int, default=10000)
@@ -82,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
                                               "site's board comparison)")
     deal.add_argument("a", help="player A (your bot): builtin:NAME or a bot program")
     deal.add_argument("b", help="player B, the opponent, in the same forms")
+    deal.add_argument("--game", default=first.name, choices=sorted(GAMES),
+                      help=f"the deal file's game ({first.name})")
     for flag, default in (("--move-ms", 1000), ("--bank-ms", 10000), ("--startup-ms", 5000)):
         deal.add_argument(flag, type=int, default=default)
     deal.add_argument("--unsandboxed", action="store_true",
@@ -105,128 +109,19 @@ def _parser() -> argparse.ArgumentParser:
 
 # --- match -------------------------------------------------------------------------------------
 def cmd_match(args: argparse.Namespace) -> int:
-    if args.game != KAISER:
-        return cmd_match_game(args, get_game(args.game))
-    if args.c is not None:
-        raise CommandError("a Kaiser match has two players; three play Sergeant Major "
-                           "(--game sergeant-major)")
-    if args.games is None:
-        args.games = 2
-    try:
-        rules = get_rules(args.rules or "official")
-    except ValueError as error:
-        hint = " (a Sergeant Major preset: add --game sergeant-major)" \
-            if args.rules in SM_PRESETS else ""
-        raise CommandError(f"{error}{hint}") from None
-    if args.games < 2 or args.games % 2:
-        raise CommandError(f"--games must be a positive even number (duplicate pairs), "
-                           f"not {args.games}")
-    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
-    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
-    players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
-    if not unsandboxed and any(not spec.startswith("builtin:") for spec in (args.a, args.b)):
-        _say_sandbox()
-    progress = None if args.quiet else Progress(args.games)
-    started = time.perf_counter()
-    replay = run_match(players[0], players[1], games=args.games, seed=args.seed, rules=rules,
-                       time=time_control, on_progress=progress)
-    if progress:
-        progress.done()
-    if args.replay:
-        try:
-            args.replay.write_text(replay_json(replay) + "\n", encoding="utf-8")
-        except OSError as error:
-            raise CommandError(f"cannot write {args.replay}: {error.strerror}") from None
-    print(summary(replay, time.perf_counter() - started))
-    clock_line = _clock_used(players)
-    if clock_line:
-        print(clock_line)
-    if args.stderr:
-        for side, factory in zip("AB", players, strict=True):
-            for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
-                print(f"--- stderr of {side} (process {slot}) ---\n{text}")
-    return 0
-
-
-def cmd_deal(args: argparse.Namespace) -> int:
-    from engine.dealfile import deal_file_load, deal_play
-
-    try:
-        data = deal_file_load(args.file.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CommandError(f"cannot read {args.file}: {error.strerror}") from None
-    except (UnicodeDecodeError, ValueError) as error:
-        raise CommandError(f"{args.file}: not a valid deal file: {error}") from None
-    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
-    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
-    players = [_player(spec, time_control, unsandboxed) for spec in (args.a, args.b)]
-    if not unsandboxed and any(not spec.startswith("builtin:") for spec in (args.a, args.b)):
-        _say_sandbox()
-    played = deal_play(data, players[0], players[1], time=time_control)
-    print(deal_summary(data, played, {"A": args.a, "B": args.b}))
-    return 0
-
-
-def deal_summary(data: dict[str, Any], played: dict[str, Any], names: dict[str, str]) -> str:
-    """Each table's contract and change of score, and A's swing (and the site's, if given)."""
-    lines = [f"board: game {data['game'] + 1} and {data['game'] + 2}, deal {data['deal'] + 1} "
-             f"(rules {data['rules']['preset']}, seed {data['seed']}, dealer seat "
-             f"{data['dealer']}); A = {names['A']}, B = {names['B']}"]
-    for table, (record, fault) in enumerate(zip(played["tables"], played["forfeits"],
-                                                strict=True)):
-        seats = seat_sides(data["game"] + table)
-        head = f"table {table + 1} (A at seats {'0, 2' if seats[0] == 'A' else '1, 3'}, " \
-               f"score before {words.score_text(data['scores'][table])}): "
-        if fault:
-            lines.append(head + f"fault: {fault['player']} {fault['reason']}: {fault['detail']}")
-        elif record is None or record.get("misdeal"):
-            lines.append(head + "thrown in (misdeal): no score")
-        else:
-            c = record["contract"]
-            who = f"seat {_seat(c['seat'])}, {seats[c['seat']]}"
-            lines.append(head + f"contract {words.contract_text(c, who)}, points "
-                         f"{words.score_text(record['points'])}, change "
-                         f"{words.changes_text(record['delta'])}")
-    swing = played["swing"]
-    lines.append("swing: none (a table did not finish the deal)" if swing is None
-                 else f"swing: {words.signed(swing)} for A ({names['A']})")
-    site = (data.get("played") or {}).get("swing")
-    if isinstance(site, int):
-        lines.append(f"on the site: {words.signed(site)} for A ({_site_player(data, 'A')}), "
-                     f"against {_site_player(data, 'B')}")
-    return "\n".join(lines)
-
-
-def _site_player(data: dict[str, Any], side: str) -> str:
-    """The player the site's match had on that side (a deal file's `players`: not checked,
-    only shown)."""
-    player = (data.get("players") or {}).get(side)
-    if not isinstance(player, dict):
-        return side
-    return words.player_name(player)
-
-
-def cmd_match_game(args: argparse.Namespace, game: Game) -> int:
-    """A match of a game other than Kaiser (its own sides, sets of games and summary)."""
-    specs = [spec for spec in (args.a, args.b, args.c) if spec is not None]
-    if len(specs) != len(game.sides):
-        raise CommandError(f"{game.title} is played by {len(game.sides)} players "
-                           f"({', '.join(game.sides)}), not {len(specs)}: e.g. "
-                           f"match {' '.join(['builtin:random'] * len(game.sides))} "
-                           f"--game {game.name}")
-    try:
-        rules = game.get_rules(args.rules or game.default_preset)
-    except ValueError as error:
-        raise CommandError(str(error)) from None
+    game = get_game(args.game)
+    specs = [args.a, args.b, *args.more]
+    _check_players(game, len(specs))
+    rules = _rules(game, args.rules)
     games = game.games_per_set if args.games is None else args.games
     if games < game.games_per_set or games % game.games_per_set:
-        raise CommandError(f"--games must be a positive multiple of {game.games_per_set} "
-                           f"(the seats rotate over the same deals), not {games}")
+        sets = "even number" if game.games_per_set == 2 else \
+            f"multiple of {game.games_per_set}"
+        raise CommandError(f"--games must be a positive {sets} (sets of "
+                           f"{game.games_per_set} games over the same deals, the seats moved), "
+                           f"not {games}")
     time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
-    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
-    players = [_player(spec, time_control, unsandboxed, game.name) for spec in specs]
-    if not unsandboxed and any(not spec.startswith("builtin:") for spec in specs):
-        _say_sandbox()
+    players = _players(args, specs, time_control, game)
     progress = None if args.quiet else Progress(games)
     started = time.perf_counter()
     replay = game.run_match(players, games=games, seed=args.seed, rules=rules,
@@ -234,7 +129,7 @@ def cmd_match_game(args: argparse.Namespace, game: Game) -> int:
     if progress:
         progress.done()
     _write_replay(args, replay)
-    print(sm_summary(replay, time.perf_counter() - started))
+    print(game.summary(replay, time.perf_counter() - started))
     clock_line = _clock_used(players)
     if clock_line:
         print(clock_line)
@@ -242,6 +137,50 @@ def cmd_match_game(args: argparse.Namespace, game: Game) -> int:
         for side, factory in zip(game.sides, players, strict=True):
             for slot, text in enumerate(getattr(factory, "stderr_texts", lambda: [])()):
                 print(f"--- stderr of {side} (process {slot}) ---\n{text}")
+    return 0
+
+
+def _check_players(game: Game, count: int) -> None:
+    """As many players as the game's sides, or a one-line error that names the game that
+    `count` players play, if one does."""
+    if count == len(game.sides):
+        return
+    hint = "".join(f"; {_COUNTS.get(count, count)} play {other.title} (--game {other.name})"
+                   for other in GAMES.values() if len(other.sides) == count)
+    raise CommandError(f"a {game.title} match has {_COUNTS.get(len(game.sides))} players "
+                       f"({', '.join(game.sides)}), not {count}{hint}")
+
+
+def _rules(game: Game, preset: str | None) -> Any:
+    """The preset's rules, or a one-line error that names the game whose preset it is."""
+    try:
+        return game.get_rules(preset or game.default_preset)
+    except ValueError as error:
+        hint = "".join(f" (a {other.name} preset: add --game {other.name})"
+                       for other in GAMES.values() if other is not game and preset in other.presets)
+        raise CommandError(f"{error}{hint}") from None
+
+
+def _players(args: argparse.Namespace, specs: list[str], time_control: TimeControl,
+             game: Game) -> list[Any]:
+    unsandboxed = args.unsandboxed or _no_bubblewrap(args)
+    players = [_player(spec, time_control, unsandboxed, game.name) for spec in specs]
+    if not unsandboxed and any(not spec.startswith("builtin:") for spec in specs):
+        _say_sandbox()
+    return players
+
+
+def cmd_deal(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    try:
+        data = game.deal_file_load(args.file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CommandError(f"cannot read {args.file}: {error.strerror}") from None
+    except (UnicodeDecodeError, ValueError) as error:
+        raise CommandError(f"{args.file}: not a valid deal file: {error}") from None
+    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
+    players = _players(args, [args.a, args.b], time_control, game)
+    print(game.deal_play(data, players, time=time_control, names=[args.a, args.b]))
     return 0
 
 
@@ -265,8 +204,8 @@ def engine_version() -> str:
 def _no_bubblewrap(args: argparse.Namespace) -> bool:
     """True (after saying so) when a bot program would need bubblewrap and it is missing:
     the bot then runs unsandboxed, as on a laptop without it, unless --require-sandbox."""
-    programs = [s for s in (args.a, args.b, getattr(args, "c", None))
-                if s is not None and not s.startswith("builtin:")]
+    programs = [s for s in (args.a, args.b, *getattr(args, "more", ()))
+                if not s.startswith("builtin:")]
     if not programs or shutil.which("bwrap") is not None:
         return False
     if args.require_sandbox:
@@ -299,15 +238,12 @@ def _say_sandbox() -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _player(spec: str, time_control: TimeControl, unsandboxed: bool,
-            game: str = KAISER) -> Any:
+def _player(spec: str, time_control: TimeControl, unsandboxed: bool, game: str) -> Any:
     if not spec.startswith("builtin:") and not Path(spec).exists():
         raise CommandError(f"no such bot program: {spec}")
     options = {"unsandboxed": True} if unsandboxed and not spec.startswith("builtin:") else {}
     try:
-        if game != KAISER:
-            return resolve_any(spec, game=game, time=time_control, **options)
-        return resolve_player(spec, time=time_control, **options)
+        return resolve_player(spec, game=game, time=time_control, **options)
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -362,38 +298,6 @@ class Progress:
             print(file=sys.stderr)
 
 
-def summary(replay: dict[str, Any], seconds: float) -> str:
-    result = replay["result"]
-    names = side_names(replay)
-    total = len(replay["games"])
-    points = {"A": 0, "B": 0}
-    deals = 0
-    for game in replay["games"]:
-        for deal in game["deals"]:
-            if deal.get("points") is None:
-                continue
-            deals += 1
-            for team in (0, 1):
-                points[game["seats"][team]] += deal["points"][team]
-    draws = total - result["games"]["A"] - result["games"]["B"]
-    lines = [
-        f"A = {names['A']}, B = {names['B']}, rules {replay['rules']['preset']}, "
-        f"seed {replay['seed']}, {seconds:.2f} s",
-        f"games won: A {result['games']['A']}, B {result['games']['B']}"
-        + (f", drawn {draws}" if draws > 0 else "") + f"; A's score {result['score']:.3f}",
-        f"average points a deal: A {points['A'] / max(deals, 1):.2f}, "
-        f"B {points['B'] / max(deals, 1):.2f} ({deals} deals)",
-    ]
-    fault = result["forfeit"]
-    if fault:
-        lines.append(f"faults: {fault['player']} at seat {fault['seat']}: {fault['reason']} "
-                     f"(message {fault['message_id']}): {fault['detail']}; "
-                     f"{fault['player']} forfeits")
-    else:
-        lines.append("faults: none")
-    return "\n".join(lines)
-
-
 # --- validate and show ---------------------------------------------------------------------------
 def _read_replays(path: Path) -> list[Any]:
     try:
@@ -426,84 +330,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     for replay in _read_replays(args.file):
         try:
-            if isinstance(replay, dict) and replay.get("format") == SM_FORMAT:
-                print(sm_render(replay, only_game=args.game))
-                continue
-            print(render(replay, only_game=args.game))
+            print(_game_of(replay).render(replay, only_game=args.game))
         except (KeyError, TypeError, IndexError, AttributeError) as error:
             raise CommandError(f"{args.file}: not a readable replay ({type(error).__name__}: "
                                f"{error})") from None
     return 0
 
 
-def render(replay: dict[str, Any], only_game: int | None = None) -> str:
-    """A Kaiser replay deal by deal, in the words of the site's pages (engine.words)."""
-    out: list[str] = []
-    names = side_names(replay)
-    out.append(f"{names['A']} (A) against {names['B']} (B), rules "
-               f"{replay['rules']['preset']}, seed {replay['seed']}")
-    for number, game in enumerate(replay["games"]):
-        if only_game is not None and number != only_game:
-            continue
-        seats = game["seats"]
-        out.append(f"\n=== Game {number}: A at seats "
-                   f"{', '.join(_seat(s) for s in range(4) if seats[s] == 'A')} ===")
-        for index, deal in enumerate(game["deals"]):
-            out.extend(_render_deal(index, deal, seats))
-        result = game["result"]
-        winner = "draw" if result["winner"] is None else \
-            f"team {result['winner']} ({seats[result['winner']]}) wins"
-        out.append(f"Game {number}: {winner}, score {words.score_text(result['score'])}")
-        if result["forfeit"]:
-            f = result["forfeit"]
-            out.append(f"  forfeit by seat {f['seat']} ({f['player']}): {f['reason']}, "
-                       f"message {f['message_id']}: {f['detail']}")
-    result = replay["result"]
-    out.append(f"\nMatch: A {result['games']['A']} games, B {result['games']['B']}; "
-               f"A's score {result['score']}")
-    return "\n".join(out)
-
-
-def side_names(replay: dict[str, Any]) -> dict[str, str]:
-    """"greedy v3" for a side one program played; for a game with a person, whose
-    `seat_players` name each seat, the side's seats in order: "ada (person) & greedy v1"."""
-    seat_players = replay.get("seat_players")
-    if not seat_players or not replay["games"]:
-        return {side: words.player_name(p) for side, p in replay["players"].items()}
-    seats = replay["games"][0]["seats"]
-    return {side: " & ".join(words.player_name(p) for s, p in enumerate(seat_players)
-                             if seats[s] == side) for side in ("A", "B")}
-
-
-def _seat(seat: int) -> str:
-    """'2 (North)': the protocol's seat number and the pages' name for it."""
-    return f"{seat} ({words.KAISER_SEATS[seat]})"
-
-
-def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str]:
-    lines = [f"-- Deal {index}, dealer seat {_seat(deal['dealer'])}"]
-    for seat, hand in enumerate(deal["hands"]):
-        lines.append(f"   seat {_seat(seat)}, {seats[seat]}: {words.cards_text(hand)}")
-    if deal["kitty"]:
-        lines.append(f"   kitty: {words.cards_text(deal['kitty'])}")
-    if deal["misdeal"]:
-        lines.append(f"   seat {_seat(deal['misdeal']['seat'])} throws the hand in")
-        return lines
-    lines.append("   bids: " + ", ".join(f"{words.KAISER_SEATS[b['seat']]} "
-                                         f"{words.bid_text(b['bid'])}" for b in deal["bids"]))
-    contract = deal["contract"]
-    if contract:
-        who = f"seat {_seat(contract['seat'])}"
-        lines.append(f"   contract: {words.contract_text(contract, who)}, trump: "
-                     f"{words.trump_text(contract['trump'])}")
-    if deal["discards"]:
-        lines.append(f"   discards: {words.cards_text(deal['discards'])}")
-    for number, trick in enumerate(deal["tricks"]):
-        plays = [f"{(trick['leader'] + i) % 4}:{words.card_text(c)}"
-                 for i, c in enumerate(trick["cards"])]
-        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
-    if deal.get("points") is not None:
-        lines.append(f"   points {words.score_text(deal['points'])}, change "
-                     f"{words.changes_text(deal['delta'])}, score "
-                     f"{words.score_text(deal['score'])}")
-    return lines
+def _game_of(replay: Any) -> Game:
+    """The replay's game; a replay of no known format is read as the default game's."""
+    try:
+        return game_of_replay(replay)
+    except ValueError:
+        return default_game()

@@ -1,23 +1,29 @@
-"""The games the arena plays, behind one interface: Kaiser and Sergeant Major.
+"""The games the arena plays, behind one interface, and the registry of them.
 
-A game gives its presets and rules objects, the state of one game of a match (deal, decisions
-and their legal actions, scoring, the observation a seat gets: the `State` protocol), the bot
-protocol's JSON for its actions, its built-in players, matches (sets of games over the same
-deals, the seats rotated or swapped so the cards' luck cancels), and replay validation.
-The local runner asks `get_game(name)` (and the site can, or `game_of_replay(replay)`) and
-uses the answer; the Sergeant Major modules are imported only when that game is asked for.
+A game is a package beside the runtime (engine/<game>/) whose `plugin` module defines `GAME`,
+an object of the `Game` protocol: its facts (players, sides, sets of games), presets and rules,
+the state of one game of a match (the `State` protocol), the bot protocol's messages for it
+(hello, act, the actions of a reply), its built-in players, matches, replays (validation and
+the text of `show`) and what a person's seat needs. The runtime (botproc, human, cli,
+validate, tables) asks the game it is given and never which one it is.
+
+Architecture invariant: outside the game packages, only `GAME_MODULES` below names a game
+(tests/architecture/test_runtime_names_no_game.py holds it). A game's own modules are imported
+when the game is asked for something, not when the registry is read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import importlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engine.players import Player, PlayerFactory, TimeControl
 
-KAISER = "kaiser"
-SERGEANT_MAJOR = "sergeant-major"
+# The registry: each game's plugin module. The first is the default game, the one a bot plays
+# when its `ready` names none (the protocol's first version had one game).
+GAME_MODULES = ("engine.kaiser.plugin", "engine.sergeant_major.plugin")
 
 
 class State(Protocol):
@@ -45,8 +51,18 @@ class State(Protocol):
     def partial_record(self) -> dict[str, Any]: ...
 
 
+class ActWriter(Protocol):
+    """One bot seat's `act` messages, as the bytes of one JSON line (a seat may cache)."""
+
+    def message(self, state: Any, legal: Sequence[Any], mid: int, bank_ms: int) -> bytes: ...
+
+
+# The action a bot's reply names (`action` of its JSON), if legal; else ValueError saying why.
+ReplyReader = Callable[[Any, Sequence[Any], Any], Any]
+
+
 class Game(Protocol):
-    name: str  # "kaiser", "sergeant-major": what a bot declares and a replay names
+    name: str  # what a bot declares in `ready` and a replay or rules object names
     title: str
     about: str  # the game in a line, for people: "the Canadian card game Kaiser: ..."
     match_about: str  # how a match deals its sets, for people: "duplicate: ..."
@@ -56,6 +72,7 @@ class Game(Protocol):
     games_per_set: int  # games played over the same deals (a match is whole sets)
     replay_format: str
 
+    # --- rules -------------------------------------------------------------------------------
     @property
     def presets(self) -> Mapping[str, Any]: ...
 
@@ -66,9 +83,26 @@ class Game(Protocol):
 
     def rules_from_dict(self, data: Any) -> Any: ...
 
+    # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State: ...
 
     def seat_sides(self, game: int) -> list[str]: ...
+
+    def player_seed(self, seed: str, seat: int, game: int) -> str:
+        """The seed of the built-in player at `seat` of game `game` (as a match gives it)."""
+
+    def game_end(self, state: Any, game: int) -> dict[str, Any]:
+        """The `game_end` message the seats get when `state` is over."""
+
+    # --- the bot protocol --------------------------------------------------------------------
+    def hello(self, *, seat: int, rules: Any, games: int, game: int,
+              time: TimeControl) -> dict[str, Any]:
+        """The `hello` a bot at `seat` gets before game `game` of a match of `games`."""
+
+    def act_writer(self) -> ActWriter: ...
+
+    @property
+    def action_from_reply(self) -> ReplyReader: ...
 
     def legal_to_wire(self, state: Any, legal: Any) -> list[Any]: ...
 
@@ -76,174 +110,137 @@ class Game(Protocol):
 
     def action_to_wire(self, decision: str | None, action: Any) -> Any: ...
 
+    # --- players and matches -----------------------------------------------------------------
     def builtin_players(self) -> dict[str, tuple[type[Player], str]]: ...
 
     def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
                   rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]: ...
 
+    def one_game_replay(self, state: Any, *, rules: Any, seed: str,
+                        seat_players: list[dict[str, Any]],
+                        forfeit: dict[str, Any] | None) -> dict[str, Any]:
+        """The replay of a single game (game 0) played outside a match, as with a person at a
+        seat: `seat_players` names each seat's player ({"name", "version", "human"})."""
+
+    # --- replays -----------------------------------------------------------------------------
     def validate_replay(self, replay: Any) -> list[str]: ...
 
+    def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
+        """A replay deal by deal, in people's words (the local runner's `show`)."""
 
-class _Kaiser:
-    name: str = KAISER
-    title: str = "Kaiser"
-    about: str = "the Canadian card game Kaiser: four seats, two teams of two, bids for points"
-    match_about: str = "duplicate: each pair of games deals the same cards, the seats moved"
-    rules_page: str = "rules"
-    seats: int = 4
-    sides: tuple[str, ...] = ("A", "B")
-    games_per_set: int = 2
-    replay_format: str = "kaiser-replay"
+    def summary(self, replay: dict[str, Any], seconds: float) -> str:
+        """A match's outcome in a few lines (the local runner's `match`)."""
 
-    @property
-    def presets(self) -> Mapping[str, Any]:
-        from engine.rules import PRESETS
+    def deal_file_load(self, text: str) -> Any:
+        """A deal file (one board of a match, to play again: the local runner's `deal`);
+        ValueError if the text is not a valid one of this game, or the game has none."""
 
-        return PRESETS
-
-    @property
-    def default_preset(self) -> str:
-        return "official"
-
-    def get_rules(self, name: str) -> Any:
-        from engine.rules import get_rules
-
-        return get_rules(name)
-
-    def rules_from_dict(self, data: Any) -> Any:
-        from engine.rules import Rules
-
-        return Rules.from_dict(data)
-
-    def new_state(self, rules: Any, *, seed: str, game: int) -> State:
-        from engine.game import GameState, pair_deals
-
-        dealer, deals = pair_deals(rules, seed, game // 2)
-        return GameState(rules, dealer=dealer, deals=deals, game=game)
-
-    def seat_sides(self, game: int) -> list[str]:
-        from engine.match import seat_sides
-
-        return seat_sides(game)
-
-    def legal_to_wire(self, state: Any, legal: Any) -> list[Any]:
-        from engine.protocol import legal_to_wire
-
-        return legal_to_wire(state, legal)
-
-    def action_from_wire(self, state: Any, value: Any) -> Any:
-        from engine.protocol import action_from_wire
-
-        return action_from_wire(state, value)
-
-    def action_to_wire(self, decision: str | None, action: Any) -> Any:
-        from engine.protocol import action_to_wire
-
-        return action_to_wire(decision, action)
-
-    def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
-        from engine.builtin import builtin_players
-
-        return builtin_players()
-
-    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
-                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
-        from engine.match import run_match
-
-        if len(players) != 2:
-            raise ValueError(f"a Kaiser match has two players (A and B), not {len(players)}")
-        return run_match(players[0], players[1], games=games, seed=seed, rules=rules,
-                         time=time, on_progress=on_progress)
-
-    def validate_replay(self, replay: Any) -> list[str]:
-        from engine.validate import validate_replay
-
-        return validate_replay(replay)
+    def deal_play(self, data: Any, players: Sequence[PlayerFactory], *, time: TimeControl,
+                  names: Sequence[str]) -> str:
+        """Play a loaded deal file's board again and say, in a few lines, how it went."""
 
 
-class _SergeantMajor:
-    name: str = SERGEANT_MAJOR
-    title: str = "Sergeant Major (9-5-2)"
-    about: str = ("Sergeant Major (9-5-2): three players, each for itself, each with a "
-                  "target of tricks to make")
-    match_about: str = "each set of three games deals the same cards, the seats rotated"
-    rules_page: str = "rules-sergeant-major"
-    seats: int = 3
-    sides: tuple[str, ...] = ("A", "B", "C")
-    games_per_set: int = 3
-    replay_format: str = "sergeant-major-replay"
+class PackagedGame:
+    """The members of a Game that a game's package gives under the same names in the same
+    modules, so that each game's plugin states only what is its own: `package` is the game's
+    package ("engine.<game>"), whose modules are imported when first asked for.
+
+    <package>.rules: PRESETS, get_rules (its rules: `rules_class` is their type, in it);
+    <package>.protocol: legal_to_wire, action_from_wire, action_to_wire (the bot protocol);
+    <package>.<wire_module>: ActWriter, action_from_reply (its act messages and replies);
+    <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
+    validate_replay; <package>.show: render, summary."""
+
+    package: str
+    rules_class: str
+    wire_module: str = "protocol"
+
+    def _part(self, module: str) -> Any:
+        return importlib.import_module(f"{self.package}.{module}")
 
     @property
     def presets(self) -> Mapping[str, Any]:
-        from engine.sergeant_major.rules import PRESETS
-
-        return PRESETS
-
-    @property
-    def default_preset(self) -> str:
-        return "952"
+        return self._part("rules").PRESETS  # type: ignore[no-any-return]
 
     def get_rules(self, name: str) -> Any:
-        from engine.sergeant_major.rules import get_rules
-
-        return get_rules(name)
+        return self._part("rules").get_rules(name)
 
     def rules_from_dict(self, data: Any) -> Any:
-        from engine.sergeant_major.rules import SMRules
-
-        return SMRules.from_dict(data)
-
-    def new_state(self, rules: Any, *, seed: str, game: int) -> State:
-        from engine.sergeant_major.game import SMState, set_deals
-
-        dealer, deals = set_deals(seed, game // 3)
-        return SMState(rules, dealer=dealer, deals=deals.source(), game=game)
+        return getattr(self._part("rules"), self.rules_class).from_dict(data)
 
     def seat_sides(self, game: int) -> list[str]:
-        from engine.sergeant_major.match import seat_sides
+        return self._part("match").seat_sides(game)  # type: ignore[no-any-return]
 
-        return seat_sides(game)
+    def game_end(self, state: Any, game: int) -> dict[str, Any]:
+        return self._part("match").game_end(state, game)  # type: ignore[no-any-return]
+
+    def one_game_replay(self, state: Any, *, rules: Any, seed: str,
+                        seat_players: list[dict[str, Any]],
+                        forfeit: dict[str, Any] | None) -> dict[str, Any]:
+        return self._part("match").one_game_replay(  # type: ignore[no-any-return]
+            state, rules=rules, seed=seed, seat_players=seat_players, forfeit=forfeit)
+
+    def act_writer(self) -> ActWriter:
+        return self._part(self.wire_module).ActWriter()  # type: ignore[no-any-return]
+
+    @property
+    def action_from_reply(self) -> ReplyReader:
+        return self._part(self.wire_module).action_from_reply  # type: ignore[no-any-return]
 
     def legal_to_wire(self, state: Any, legal: Any) -> list[Any]:
-        from engine.sergeant_major.protocol import legal_to_wire
-
-        return legal_to_wire(state, legal)
+        return self._part("protocol").legal_to_wire(state, legal)  # type: ignore[no-any-return]
 
     def action_from_wire(self, state: Any, value: Any) -> Any:
-        from engine.sergeant_major.protocol import action_from_wire
-
-        return action_from_wire(state, value)
+        return self._part("protocol").action_from_wire(state, value)
 
     def action_to_wire(self, decision: str | None, action: Any) -> Any:
-        from engine.sergeant_major.protocol import action_to_wire
-
-        return action_to_wire(decision, action)
-
-    def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
-        from engine.builtin import RandomPlayer
-        from engine.sergeant_major.mc import SMMCPlayer
-        from engine.sergeant_major.players import SMGreedyPlayer
-
-        return {"random": (RandomPlayer, "1"), "greedy": (SMGreedyPlayer, "1"),
-                "mc": (SMMCPlayer, "1")}
-
-    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
-                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
-        from engine.sergeant_major.match import run_match
-
-        if len(players) != 3:
-            raise ValueError(f"a Sergeant Major match has three players (A, B and C), not "
-                             f"{len(players)}")
-        return run_match(list(players), games=games, seed=seed, rules=rules, time=time,
-                         on_progress=on_progress)
+        return self._part("protocol").action_to_wire(decision, action)
 
     def validate_replay(self, replay: Any) -> list[str]:
-        from engine.sergeant_major.validate import validate_replay
+        return self._part("validate").validate_replay(replay)  # type: ignore[no-any-return]
 
-        return validate_replay(replay)
+    def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
+        return self._part("show").render(replay, only_game)  # type: ignore[no-any-return]
+
+    def summary(self, replay: dict[str, Any], seconds: float) -> str:
+        return self._part("show").summary(replay, seconds)  # type: ignore[no-any-return]
 
 
-GAMES: dict[str, Game] = {KAISER: _Kaiser(), SERGEANT_MAJOR: _SergeantMajor()}
+class _Registry(Mapping[str, Game]):
+    """The games by name, each read from its plugin module (GAME_MODULES) when the registry
+    is first looked at: a plugin may import this module, and nothing of a game is imported
+    before a game is asked for."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        self._modules = modules
+        self._games: dict[str, Game] | None = None
+
+    def _loaded(self) -> dict[str, Game]:
+        if self._games is None:
+            games: dict[str, Game] = {}
+            for module in self._modules:
+                game: Game = importlib.import_module(module).GAME
+                games[game.name] = game
+            self._games = games
+        return self._games
+
+    def __getitem__(self, name: str) -> Game:
+        return self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+GAMES: Mapping[str, Game] = _Registry(GAME_MODULES)
+
+
+def default_game() -> Game:
+    """The registry's first game: a bot's `ready` without "game", a rules object that names
+    none, a replay of no known format (checked as this game's, and refused)."""
+    return next(iter(GAMES.values()))
 
 
 def get_game(name: str) -> Game:
@@ -254,34 +251,17 @@ def get_game(name: str) -> Game:
 
 
 def game_of_replay(replay: Any) -> Game:
-    """The game a replay records, by its `format` (Kaiser's replays name no game)."""
+    """The game a replay records, by its `format`."""
     if isinstance(replay, dict):
         for game in GAMES.values():
             if replay.get("format") == game.replay_format:
                 return game
-    raise ValueError("not a replay of a known game (its format is neither kaiser-replay nor "
-                     "sergeant-major-replay)")
+    formats = " nor ".join(game.replay_format for game in GAMES.values())
+    raise ValueError(f"not a replay of a known game (its format is neither {formats})")
 
 
 def game_of_rules(rules: Any) -> Game:
-    """The game a rules object belongs to (SMRules says so; Kaiser's Rules predate games)."""
-    return GAMES[getattr(rules, "game", KAISER)]
-
-
-def resolve_player(spec: str, *, game: str = KAISER, time: TimeControl | None = None,
-                   **options: Any) -> PlayerFactory:
-    """engine.builtin.resolve_player for any game: `builtin:NAME` names one of `game`'s
-    built-in players (`random` plays any game); a path is a bot program, whatever its game
-    (it declares its game when the match starts)."""
-    from engine.builtin import BuiltinFactory
-    from engine.builtin import resolve_player as resolve_kaiser
-
-    if game == KAISER or not spec.startswith("builtin:"):
-        return resolve_kaiser(spec, time=time, **options)
-    name = spec.removeprefix("builtin:")
-    known = get_game(game).builtin_players()
-    if name not in known:
-        raise ValueError(f"unknown built-in player {name!r} of {game}; choose one of "
-                         f"{', '.join('builtin:' + n for n in known)}")
-    cls, version = known[name]
-    return BuiltinFactory(name, version, cls, {})
+    """The game a rules object belongs to, by its `game` (the default game's rules may name
+    none: they predate a second game)."""
+    name = getattr(rules, "game", None)
+    return default_game() if name is None else GAMES[name]

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from engine.game import Action, GameState
-    from engine.rules import Rules
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +33,7 @@ class Player:
     trusted = False  # True: the runner skips re-checking actions (built-in players only)
     wants_notifications = False
     # False: act() makes no reference cycles, so the runner may pause the cyclic garbage
-    # collector for the match (engine.match._collector_paused). Built-in players only.
+    # collector for the match (engine.runner.collector_paused). Built-in players only.
     makes_cycles = True
     # True: act() answers at once (microseconds: no search, no process), so a site showing
     # the moves to a person may show several of this player's moves together (play.services).
@@ -56,14 +52,14 @@ class Player:
         begin to run (it was made early, and waits at its sandbox's gate until now)."""
 
     def start(
-        self, *, seat: int, rules: Rules, games: int, time: TimeControl, seed: str
+        self, *, seat: int, rules: Any, games: int, time: TimeControl, seed: str
     ) -> None:
         """hello/ready. `seat` is the seat this player holds in its game."""
 
     def begin_game(self, game: int) -> None:
         """A new game starts: a full time bank."""
 
-    def act(self, state: GameState, legal: list[Action]) -> Action:
+    def act(self, state: Any, legal: list[Any]) -> Any:
         raise NotImplementedError
 
     def notify(self, message: dict[str, Any]) -> None:

@@ -1,15 +1,12 @@
-"""The base of the built-in players (engine.builtin, engine.greedy, engine.mc): trusted,
-in-process, with a random generator seeded by the match's seed."""
+"""The base of the built-in players (engine.builtin, and each game's greedy and mc):
+trusted, in-process, with a random generator seeded by the match's seed."""
 
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import Any
 
 from engine.players import Player, TimeControl
-
-if TYPE_CHECKING:
-    from engine.rules import Rules
 
 
 class SeededPlayer(Player):
@@ -22,6 +19,6 @@ class SeededPlayer(Player):
         self.rng = random.Random(0)
         self.random = self.rng.random
 
-    def start(self, *, seat: int, rules: Rules, games: int, time: TimeControl,
+    def start(self, *, seat: int, rules: Any, games: int, time: TimeControl,
               seed: str) -> None:
         self.rng = random.Random(f"{type(self).__name__}/{seed}")

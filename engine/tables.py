@@ -1,6 +1,6 @@
 """The tables of a match: fresh players for every game, so that no table remembers another.
 
-A match plays sets of games over the same deals (Kaiser's pairs, Sergeant Major's threes),
+A match plays sets of games over the same deals (pairs, threes: the game's games_per_set),
 the players moved between seats. If one process played every game of a set, a bot that kept
 what it saw (every hand is shown at deal_end, and the tricks rebuild it anyway) would play
 the set's later games with open cards. So every game is played by players made for it alone:
@@ -111,7 +111,7 @@ class Tables:
 
 
 def _slot(sides: list[str], seat: int) -> int:
-    """Which of its side's seats this is (Kaiser: 0 or 1; one seat a side: 0)."""
+    """Which of its side's seats this is (0 or 1 with two seats a side; one seat a side: 0)."""
     return sides[:seat].count(sides[seat])
 
 

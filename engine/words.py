@@ -1,8 +1,8 @@
-"""The words people read for cards, bids, contracts, trumps and scores: one vocabulary for the
-site's pages and the local runner's `show`, the same as the play table's and the replay
-viewer's (static/js/replay.js: cardText, bidText, trumpText, contractText, number, signed,
-scoreText). The protocol's own forms ("7N", "C", -1) are for bots; these are for people:
-"7 no trump by greedy (South)", "7 ♥", "♣ clubs", "11 to −1", "+4 / −7".
+"""The words people read for cards, trumps, numbers and scores: one vocabulary for the site's
+pages and the local runner's `show`, the same as the play table's and the replay viewer's
+(static/js/replay.js: cardText, trumpText, number, signed, scoreText). The protocol's own
+forms ("TH", "C", -1) are for bots; these are for people: "10♥", "♣ clubs", "11 to −1",
+"+4 / −7". A game's own words (its seats, bids, contracts) are in its package's `words`.
 
 Standard library only, as the rest of the engine."""
 
@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.cards import SUIT_SYMBOLS
-
+SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 MINUS = "\u2212"  # a real minus sign: "−24", never the hyphen of "-24"
-KAISER_SEATS = ("South", "West", "North", "East")  # as the viewer and the play table name them
-SERGEANT_MAJOR_SEATS = ("South", "West", "East")
 
 
 def card_text(code: str) -> str:
@@ -49,30 +46,11 @@ def changes_text(pair: Sequence[float]) -> str:
     return f"{signed(pair[0])} / {signed(pair[1])}"
 
 
-def bid_text(bid: str) -> str:
-    """A Kaiser bid: 'pass', '7' (the contractor names trump), '7 no trump', '7 no trump, low'
-    (the protocol's 'pass', '7', '7N', '7L')."""
-    if bid.endswith("N"):
-        return f"{bid[:-1]} no trump"
-    if bid.endswith("L"):
-        return f"{bid[:-1]} no trump, low"
-    return bid
-
-
 def trump_text(suit: str | None) -> str:
     """A named trump: 'C' as '♣ clubs'; none as 'no trump'."""
     if not suit:
         return "no trump"
     return f"{SUIT_SYMBOLS.get(suit, suit)} {SUIT_WORDS.get(suit, suit)}"
-
-
-def contract_text(contract: Mapping[str, Any], who: str) -> str:
-    """'7 no trump by greedy (South)', '7 ♥ by greedy (South)' once the suit is named: the
-    bid in words, the trump's symbol, and `who` made it (a player, a seat, or both)."""
-    words = bid_text(str(contract["bid"]))
-    if contract.get("trump"):
-        words += f" {SUIT_SYMBOLS.get(contract['trump'], contract['trump'])}"
-    return f"{words} by {who}"
 
 
 def player_name(player: Mapping[str, Any]) -> str:
@@ -83,3 +61,12 @@ def player_name(player: Mapping[str, Any]) -> str:
         return f"{name} (person)"
     version = player.get("version")
     return f"{name} v{version}" if version else name
+
+
+def faults_text(forfeit: Mapping[str, Any] | None) -> str:
+    """A match's forfeit, as the local runner's summary says it ("faults: none" without)."""
+    if not forfeit:
+        return "faults: none"
+    return (f"faults: {forfeit['player']} at seat {forfeit['seat']}: {forfeit['reason']} "
+            f"(message {forfeit['message_id']}): {forfeit['detail']}; "
+            f"{forfeit['player']} forfeits")

@@ -77,7 +77,7 @@ def match_outcome(*, swings: Sequence[float], games_score: float, forfeit: bool 
 
 
 def board_swings(boards: Iterable[Mapping[str, object]] | None) -> list[float]:
-    """The swings of a match's stored boards (engine.boards.board_comparison) that both
+    """The swings of a match's stored boards (engine.kaiser.boards.board_comparison) that both
     tables played to the end."""
     return [float(b["swing"]) for b in boards or ()  # type: ignore[arg-type]
             if b.get("status") == "both" and b.get("swing") is not None]

@@ -411,7 +411,7 @@ def sm_house_bots_ensure() -> list[BotVersion]:
 
 def _house_bots_ensure(house_set: tuple[str, str, dict[str, str], tuple[str, float]],
                        ladder: Ladder) -> list[BotVersion]:
-    from engine.games import resolve_player
+    from engine.builtin import resolve_player
 
     game, _, bots, _ = house_set
     for spec in bots.values():

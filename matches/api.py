@@ -281,7 +281,7 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             url_path=r"boards/(?P<game>[0-9]{1,5})/(?P<deal>[0-9]{1,5})/deal-file")
     def deal_file(self, request: Request, game: str, deal: str,
                   pk: str | None = None) -> Response:
-        from engine.dealfile import deal_file
+        from engine.kaiser.dealfile import deal_file
 
         match, replay, first, index = self._board_replay(request, game, deal)
         response = Response(deal_file(replay, first, index, games=match.games_per_match))

@@ -1,6 +1,6 @@
 """The board comparison of a match, as the site keeps it (docs/matches.md, "Boards").
 
-match_finish stores engine.boards.board_comparison of the replay on the match (Match.boards)
+match_finish stores engine.kaiser.boards.board_comparison of the replay on the match (Match.boards)
 and each side's biggest losses as BoardLoss rows (board_losses), in the transaction that
 stores the result: pages and the API read them, never the replay, except for matches
 finished before boards were kept (match_boards computes theirs from the replay)."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.boards import costliest
+from engine.kaiser.boards import costliest
 from matches.models import BoardLoss, Match
 
 # The biggest losses kept per side and match: a bot's costliest boards come from these.

@@ -182,7 +182,7 @@ class Match(PlayConditions):
     # result; play_stats_fold adds them to the versions' totals and sets stats_folded.
     stats = models.JSONField(null=True, blank=True, editable=False)
     stats_folded = models.BooleanField(default=False)
-    # The board comparison of its duplicate pairs (engine.boards.board_comparison), written
+    # The board comparison of its duplicate pairs (engine.kaiser.boards.board_comparison), written
     # with its result: the page and the API read it, and it outlives a pruned replay.
     boards = models.JSONField(null=True, blank=True, editable=False)
 
@@ -357,7 +357,7 @@ class BoardLoss(models.Model):
     game = models.PositiveIntegerField()  # the pair's first game (even), from 0
     deal = models.PositiveIntegerField()  # from 0
     swing = models.IntegerField()  # from the version's side: always negative
-    # What decided it: the first difference's kind and viewer step (engine.boards).
+    # What decided it: the first difference's kind and viewer step (engine.kaiser.boards).
     kind = models.CharField(max_length=10, blank=True)
     step = models.PositiveIntegerField(default=0)
 

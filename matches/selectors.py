@@ -18,7 +18,7 @@ from django.utils.timezone import localtime
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion, default_game
 from engine.games import get_game
-from engine.match import replay_json
+from engine.runner import replay_json
 from kaiser_site.ago import ago
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
 from matches.replay_store import ReplayUnavailable
@@ -347,9 +347,9 @@ def third_player_versions(*, opponent: Bot, limit: int = 200) -> list[BotVersion
 
 
 def match_boards(*, match_id: int) -> list[dict[str, Any]] | None:
-    """The match's board comparison (engine.boards): as stored when it finished; for a match
+    """The match's board comparison (engine.kaiser.boards): as stored when it finished; for a match
     finished before boards were kept, worked out from its replay; None without either."""
-    from engine.boards import board_comparison
+    from engine.kaiser.boards import board_comparison
 
     stored = Match.objects.filter(pk=match_id).values_list("boards", flat=True).first()
     if stored is not None:

@@ -29,8 +29,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
-from engine.boards import board_comparison
 from engine.faults import InfrastructureError
+from engine.kaiser.boards import board_comparison
 from kaiser_site.page_cache import match_topics, pages_changed
 from kaiser_site.task_send import task_send
 from matches import signals
@@ -340,7 +340,7 @@ def match_finish(
     """Store the replay, then the result and the rating changes at once, if this attempt still
     holds the match. False (and nothing written but the attempt's outcome) otherwise.
     ReplayUnavailable if the replay store refused the replay (nothing written)."""
-    from engine.match import replay_json
+    from engine.runner import replay_json
 
     text = replay_json(replay).encode()
     # The replay is in the store before the transaction that records the result, so no result

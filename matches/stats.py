@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
-from engine import words
+from engine.kaiser import words
 from kaiser_site.fragments import fragment
 from kaiser_site.page_cache import STATS, pages_changed
 from matches.models import Match, PlayStats
@@ -315,7 +315,7 @@ def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
 
 def _bid_label(bid: str) -> str:
     """A bar's label under the chart, in a bar's width: "7", "7 NT", "7 low" (the bar's title
-    says it in full: engine.words.bid_text)."""
+    says it in full: engine.kaiser.words.bid_text)."""
     return f"{bid[:-1]} NT" if bid.endswith("N") else f"{bid[:-1]} low" if bid.endswith("L") \
         else bid
 

@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString
 from bots.faults import forfeit_public, match_fault_whole_for
 from bots.models import Bot
 from engine import words
+from engine.kaiser import words as kaiser_words
 from kaiser_site import fragments
 from kaiser_site.fragments import Links, fragment
 from kaiser_site.page_cache import shared_page
@@ -126,7 +127,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "matches/match_detail.html", context)
 
 
-SEAT_NAMES = words.KAISER_SEATS  # as the replay viewer names them
+SEAT_NAMES = kaiser_words.SEATS  # as the replay viewer names them
 ACTION_WORDS = {"bid": "bid", "trump": "named trump", "discard": "discarded", "card": "played",
                 "misdeal": "threw the hand in"}
 
@@ -147,7 +148,7 @@ def difference_text(difference: dict[str, Any] | None) -> str:
         if kind == "trump":
             return words.trump_text(action)
         if kind == "bid":
-            return words.bid_text(str(action))
+            return kaiser_words.bid_text(str(action))
         if kind == "card":
             return words.card_text(str(action))
         if kind == "discard":
@@ -184,7 +185,7 @@ def _table_row(table: dict[str, Any] | None, names: dict[str, str]) -> dict[str,
     row["changes_text"] = words.changes_text([row["delta_A"], row["delta_B"]])
     if contract:
         row["made"] = table["points"][contract["seat"] % 2] >= int(contract["bid"].rstrip("NL"))
-        row["contract_text"] = words.contract_text(
+        row["contract_text"] = kaiser_words.contract_text(
             contract, names.get(contract["side"], contract["side"]))
     return row
 

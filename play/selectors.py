@@ -10,7 +10,9 @@ from django.db.models import QuerySet
 
 from bots.models import BotVersion
 from bots.selectors import active_versions
-from engine.games import KAISER, SERGEANT_MAJOR, get_game
+from engine.games import get_game
+from engine.kaiser import KAISER
+from engine.sergeant_major import SERGEANT_MAJOR
 from play.models import Game, Seat
 
 

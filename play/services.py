@@ -27,14 +27,16 @@ from django.utils import timezone
 from redis import RedisError
 
 from bots.models import BotVersion
-from engine.cards import mask_names
 from engine.faults import InfrastructureError
-from engine.game import GameState
-from engine.games import GAMES, KAISER, SERGEANT_MAJOR, get_game
+from engine.games import GAMES, get_game
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
+from engine.kaiser import KAISER
+from engine.kaiser.cards import mask_names
+from engine.kaiser.game import GameState
+from engine.kaiser.protocol import legal_to_wire
+from engine.kaiser.rules import Rules, get_rules, replace
 from engine.players import Player, TimeControl
-from engine.protocol import legal_to_wire
-from engine.rules import Rules, get_rules, replace
+from engine.sergeant_major import SERGEANT_MAJOR
 from kaiser_site.task_send import task_send
 from play import push, selectors
 from play.models import Game, Move, Seat
@@ -352,7 +354,7 @@ def _play(game: Game) -> dict[str, Any]:
 
 def _bot_player(seat: Seat, clock: TimeControl, game: str) -> tuple[SeatName, Player]:
     from bots.runner import bot_version_player
-    from engine.games import resolve_player
+    from engine.builtin import resolve_player
 
     if seat.version is not None:  # a bot (a house bot's built-in, by its bot's game)
         factory = bot_version_player(version=seat.version, time=clock)

@@ -17,7 +17,9 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from engine.games import GAMES, KAISER, SERGEANT_MAJOR, get_game
+from engine.games import GAMES, get_game
+from engine.kaiser import KAISER
+from engine.sergeant_major import SERGEANT_MAJOR
 from play import push, selectors, services
 from play.models import Game
 from play.services import PlayError

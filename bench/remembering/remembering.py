@@ -7,11 +7,11 @@ finds its hand among them and holds the whole layout. It keeps them in its proce
 file (the bot's is in its /tmp), so it would also use a /tmp that outlived its game.
 
 With a layout it plays each choice out on the true hands with the engine's Monte Carlo
-rollouts (engine.mc, engine.sergeant_major.mc) and takes the best, greedy's own choice where
+rollouts (engine.kaiser.mc, engine.sergeant_major.mc) and takes the best, greedy's own choice where
 that is as good: Kaiser's bids (the others bidding as greedy does), trump and cards; Sergeant
 Major's trump and cards (the exchanges and discard it did not see taken as greedy makes them:
 its opponents are greedy). Without a layout it is builtin:greedy, decision for decision:
-engine.greedy.GreedyPlayer and engine.sergeant_major.players' SMGreedyPlayer, on a state
+engine.kaiser.greedy.GreedyPlayer and engine.sergeant_major.players' SMGreedyPlayer, on a state
 made from the observation (they read only their own hand and what was played). Kaiser's card
 play uses the layout only without a kitty (another contractor's discards are not known); the
 bench plays the official rules, which have none.
@@ -27,10 +27,19 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.cards import CARD_OF, NO_TRUMP, PASS, SUITS, TRICK_KEYS, cards_mask, deck, parse_bid
-from engine.game import BID, DECISIONS, PLAY, TRUMP
-from engine.greedy import GreedyPlayer
-from engine.mc import (
+from engine.kaiser.cards import (
+    CARD_OF,
+    NO_TRUMP,
+    PASS,
+    SUITS,
+    TRICK_KEYS,
+    cards_mask,
+    deck,
+    parse_bid,
+)
+from engine.kaiser.game import BID, DECISIONS, PLAY, TRUMP
+from engine.kaiser.greedy import GreedyPlayer
+from engine.kaiser.mc import (
     Stakes,
     bids_after,
     contract_points,
@@ -39,8 +48,8 @@ from engine.mc import (
     model_estimates,
     play_out,
 )
-from engine.rules import Rules
-from engine.sampling import View, view_from_observation
+from engine.kaiser.rules import Rules
+from engine.kaiser.sampling import View, view_from_observation
 from engine.sergeant_major import cards as sc
 from engine.sergeant_major import game as sg
 from engine.sergeant_major.mc import WIN_BONUS as SM_WIN_BONUS
@@ -224,7 +233,7 @@ def _kaiser_dealt(obs: dict[str, Any]) -> int:
 
 def _auction(view: View, estimates: list[tuple[float, float, int]], my_bid: int) -> tuple[int, int]:
     """(contractor, contract) if this seat bids `my_bid` and the others bid as greedy does
-    (engine.mc's model of builtin:greedy's bidding)."""
+    (engine.kaiser.mc's model of builtin:greedy's bidding)."""
     high, high_seat = PASS, -1
     for seat, bid in view.bids:
         if bid != PASS:
@@ -243,7 +252,7 @@ def _auction(view: View, estimates: list[tuple[float, float, int]], my_bid: int)
 
 
 def _card_value(view: View, hands: Sequence[int], card: int) -> float:
-    """The deal played out on the true hands after `card` (engine.mc's rollout)."""
+    """The deal played out on the true hands after `card` (engine.kaiser.mc's rollout)."""
     assert view.contract is not None
     cseat, bid, trump = view.contract
     table = contract_table(trump, bid % 3 == 2, cseat & 1, cards_mask(deck(view.rules)))

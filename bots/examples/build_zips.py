@@ -18,12 +18,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ENGINE = HERE.parent.parent / "engine"
 # The engine modules builtin:mc imports, packed into mc.zip as the package mc_engine/.
-ENGINE_MODULES = {"mc": ("__init__.py", "cards.py", "rules.py", "game.py", "players.py",
-                         "seeded.py", "greedy.py", "protocol.py", "sampling.py", "mc.py")}
+# Paths below engine/ (Kaiser's own modules are in engine/kaiser/); the package is flat.
+ENGINE_MODULES = {"mc": ("__init__.py", "pack.py", "wire.py", "kaiser/cards.py", "kaiser/rules.py",
+                         "kaiser/game.py", "players.py", "seeded.py", "kaiser/greedy.py",
+                         "kaiser/protocol.py", "kaiser/sampling.py", "kaiser/mc.py")}
 # bot -> whether its zip needs the helper kaiser_protocol.py
 BOTS = {"random": True, "greedy": True, "node_random": False, "mc": True}
 PACKAGE = "mc_engine"
-IMPORTS = re.compile(rb"^([ \t]*)from engine\.", re.MULTILINE)
+IMPORTS = re.compile(rb"^([ \t]*)from engine\.(?:kaiser\.)?", re.MULTILINE)
 STAMP = (2026, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same bytes
 
 
@@ -35,7 +37,7 @@ def zip_members(name: str) -> dict[str, bytes]:
     if BOTS[name]:
         members["kaiser_protocol.py"] = (HERE / "kaiser_protocol.py").read_bytes()
     for module in ENGINE_MODULES.get(name, ()):
-        members[f"{PACKAGE}/{module}"] = renamed((ENGINE / module).read_bytes())
+        members[f"{PACKAGE}/{Path(module).name}"] = renamed((ENGINE / module).read_bytes())
     return members
 
 

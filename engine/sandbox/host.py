@@ -16,7 +16,7 @@ by constant or empty files. Killing pid 1 of the pid namespace kills every proce
 which is how kill() cleans up.
 
 --die-with-parent ties the sandbox to the *thread* that started it (PR_SET_PDEATHSIG): create,
-play and close a match's players in one thread, which is what engine.match.run_match does.
+play and close a match's players in one thread, which is what every game's run_match does.
 """
 
 from __future__ import annotations

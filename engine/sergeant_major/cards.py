@@ -6,15 +6,19 @@ Card names are those of Kaiser ("AS", "TH", "2C"): rank letter then suit letter.
 
 from __future__ import annotations
 
-SUITS = "CDHS"
+from engine.pack import SUITS as SUITS
+from engine.pack import card_names, card_parser
+from engine.pack import cards_mask as cards_mask
+
 RANKS = "23456789TJQKA"
 SUIT_BITS = 13
 SUIT_PATTERN = (1 << SUIT_BITS) - 1
 PACK = tuple(range(52))
 FULL = (1 << 52) - 1
 
-CARD_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+CARD_NAMES: tuple[str, ...] = card_names(RANKS)
 CARD_OF: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+parse_card = card_parser(CARD_OF)
 SUIT_MASKS: tuple[int, ...] = tuple(SUIT_PATTERN << (SUIT_BITS * s) for s in range(4))
 BITS: tuple[int, ...] = tuple(1 << c for c in range(52))
 
@@ -45,21 +49,6 @@ def suit_cards(mask: int, suit: int) -> tuple[int, ...]:
 
 def mask_names(mask: int) -> list[str]:
     return [CARD_NAMES[c] for c in mask_cards(mask)]
-
-
-def cards_mask(cards: tuple[int, ...] | list[int]) -> int:
-    mask = 0
-    for c in cards:
-        mask |= 1 << c
-    return mask
-
-
-def parse_card(text: object) -> int:
-    if isinstance(text, str):
-        card = CARD_OF.get(text)
-        if card is not None:
-            return card
-    raise ValueError(f"not a card: {text!r}")
 
 
 def suit_of(card: int) -> int:

@@ -14,17 +14,23 @@ from typing import Any
 
 from engine.builtin import RandomPlayer
 from engine.faults import BotFault
-from engine.match import _collector_paused, _forfeit_record
 from engine.players import Player, PlayerFactory, TimeControl
+from engine.runner import (
+    Forfeit,
+    MatchRunner,
+    ProgressFn,
+    SeatFault,
+    forfeit_record,
+    illegal,
+    notify,
+)
 from engine.sergeant_major.game import OVER, DealSequence, SMState, set_deals
 from engine.sergeant_major.rules import DEFAULT_RULES, GAME, SMRules
-from engine.tables import StartFault, Tables
 
 SIDES = ("A", "B", "C")
 FORMAT = "sergeant-major-replay"
 # Marks replays whose deals come from set_deals(seed): validate re-deals them.
 DEALING = "sergeant-major-arena/1"
-ProgressFn = Callable[[int, int], None]
 
 
 def seat_sides(game: int) -> list[str]:
@@ -38,27 +44,14 @@ def forfeit_points(seat: int) -> list[float]:
     return [0.0 if s == seat else 0.5 for s in range(3)]
 
 
-class _Forfeit(Exception):
-    def __init__(self, record: dict[str, Any]) -> None:
-        super().__init__(record["reason"])
-        self.record = record
-
-
-class _SeatFault(Exception):
-    def __init__(self, seat: int, fault: BotFault) -> None:
-        super().__init__(str(fault))
-        self.seat = seat
-        self.fault = fault
-
-
 def player_seed(seed: str, side: str, slot: int, game: int) -> str:
     """A built-in player's seed: as it always was in game 0, and a game's own after."""
     return f"{seed}/{side}" + (f"/{game}" if game else "")
 
 
-class SMMatch:
-    """One match: each side's factory, the games so far, the result. Every game has a table
-    of new players (engine.tables): no process plays two games of a set."""
+class SMMatch(MatchRunner):
+    """A match of sets of three games (engine.runner plays its games table by table: no
+    process plays two games of a set)."""
 
     def __init__(self, factories: dict[str, PlayerFactory], *, games: int, seed: str,
                  rules: SMRules, time: TimeControl) -> None:
@@ -67,77 +60,33 @@ class SMMatch:
         if games < 3 or games % 3:
             raise ValueError(f"a Sergeant Major match is played in sets of three games (the "
                              f"seats rotated): games must be a multiple of 3, not {games}")
-        self.factories = factories
-        self.games_total = games
-        self.seed = str(seed)
-        self.rules = rules
-        self.time = time
-        # Player.start is typed for Kaiser's Rules, which every Kaiser player may rely on; a
-        # player of this game gets SMRules (built-in players ignore them, bots get them in hello).
-        self.tables = Tables(factories, seat_sides=seat_sides,
-                             seed_of=functools.partial(player_seed, self.seed), games=games,
-                             rules=rules, time=time)
-        self.games: list[dict[str, Any]] = []
-        self.forfeit: dict[str, Any] | None = None
+        super().__init__(factories, games=games, seed=seed, rules=rules, time=time,
+                         seat_sides=seat_sides,
+                         seed_of=functools.partial(player_seed, str(seed)))
         self._set: tuple[int, DealSequence] | None = None
 
-    def run(self, on_progress: ProgressFn | None = None) -> dict[str, Any]:
-        try:
-            players = self._open(0)
-            if not any(p.makes_cycles for p in players):
-                with _collector_paused():
-                    self._play_games(players, on_progress)
-            else:
-                self._play_games(players, on_progress)
-        except _Forfeit as forfeit:
-            self.forfeit = forfeit.record
-        finally:
-            self.tables.close_all()
-        return self.replay()
+    def start_forfeit_game(self, game: int, seat: int,
+                           record: dict[str, Any]) -> dict[str, Any]:
+        return _game_record(game, [], [0, 0, 0], None, forfeit_points(seat), record)
 
-    def _play_games(self, players: list[Player], on_progress: ProgressFn | None) -> None:
-        for game in range(self.games_total):
-            if game:
-                players = self._open(game)
-            self.games.append(self._play_game(game, players))
-            self.tables.close()  # match_end: this table's processes end before the next plays
-            if on_progress:
-                on_progress(game + 1, self.games_total)
-
-    def _open(self, game: int) -> list[Player]:
-        try:
-            return self.tables.open(game)
-        except StartFault as failed:
-            record = _forfeit_record(failed.fault, failed.seat, failed.side)
-            self.games.append(_game_record(game, [], [0, 0, 0], None,
-                                           forfeit_points(failed.seat), record))
-            raise _Forfeit(record) from None
-
-    def _play_game(self, game: int, players: list[Player]) -> dict[str, Any]:
+    def play_game(self, game: int, players: list[Player]) -> dict[str, Any]:
         if game % 3 == 0 or self._set is None:
             self._set = set_deals(self.seed, game // 3)
         dealer, deals = self._set
         state = SMState(self.rules, dealer=dealer, deals=deals.source(), game=game)
         try:
-            _loop(state, players, self._notify if any(
+            _loop(state, players, notify if any(
                 p.wants_notifications for p in players) else None)
-        except _SeatFault as failed:
+        except SeatFault as failed:
             seat = failed.seat
-            record = _forfeit_record(failed.fault, seat, seat_sides(game)[seat])
+            record = forfeit_record(failed.fault, seat, seat_sides(game)[seat])
             done = state.records() + [state.partial_record()]
             self.games.append(_game_record(game, done, list(state.score), None,
                                            forfeit_points(seat), record))
-            raise _Forfeit(record) from None
-        self._notify(players, {"type": "game_end", "game": game, "winner": state.winner,
-                               "score": list(state.score), "points": state.points})
+            raise Forfeit(record) from None
+        notify(players, game_end(state, game))
         return _game_record(game, state.records(), list(state.score), state.winner,
                             state.points or [], None)
-
-    @staticmethod
-    def _notify(players: list[Player], message: dict[str, Any]) -> None:
-        for player in players:
-            if player.wants_notifications:
-                player.notify(message)
 
     def result(self) -> dict[str, Any]:
         return match_result(self.games, self.games_total, self.forfeit)
@@ -153,6 +102,11 @@ class SMMatch:
             "games": self.games,
             "result": self.result(),
         }
+
+
+def game_end(state: SMState, game: int) -> dict[str, Any]:
+    return {"type": "game_end", "game": game, "winner": state.winner,
+            "score": list(state.score), "points": state.points}
 
 
 def _game_record(game: int, deals: list[dict[str, Any]], score: list[int], winner: int | None,
@@ -200,9 +154,9 @@ def _loop(state: SMState, players: list[Player],
         try:
             action = acts[seat](state, legal)  # type: ignore[arg-type]
         except BotFault as fault:
-            raise _SeatFault(seat, fault) from None
+            raise SeatFault(seat, fault) from None
         if not trusted[seat] and action not in legal:
-            raise _SeatFault(seat, BotFault("illegal", f"{action!r} is not a legal action"))
+            raise illegal(seat, action)
         state.apply(action)
         if notify is not None and len(state.log) > seen:
             for i in range(seen, len(state.log)):
@@ -225,3 +179,28 @@ def run_match(factories: dict[str, PlayerFactory] | list[PlayerFactory], *, game
     match = SMMatch(factories, games=games, seed=str(seed), rules=rules or DEFAULT_RULES,
                     time=time or TimeControl())
     return match.run(on_progress)
+
+
+def one_game_replay(state: SMState, *, rules: SMRules, seed: str,
+                    seat_players: list[dict[str, Any]],
+                    forfeit: dict[str, Any] | None) -> dict[str, Any]:
+    """The replay of game 0 alone (engine.human: a person at a seat), counted as a match of
+    one game; `seat_players` names each seat's player (a side is a seat)."""
+    if forfeit is None:
+        deals, winner, points = state.records(), state.winner, state.points
+    else:
+        deals, winner = state.records() + [state.partial_record()], None
+        points = forfeit_points(forfeit["seat"])
+    sides = seat_sides(0)
+    games = [{"seats": sides, "deals": deals,
+              "result": {"winner": winner, "score": list(state.score), "points": points,
+                         "forfeit": forfeit}}]
+    return {
+        "format": FORMAT, "version": 1, "game": GAME,
+        "rules": rules.to_dict(), "seed": seed, "dealing": DEALING,
+        "players": {side: {"name": p["name"], "version": p["version"]}
+                    for side, p in zip(sides, seat_players, strict=True)},
+        "seat_players": seat_players,
+        "games": games,
+        "result": match_result(games, 1, forfeit),
+    }

@@ -39,7 +39,7 @@ class SMMCPlayer(SMGreedyPlayer):
     samples = SAMPLES
     instant = False  # it searches
 
-    def act(self, state: SMState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
+    def act(self, state: SMState, legal: Sequence[Action]) -> Action:
         if state.phase != PLAY or len(legal) == 1:
             return super().act(state, legal)
         rng = random.Random(f"{self.seed}/{state.game}/{len(state.log)}/{len(state.tricks)}/"

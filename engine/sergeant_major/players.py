@@ -34,7 +34,7 @@ def best_trump(hand: int) -> int:
 class SMGreedyPlayer(SeededPlayer):
     instant = True
 
-    def act(self, state: SMState, legal: Sequence[Action]) -> Action:  # type: ignore[override]
+    def act(self, state: SMState, legal: Sequence[Action]) -> Action:
         phase = state.phase
         if phase == PLAY:
             return self._play(state, legal)  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from engine.sergeant_major.game import (
     SMState,
     forced_return,
 )
+from engine.wire import card_from_wire, suit_from_wire
 
 LIST_DECISIONS = (GIVE, RETURN, DISCARD)
 
@@ -65,14 +66,9 @@ def action_from_wire(state: SMState, value: Any) -> Action:
     """The action a bot's reply names, if it is legal now; else ValueError saying why."""
     phase = state.phase
     if phase == PLAY:
-        card = parse_card(value)
-        if card not in state.legal_actions():
-            raise ValueError(f"{value} may not be played now")
-        return card
+        return card_from_wire(state, value, parse_card)
     if phase == TRUMP:
-        if not (isinstance(value, str) and len(value) == 1 and value in SUITS):
-            raise ValueError(f"not a suit: {value!r}")
-        return SUITS.index(value)
+        return suit_from_wire(value)
     if phase in LIST_DECISIONS:
         return _cards_from_wire(state, value)
     raise ValueError("no decision is pending")
@@ -123,7 +119,7 @@ def act_message(state: SMState, legal: Sequence[Action], mid: int, bank_ms: int)
 
 
 class ActWriter:
-    """The botproc's writer for Sergeant Major (Kaiser's is engine.wire.ActWriter)."""
+    """The botproc's writer for Sergeant Major (Kaiser's is engine.kaiser.wire.ActWriter)."""
 
     __slots__ = ()
 
@@ -132,7 +128,7 @@ class ActWriter:
 
 
 def action_from_reply(state: SMState, legal: Sequence[Action], value: Any) -> Action:
-    """The action a reply names, if legal; else ValueError (engine.wire's, for this game)."""
+    """The action a reply names, if legal; else ValueError (engine.kaiser.wire's, for this game)."""
     if type(value) is str and state.phase == PLAY:
         card = parse_card(value) if value in _CARD_SET else None
         if card is not None and card in legal:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-GAME = "sergeant-major"
+from engine.sergeant_major import SERGEANT_MAJOR
+
+GAME = SERGEANT_MAJOR
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ from typing import Any
 
 from engine import words
 
+SEATS = ("South", "West", "East")  # as the viewer and the play table name them
+
 
 def _cards(cards: list[str]) -> str:
     return words.cards_text(cards)
@@ -22,7 +24,7 @@ def _names(replay: dict[str, Any]) -> dict[str, str]:
 
 
 def _seat(seat: int) -> str:
-    return f"{seat} ({words.SERGEANT_MAJOR_SEATS[seat]})"
+    return f"{seat} ({SEATS[seat]})"
 
 
 def _each(values: list[Any], form: Any = words.number) -> str:
@@ -95,11 +97,5 @@ def summary(replay: dict[str, Any], seconds: float) -> str:
         "ups and downs: " + ", ".join(f"{s} {words.signed(result['ups'][s])}" for s in sides) +
         f" ({hands} hands)",
     ]
-    fault = result["forfeit"]
-    if fault:
-        lines.append(f"faults: {fault['player']} at seat {fault['seat']}: {fault['reason']} "
-                     f"(message {fault['message_id']}): {fault['detail']}; "
-                     f"{fault['player']} forfeits")
-    else:
-        lines.append("faults: none")
+    lines.append(words.faults_text(result["forfeit"]))
     return "\n".join(lines)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine.faults import FORFEIT_REASONS
 from engine.sergeant_major.cards import CARD_OF, FULL, SUITS
 from engine.sergeant_major.game import (
     DISCARD,
@@ -35,40 +34,34 @@ from engine.sergeant_major.match import (
 )
 from engine.sergeant_major.protocol import action_from_wire
 from engine.sergeant_major.rules import GAME, SMRules
-from engine.violation import Violation
+from engine.violation import (
+    Violation,
+    act,
+    cards_mask,
+    check_forfeit_fault,
+    check_scored,
+    check_seeded_deals,
+    check_sets,
+    check_tricks,
+    first_violation,
+    listed_games,
+    replay_rules,
+)
 
 
 def validate_replay(replay: Any) -> list[str]:
     """[] when the replay is valid, else [the first violation]."""
-    try:
-        _check_replay(replay)
-    except Violation as violation:
-        return [str(violation)]
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        return [f"malformed replay: {type(error).__name__}: {error}"]
-    return []
+    return first_violation(_check_replay, replay)
 
 
 def _check_replay(replay: Any) -> None:
-    if not isinstance(replay, dict):
-        raise Violation("a replay must be a JSON object")
-    if replay.get("format") != FORMAT or replay.get("version") != 1 or \
-            replay.get("game") != GAME:
-        raise Violation(f'not a {FORMAT} of version 1 (game "{GAME}")')
-    try:
-        rules = SMRules.from_dict(replay["rules"])
-    except (ValueError, TypeError) as error:
-        raise Violation(f"bad rules: {error}") from None
-    games = replay["games"]
-    if not isinstance(games, list) or not games:
-        raise Violation("a replay must hold at least one game")
-    if set(replay["players"]) != set(SIDES):
-        raise Violation("players must be A, B and C")
-    for number, game in enumerate(games):
-        if game["result"]["forfeit"] is not None and number != len(games) - 1:
-            raise Violation("only the last game listed may end in a forfeit", game=number)
+    rules = replay_rules(replay, header={"format": FORMAT, "version": 1, "game": GAME},
+                         wrong_header=f'not a {FORMAT} of version 1 (game "{GAME}")',
+                         rules_from_dict=SMRules.from_dict)
+    for number, game in listed_games(replay, SIDES):
         _check_game(rules, number, game)
-    _check_sets(games)
+    games = replay["games"]
+    check_sets(games, 3, "the games of a set share their first dealer")
     if replay.get("dealing") == DEALING:
         _check_seeded_deals(str(replay["seed"]), games)
     _check_result(replay)
@@ -90,12 +83,7 @@ def _recorded_deals(game: int, deals: list[dict[str, Any]]) -> Iterator[Deal]:
 
 
 def _mask(names: list[str], game: int, deal: int) -> int:
-    mask = 0
-    for name in names:
-        if not isinstance(name, str) or name not in CARD_OF:
-            raise Violation(f"not a card: {name!r}", game=game, deal=deal)
-        mask |= 1 << CARD_OF[name]
-    return mask
+    return cards_mask(names, CARD_OF, game, deal)
 
 
 def _check_game(rules: SMRules, number: int, game: dict[str, Any]) -> None:
@@ -135,12 +123,8 @@ def _check_game(rules: SMRules, number: int, game: dict[str, Any]) -> None:
 
 
 def _check_forfeit(number: int, game: dict[str, Any], score: list[int]) -> None:
-    forfeit, result = game["result"]["forfeit"], game["result"]
-    seat = forfeit["seat"]
-    if seat not in range(3) or forfeit["player"] != game["seats"][seat]:
-        raise Violation("the forfeit names a seat its player does not hold", game=number)
-    if forfeit["reason"] not in FORFEIT_REASONS:
-        raise Violation(f"unknown fault reason {forfeit['reason']!r}", game=number)
+    result = game["result"]
+    seat = check_forfeit_fault(number, game, 3)
     if result["winner"] is not None or result["score"] != score or \
             result["points"] != forfeit_points(seat):
         raise Violation(f"a forfeit by seat {seat} gives no winner, the score before the hand "
@@ -159,24 +143,16 @@ def _check_hand(state: SMState, game: int, index: int, record: dict[str, Any],
         return
     if not _replay_trump_and_discard(state, game, index, record, partial):
         return
-    _replay_tricks(state, game, index, record, partial)
+    check_tricks(state, action_from_wire, game, index, record, tricks=16, seats=3,
+                 partial=partial, play=PLAY, deal_word="hand")
     if partial:
         return
-    if state.deal_index != index + 1:
-        raise Violation("the hand does not reach its 16th trick", game=game, deal=index)
-    entry = state.log[index]
-    for key in ("taken", "delta", "score"):
-        if list(record[key]) != list(getattr(entry, key)):
-            raise Violation(f"{key} should be {list(getattr(entry, key))}", game=game,
-                            deal=index)
+    check_scored(state, game, index, record, keys=("taken", "delta", "score"),
+                 last_trick="16th", deal_word="hand")
 
 
-def _act(state: SMState, value: Any, game: int, deal: int, trick: int | None = None) -> None:
-    seat = state.seat
-    try:
-        state.apply(action_from_wire(state, value))
-    except ValueError as error:
-        raise Violation(str(error), game=game, deal=deal, trick=trick, seat=seat) from None
+def _act(state: SMState, value: Any, game: int, deal: int) -> None:
+    act(state, action_from_wire, value, game, deal)
 
 
 def _replay_exchanges(state: SMState, game: int, index: int, record: dict[str, Any],
@@ -221,53 +197,12 @@ def _replay_trump_and_discard(state: SMState, game: int, index: int, record: dic
     return True
 
 
-def _replay_tricks(state: SMState, game: int, index: int, record: dict[str, Any],
-                   partial: bool) -> None:
-    tricks = record["tricks"]
-    if len(tricks) > 16 or (len(tricks) < 16 and not partial):
-        raise Violation("a hand has 16 tricks", game=game, deal=index)
-    for number, trick in enumerate(tricks):
-        if state.phase != PLAY or trick["leader"] != state.seat:
-            raise Violation(f"seat {state.seat} should lead", game=game, deal=index,
-                            trick=number, seat=trick["leader"])
-        if len(trick["cards"]) != 3:
-            raise Violation("a trick has 3 cards", game=game, deal=index, trick=number)
-        for card in trick["cards"]:
-            _act(state, card, game, index, number)
-        winner = state.log[index].tricks[number][2] if state.deal_index > index \
-            else state.tricks[number][2]
-        if trick["winner"] != winner:
-            raise Violation(f"the trick is won by seat {winner}", game=game, deal=index,
-                            trick=number, seat=trick["winner"])
-
-
-def _check_sets(games: list[dict[str, Any]]) -> None:
-    """The games of a set (3j, 3j+1, 3j+2) share their first dealer and deals, in order."""
-    for number, game in enumerate(games):
-        first = games[number - number % 3]
-        if number % 3 == 0 or not first["deals"] or not game["deals"]:
-            continue
-        if first["deals"][0]["dealer"] != game["deals"][0]["dealer"]:
-            raise Violation("the games of a set share their first dealer", game=number)
-        for index, (x, y) in enumerate(zip(first["deals"], game["deals"], strict=False)):
-            if x["hands"] != y["hands"] or x["kitty"] != y["kitty"]:
-                raise Violation(f"deal {index} differs from deal {index} of game "
-                                f"{number - number % 3}", game=number, deal=index)
-
-
 def _check_seeded_deals(seed: str, games: list[dict[str, Any]]) -> None:
-    for number, game in enumerate(games):
+    def deals_of(number: int) -> tuple[int, Any]:
         dealer, deals = set_deals(seed, number // 3)
-        source = deals.source()
-        records = game["deals"]
-        if records and records[0]["dealer"] != dealer:
-            raise Violation(f"seed {seed!r} gives first dealer {dealer}", game=number)
-        for index, record in enumerate(records):
-            hands, kitty = source()
-            got = tuple(_mask(h, number, index) for h in record["hands"])
-            if got != hands or _mask(record["kitty"], number, index) != kitty:
-                raise Violation(f"the hands are not those seed {seed!r} deals", game=number,
-                                deal=index)
+        return dealer, deals.source()
+
+    check_seeded_deals(seed, games, CARD_OF, deals_of)
 
 
 def _check_result(replay: dict[str, Any]) -> None:

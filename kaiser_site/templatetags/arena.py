@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString
 
 from bots.faults import detail_clip
 from engine import words
-from engine.cards import SUIT_SYMBOLS
+from engine.words import SUIT_SYMBOLS
 from kaiser_site.fragments import fragment
 
 register = template.Library()

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine.games import GAMES, resolve_player
+from engine.builtin import resolve_player
+from engine.games import GAMES
 from engine.players import Player, TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -268,7 +268,8 @@ def test_a_replay_file_from_the_command_line_opens_in_the_viewer(
     import json
 
     from engine.builtin import resolve_player
-    from engine.match import replay_json, run_match
+    from engine.kaiser.match import run_match
+    from engine.runner import replay_json
 
     replay = run_match(resolve_player("builtin:greedy"), resolve_player("builtin:random"),
                        games=2, seed="5")
@@ -294,7 +295,8 @@ def test_a_replay_dropped_on_the_viewer_shows_the_fault_where_it_happened(
     site: None, live_server: Any, page: Page
 ) -> None:
     from engine.builtin import resolve_player
-    from engine.match import replay_json, run_match
+    from engine.kaiser.match import run_match
+    from engine.runner import replay_json
     from tests.pages.conftest import _TimesOutFactory
 
     replay = run_match(resolve_player("builtin:greedy"), _TimesOutFactory(), games=2, seed="11")

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from engine.games import SERGEANT_MAJOR, get_game
+from engine.games import get_game
+from engine.sergeant_major import SERGEANT_MAJOR
 from play.models import Game
 from tests.browser import test_browser
 from tests.play.conftest import real_workers  # noqa: F401 (a fixture: the real play worker)

@@ -225,7 +225,8 @@ def test_a_kaiser_replay_after_a_sergeant_major_one_shows_four_seats_again(
     live_server: Any, page: Page, tmp_path: Path
 ) -> None:
     from engine.builtin import resolve_player as kaiser_player
-    from engine.match import replay_json, run_match
+    from engine.kaiser.match import run_match
+    from engine.runner import replay_json
 
     sm = tmp_path / "sm.json"
     sm.write_text(json.dumps(sm_replay("9", games=3)))

@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import parse_bid, parse_card
 from engine.faults import BotFault
-from engine.game import Action, GameState
+from engine.kaiser.cards import parse_bid, parse_card
+from engine.kaiser.game import Action, GameState
+from engine.kaiser.rules import Rules
 from engine.players import Player
-from engine.rules import Rules
 
 HIGH_ORDER = "AKQJT98753"  # high to low, every contract but low no trump
 LOW_ORDER = "789TJQKA53"  # low no trump: A..7 reversed, 5 and 3 still lowest

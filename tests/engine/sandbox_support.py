@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.botproc import ProgramPlayer, program_player_factory
 from engine.builtin import resolve_player
-from engine.match import run_match
+from engine.kaiser.match import run_match
 from engine.players import Player, PlayerFactory, TimeControl
 from engine.sandbox import SandboxLimits
 from engine.sandbox.pool import POOLS

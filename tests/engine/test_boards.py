@@ -1,5 +1,5 @@
-"""The board comparison of a duplicate match (engine/boards.py) and deal files
-(engine/dealfile.py, `kaiser-engine.pyz deal`), on real matches of the built-in players: each
+"""The board comparison of a duplicate match (engine/kaiser/boards.py) and deal files
+(engine/kaiser/dealfile.py, `kaiser-engine.pyz deal`), on real matches of the built-in players: each
 swing equals a recount from the two games' replays, only the deals both games played are
 compared, the first difference is the first decision the engine saw made differently, and a
 downloaded deal played again gives the match's result for the same bots and seed."""
@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from engine import words, zipapp
-from engine.boards import board_comparison
 from engine.builtin import resolve_player
-from engine.cards import CARD_OF, parse_bid, suit_index
-from engine.dealfile import deal_file, deal_file_load, deal_file_problems, deal_play
-from engine.game import GameState
-from engine.match import run_match
-from engine.rules import get_rules
+from engine.kaiser.boards import board_comparison
+from engine.kaiser.cards import CARD_OF, parse_bid, suit_index
+from engine.kaiser.dealfile import deal_file, deal_file_load, deal_file_problems, deal_play
+from engine.kaiser.game import GameState
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import get_rules
 
 
 @cache

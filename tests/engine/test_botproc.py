@@ -14,11 +14,11 @@ from engine.botproc import program_player_factory
 from engine.builtin import resolve_player
 from engine.clock import load_scale
 from engine.faults import InfrastructureError
-from engine.match import run_match
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS
+from engine.kaiser.wire import reference_message
 from engine.players import Player, TimeControl
-from engine.rules import PRESETS
 from engine.validate import validate_replay
-from engine.wire import reference_message
 from tests.engine.sandbox_support import (
     EXAMPLES,
     FAST,
@@ -202,7 +202,7 @@ def test_unsandboxed_only_when_asked_and_with_a_loud_warning(
 def test_close_twice_is_harmless_and_kills_a_bot_that_ignores_match_end() -> None:
     bot = program(HOSTILE / "daemon_survivor.py")
     player = bot(0)
-    from engine.rules import DEFAULT_RULES
+    from engine.kaiser.rules import DEFAULT_RULES
 
     player.start(seat=0, rules=DEFAULT_RULES, games=2, time=FAST, seed="x")
     player.close()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from engine import words
+from engine.kaiser import words as kaiser_words
 from engine.validate import validate_replay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,10 +181,10 @@ def test_show_prints_hands_with_suit_symbols_bids_tricks_and_scores(replay_file:
     assert "=== Game 0" in out and "-- Deal 0, dealer seat" in out
     # The pages' words (engine.words): seats by name, bids and contracts as people say them.
     seat = ("South", "West", "North", "East")
-    bids = ", ".join(f"{seat[b['seat']]} {words.bid_text(b['bid'])}" for b in deal["bids"])
+    bids = ", ".join(f"{seat[b['seat']]} {kaiser_words.bid_text(b['bid'])}" for b in deal["bids"])
     assert f"bids: {bids}" in out
     contract = deal["contract"]
-    assert (f"contract: {words.bid_text(contract['bid'])}" in out
+    assert (f"contract: {kaiser_words.bid_text(contract['bid'])}" in out
             and f"by seat {contract['seat']} ({seat[contract['seat']]})" in out)
     assert not re.search(r"\b\d{1,2}[NL]\b", out)  # no bid in the protocol's form
     assert "trick 1: " in out and "trick 8: " in out

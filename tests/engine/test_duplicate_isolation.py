@@ -24,7 +24,7 @@ import pytest
 
 from engine.botproc import ProgramPlayer
 from engine.builtin import resolve_player
-from engine.match import run_match
+from engine.kaiser.match import run_match
 from engine.sandbox import SandboxLimits, SandboxProcess, gvisor
 from engine.sandbox.procs import _readable
 from engine.sandbox.tmp import _empty, _SlotTmp

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from engine.builtin import resolve_player
-from engine.match import run_match
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import DEFAULT_RULES
 from engine.players import TimeControl
-from engine.rules import DEFAULT_RULES
 from engine.sandbox import SandboxLimits
 from engine.sandbox import filter as syscall_filter
 from tests.engine.sandbox_support import (
@@ -324,7 +324,7 @@ def test_while_a_person_is_on_move_the_bots_at_the_table_are_stopped(
     is asked for a move, every process of the hog is stopped."""
     monkeypatch.setenv("KAISER_SANDBOX_KERNEL", kernel)
     from engine.human import HumanPlayer, SeatName, SingleGame
-    from engine.protocol import legal_to_wire
+    from engine.kaiser.protocol import legal_to_wire
 
     hog_folder = probe_bot(tmp_path, "hog")
     (hog_folder / "hog.txt").write_text("5 0")

@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 from helpers import PACK_32, PACK_34, ScriptedDeals, act, play_random_game, play_script, split
 
-from engine.cards import CARD_NAMES, parse_bid, parse_card
-from engine.game import GameState, pair_deals
-from engine.protocol import action_from_wire, action_to_wire, legal_to_wire
-from engine.rules import PRESETS, Rules
+from engine.kaiser.cards import CARD_NAMES, parse_bid, parse_card
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.protocol import action_from_wire, action_to_wire, legal_to_wire
+from engine.kaiser.rules import PRESETS, Rules
 
 PAGAT = PRESETS["pagat"]
 # No A, K, Q, J, 5H or 3S: the only kind of hand that may be thrown in.

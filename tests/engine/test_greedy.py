@@ -8,12 +8,12 @@ import pytest
 from helpers import PACK_32, ScriptedDeals, act
 
 from engine.builtin import resolve_player
-from engine.cards import PASS, card_str, parse_bid, parse_card
-from engine.game import GameState
-from engine.greedy import GreedyPlayer
-from engine.match import run_match
+from engine.kaiser.cards import PASS, card_str, parse_bid, parse_card
+from engine.kaiser.game import GameState
+from engine.kaiser.greedy import GreedyPlayer
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS
 from engine.players import TimeControl
-from engine.rules import PRESETS
 
 GREEDY = resolve_player("builtin:greedy")
 RANDOM = resolve_player("builtin:random")

@@ -12,9 +12,9 @@ import pytest
 
 from engine.builtin import RandomPlayer
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
+from engine.kaiser.protocol import legal_to_wire
+from engine.kaiser.rules import PRESETS, replace
 from engine.players import TimeControl
-from engine.protocol import legal_to_wire
-from engine.rules import PRESETS, replace
 from engine.validate import validate_replay
 
 NAMES = [SeatName("ada", "person", human=True), SeatName("random", "1"),
@@ -48,7 +48,7 @@ def _game(rules_name: str, script: Script, *, practice: bool) -> SingleGame:
     rules = PRESETS[rules_name]
     if practice:
         rules = replace(rules, max_deals=1)
-    from engine.greedy import GreedyPlayer
+    from engine.kaiser.greedy import GreedyPlayer
 
     game = SingleGame([], NAMES, rules=rules, seed="11", time=TimeControl())
     human = HumanPlayer(script, move_seconds=0.01, moves_made=lambda: len(game.moves),

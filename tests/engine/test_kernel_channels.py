@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from engine.builtin import resolve_player
-from engine.match import run_match
-from engine.rules import DEFAULT_RULES
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import DEFAULT_RULES
 from engine.sandbox import cgroups
 from engine.sandbox import filter as syscall_filter
 from tests.engine.sandbox_support import RELAXED, processes_in, program

@@ -11,9 +11,10 @@ from helpers import Factory, FirstLegal, faulty_b
 
 from engine.builtin import resolve_player
 from engine.faults import BotFault
-from engine.match import replay_json, run_match
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS
 from engine.players import Player
-from engine.rules import PRESETS
+from engine.runner import replay_json
 from engine.validate import validate_replay
 
 RANDOM = resolve_player("builtin:random")

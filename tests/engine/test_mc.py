@@ -1,5 +1,5 @@
-"""builtin:mc (engine/mc.py), its sampler (engine/sampling.py), the noisy greedy players
-(engine/strength.py) and the uploadable copy of mc (bots/examples/mc)."""
+"""builtin:mc (engine/kaiser/mc.py), its sampler (engine/kaiser/sampling.py), the noisy greedy
+players (engine/kaiser/strength.py) and the uploadable copy of mc (bots/examples/mc)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.builtin import BuiltinFactory, resolve_player
-from engine.cards import (
+from engine.kaiser.cards import (
     FIVE_HEARTS,
     NO_TRUMP,
     SUIT_MASKS,
@@ -20,14 +20,15 @@ from engine.cards import (
     deck,
     mask_cards,
 )
-from engine.game import GameState, pair_deals
-from engine.greedy import GreedyPlayer, hand_points
-from engine.match import replay_json, run_match
-from engine.mc import MCPlayer, fast_hand_points
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.greedy import GreedyPlayer, hand_points
+from engine.kaiser.match import run_match
+from engine.kaiser.mc import MCPlayer, fast_hand_points
+from engine.kaiser.rules import PRESETS, Rules
+from engine.kaiser.sampling import EXTRA, sample_deal, view_from_observation
+from engine.kaiser.strength import NoisyGreedyPlayer
 from engine.players import TimeControl
-from engine.rules import PRESETS, Rules
-from engine.sampling import EXTRA, sample_deal, view_from_observation
-from engine.strength import NoisyGreedyPlayer
+from engine.runner import replay_json
 from engine.validate import validate_replay
 from tests.engine.sandbox_support import EXAMPLES, program
 

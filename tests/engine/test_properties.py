@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.builtin import RandomPlayer, resolve_player
-from engine.cards import CARD_NAMES
-from engine.game import GameState, pair_deals
-from engine.greedy import GreedyPlayer
-from engine.match import run_match
+from engine.kaiser.cards import CARD_NAMES
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.greedy import GreedyPlayer
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS, Rules
 from engine.players import Player, TimeControl
-from engine.rules import PRESETS, Rules
 from engine.validate import validate_replay
 
 PROPERTY = settings(max_examples=25, deadline=None,

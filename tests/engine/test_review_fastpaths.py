@@ -1,6 +1,6 @@
 """Adversarial checks of the engine's fast paths: replies read before polling (engine.botproc),
-act messages from cached fragments (engine.wire), the collector paused for built-in matches
-(engine.match)."""
+act messages from cached fragments (engine.kaiser.wire), the collector paused for built-in matches
+(engine.kaiser.match)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from engine.builtin import BuiltinFactory, RandomPlayer
-from engine.cards import bid_str
-from engine.game import GameState
-from engine.match import run_match
+from engine.kaiser.cards import bid_str
+from engine.kaiser.game import GameState
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS, Rules
+from engine.kaiser.wire import ActWriter, reference_message
 from engine.players import Player
-from engine.rules import PRESETS, Rules
-from engine.wire import ActWriter, reference_message
 from tests.engine.sandbox_support import RELAXED, play, processes_in, program
 from tests.engine.test_wire import rigged_deals
 

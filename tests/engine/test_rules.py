@@ -22,7 +22,7 @@ from helpers import (
     tricks_from_winners,
 )
 
-from engine.cards import (
+from engine.kaiser.cards import (
     FIVE_HEARTS,
     PASS,
     THREE_SPADES,
@@ -33,8 +33,8 @@ from engine.cards import (
     parse_bid,
     parse_card,
 )
-from engine.game import GameState, pair_deals
-from engine.rules import PRESETS, Rules, get_rules
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.rules import PRESETS, Rules, get_rules
 
 OFFICIAL = PRESETS["official"]
 SASK = PRESETS["saskatchewan"]

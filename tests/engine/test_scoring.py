@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from helpers import LOW_ORDER, Script, game_of, play_script, split, tricks_from_winners
 
-from engine.game import GameState
-from engine.rules import PRESETS, Rules
+from engine.kaiser.game import GameState
+from engine.kaiser.rules import PRESETS, Rules
 
 OFFICIAL = PRESETS["official"]
 

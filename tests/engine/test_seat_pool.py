@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from engine.faults import InfrastructureError
-from engine.match import run_match
+from engine.kaiser.match import run_match
 from engine.sandbox import SandboxLimits, SandboxProcess
 from engine.sandbox import pool as seat_pool
 from engine.sandbox.config import config

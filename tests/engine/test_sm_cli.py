@@ -73,15 +73,17 @@ def test_every_preset_plays_from_the_command_line(preset: str, tmp_path: Path) -
 
 
 @pytest.mark.parametrize("args, message", [
-    (("builtin:random", "builtin:random", *SM), "is played by 3 players (A, B, C), not 2"),
+    (("builtin:random", "builtin:random", *SM),
+     "match has three players (A, B, C), not 2; two play Kaiser (--game kaiser)"),
     (("builtin:random",) * 3 + SM + ("--games", "4"), "multiple of 3"),
     (("builtin:random",) * 3 + SM + ("--rules", "official"),
      "unknown Sergeant Major preset 'official'"),
     (("builtin:random", "builtin:oracle", "builtin:random", *SM),
      "unknown built-in player 'oracle' of sergeant-major"),
-    (("builtin:random",) * 3, "a Kaiser match has two players"),
+    (("builtin:random",) * 3,
+     "a Kaiser match has two players (A, B), not 3; three play Sergeant Major (9-5-2)"),
     (("builtin:random", "builtin:random", "--rules", "952"),
-     "a Sergeant Major preset: add --game sergeant-major"),
+     "(a sergeant-major preset: add --game sergeant-major)"),
 ])
 def test_mistakes_are_one_line_errors(args: tuple[str, ...], message: str) -> None:
     assert message in one_line_error(engine("match", *args))
@@ -91,7 +93,7 @@ def test_the_packaged_runner_plays_sergeant_major(tmp_path: Path) -> None:
     runner = tmp_path / "kaiser-engine.pyz"
     runner.write_bytes(zipapp.build().content)
     members = zipapp.engine_sources()
-    assert "sergeant_major/game.py" in members and "game.py" in members
+    assert "sergeant_major/game.py" in members and "kaiser/game.py" in members
     path = tmp_path / "r.json"
     result = subprocess.run([sys.executable, str(runner), "match", "builtin:greedy",
                              "builtin:random", "builtin:random", *SM, "--replay", str(path),

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.builtin import BuiltinFactory, RandomPlayer
-from engine.games import get_game, resolve_player
-from engine.match import replay_json
-from engine.mc import MCPlayer
+from engine.builtin import BuiltinFactory, RandomPlayer, resolve_player
+from engine.games import get_game
+from engine.kaiser.mc import MCPlayer
 from engine.players import TimeControl
+from engine.runner import replay_json
 from engine.sergeant_major.game import SMState, set_deals
 from engine.sergeant_major.match import run_match, seat_sides
 from engine.sergeant_major.mc import SMMCPlayer

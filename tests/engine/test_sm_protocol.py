@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.games import resolve_player
+from engine.builtin import resolve_player
 from engine.sergeant_major.game import SMState, set_deals
 from engine.sergeant_major.match import run_match
 from engine.sergeant_major.protocol import act_message, action_from_wire
@@ -111,7 +111,7 @@ def test_a_kaiser_bot_at_a_sergeant_major_table_is_told_why(tmp_path: Path) -> N
 
 
 def test_a_sergeant_major_bot_at_a_kaiser_table_is_told_why() -> None:
-    from engine.match import run_match as kaiser_match
+    from engine.kaiser.match import run_match as kaiser_match
 
     bot = program(PROGRAMS / "sm_bot.py", time=RELAXED)
     replay = kaiser_match(bot, resolve_player("builtin:random"), games=2, seed="k",

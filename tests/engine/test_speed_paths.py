@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from engine.builtin import BuiltinFactory, RandomPlayer, resolve_player
-from engine.game import GameState, pair_deals
-from engine.match import replay_json, run_match
-from engine.rules import PRESETS
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS
+from engine.runner import replay_json
 from engine.validate import validate_replay
 
 # RandomPlayer's choices through the runner's other paths: the checked one (one act() per
@@ -111,8 +112,8 @@ def test_collector_runs_again_when_a_match_raises() -> None:
                                                 ("mc", "greedy", 2)])
 def test_matches_of_built_in_players_make_no_reference_cycles(preset: str, a: str, b: str,
                                                               games: int) -> None:
-    # The reason the collector may wait (engine.match._collector_paused): whatever such a match
-    # allocates, reference counting alone frees.
+    # The reason the collector may wait (engine.runner.collector_paused): whatever such a
+    # match allocates, reference counting alone frees.
     rules = PRESETS[preset]
     run_match(resolve_player(f"builtin:{a}"), resolve_player(f"builtin:{b}"), games=2,
               seed="warm", rules=rules)

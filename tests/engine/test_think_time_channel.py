@@ -4,7 +4,7 @@ seats of its side) against builtin:greedy, and the honest example bots the same 
 
 No sandbox we run stops a seat's clock while it is frozen, so the pair does read its
 partner's symbols far above chance (the positive control: chance is out of reach, see
-docs/sandbox.md). What must hold instead: engine.think_time's detector flags the pair, both
+docs/sandbox.md). What must hold instead: engine.kaiser.think_time's detector flags the pair, both
 the one that sleeps and the one that burns CPU, and passes every honest bot over as many
 matches of the same length."""
 
@@ -20,12 +20,12 @@ import pytest
 
 from engine.botproc import program_player_factory
 from engine.builtin import resolve_player
-from engine.match import run_match
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import DEFAULT_RULES
+from engine.kaiser.think_time import SPREAD_BITS, SideTimes, TimedSide, Verdict, think_time_check
 from engine.players import TimeControl
-from engine.rules import DEFAULT_RULES
 from engine.sandbox.config import config
 from engine.sandbox.gvisor import choose_kernel
-from engine.think_time import SPREAD_BITS, SideTimes, TimedSide, Verdict, think_time_check
 from tests.engine.sandbox_support import EXAMPLES
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]

@@ -1,5 +1,5 @@
-"""engine.think_time without a sandbox: its walk of a replay finds every decision a side made,
-in the engine's order, and its detector tells think times that follow the public situation
+"""engine.kaiser.think_time without a sandbox: its walk of a replay finds every decision a side
+made, in the engine's order, and its detector tells think times that follow the public situation
 (plus a loaded host's noise) from times that carry the hand, scrambled or plain.
 
 The times here are made up from each decision (the real ones, from sandboxed bots, are in
@@ -16,10 +16,9 @@ import pytest
 
 from engine.builtin import resolve_player
 from engine.faults import BotFault
-from engine.match import run_match
-from engine.players import Player
-from engine.rules import PRESETS
-from engine.think_time import (
+from engine.kaiser.match import run_match
+from engine.kaiser.rules import PRESETS
+from engine.kaiser.think_time import (
     Decision,
     SideTimes,
     TimedSide,
@@ -28,6 +27,7 @@ from engine.think_time import (
     side_decisions,
     think_time_check,
 )
+from engine.players import Player
 
 RULES = dataclasses.replace(PRESETS["official"], max_deals=3)
 
@@ -72,7 +72,7 @@ def test_the_walk_sees_the_public_situation_of_each_decision() -> None:
 
 
 def _mask(cards: set[str]) -> int:
-    from engine.cards import CARD_OF
+    from engine.kaiser.cards import CARD_OF
 
     return sum(1 << CARD_OF[card] for card in cards)
 
@@ -89,7 +89,7 @@ class FaultsLate(Player):
     """A built-in greedy that faults on its 20th decision, in the middle of a trick."""
 
     def __init__(self) -> None:
-        from engine.greedy import GreedyPlayer
+        from engine.kaiser.greedy import GreedyPlayer
 
         self.inner, self.decisions = GreedyPlayer(), 0
 
@@ -213,7 +213,7 @@ def test_the_operators_command_reads_matches_in_the_sites_order_and_says_flagged
         tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from engine.think_time import main
+    from engine.kaiser.think_time import main
 
     rng = random.Random(2)
     lines = []

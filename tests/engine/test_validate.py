@@ -11,9 +11,10 @@ import pytest
 from helpers import PACK_32, ScriptedDeals, faulty_b, play_random_game
 
 from engine.builtin import resolve_player
-from engine.game import GameState, pair_deals
-from engine.match import replay_json, run_match, seat_sides
-from engine.rules import PRESETS, Rules
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.match import run_match, seat_sides
+from engine.kaiser.rules import PRESETS, Rules
+from engine.runner import replay_json
 from engine.validate import iter_replays, validate_replay
 
 RANDOM = resolve_player("builtin:random")

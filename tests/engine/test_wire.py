@@ -1,5 +1,5 @@
-"""The act message built from fragments (engine.wire) equals the reference encoding, byte for
-byte, and a reply's action is read as engine.protocol.action_from_wire reads it."""
+"""The act message built from fragments (engine.kaiser.wire) equals the reference encoding, byte for
+byte, and a reply's action is read as engine.kaiser.protocol.action_from_wire reads it."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.cards import deck
-from engine.game import Deal, GameState, pair_deals
-from engine.protocol import action_from_wire, action_to_wire
-from engine.rules import PRESETS, Rules
-from engine.wire import ActWriter, action_from_reply, parse_line, reference_message
+from engine.kaiser.cards import deck
+from engine.kaiser.game import Deal, GameState, pair_deals
+from engine.kaiser.protocol import action_from_wire, action_to_wire
+from engine.kaiser.rules import PRESETS, Rules
+from engine.kaiser.wire import ActWriter, action_from_reply, reference_message
+from engine.wire import parse_line
 
 DECISIONS = {"misdeal", "bid", "trump", "discard", "play"}
 STATE_KEYS = ["game", "deal", "seat", "dealer", "score", "hand", "bids", "contract", "tricks",

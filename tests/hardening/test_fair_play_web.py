@@ -18,8 +18,8 @@ from bots.models import BotVersion
 from bots.services import _verdict
 from engine.builtin import resolve_player
 from engine.faults import BotFault
-from engine.game import Action, GameState
-from engine.match import run_match
+from engine.kaiser.game import Action, GameState
+from engine.kaiser.match import run_match
 from engine.players import Player
 from engine.validate import validate_replay
 from ladder.models import Ladder

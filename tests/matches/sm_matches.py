@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.games import SERGEANT_MAJOR, get_game, resolve_player
+from engine.builtin import resolve_player
+from engine.games import get_game
 from engine.players import TimeControl
+from engine.sergeant_major import SERGEANT_MAJOR
 
 
 def sm_replay(seed: str, games: int = 3, preset: str = "952") -> dict[str, Any]:

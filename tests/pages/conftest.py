@@ -18,7 +18,7 @@ from bots.models import Bot, BotVersion
 from bots.services import bot_version_add_builtin
 from engine.builtin import resolve_player
 from engine.faults import BotFault
-from engine.match import run_match
+from engine.kaiser.match import run_match
 from engine.players import Player
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry, RatingChange

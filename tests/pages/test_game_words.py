@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 
 from engine import words
+from engine.kaiser import words as kaiser_words
 from ladder import services as ladder_services
 from matches.views import difference_text
 
@@ -21,13 +22,13 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize(("bid", "said"), [("pass", "pass"), ("7", "7"), ("12N", "12 no trump"),
                                            ("7L", "7 no trump, low")])
 def test_a_bid_in_words(bid: str, said: str) -> None:
-    assert words.bid_text(bid) == said
+    assert kaiser_words.bid_text(bid) == said
 
 
 def test_contracts_trumps_and_scores_in_words() -> None:
-    assert words.contract_text({"bid": "7N", "trump": None}, "greedy (South)") == \
+    assert kaiser_words.contract_text({"bid": "7N", "trump": None}, "greedy (South)") == \
         "7 no trump by greedy (South)"
-    assert words.contract_text({"bid": "7", "trump": "C"}, "greedy (West)") == \
+    assert kaiser_words.contract_text({"bid": "7", "trump": "C"}, "greedy (West)") == \
         "7 \u2663 by greedy (West)"
     assert words.trump_text("D") == "\u2666 diamonds" and words.trump_text(None) == "no trump"
     assert words.score_text([11, -1]) == "11 to \u22121"

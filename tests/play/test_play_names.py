@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.builtin import RandomPlayer
-from engine.cli import render, side_names
 from engine.human import SeatName, SingleGame
+from engine.kaiser.rules import PRESETS, replace
+from engine.kaiser.show import render, side_names
 from engine.players import TimeControl
-from engine.rules import PRESETS, replace
 from engine.validate import validate_replay
 
 ROOT = Path(__file__).resolve().parents[2]

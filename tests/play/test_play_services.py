@@ -308,8 +308,8 @@ def test_a_finished_game_is_on_the_persons_page_and_on_each_bots_page_unrated(
 
 
 def test_the_persons_view_never_shows_a_bots_discards(owner: Any) -> None:
-    from engine.game import GameState, pair_deals
-    from engine.rules import get_rules
+    from engine.kaiser.game import GameState, pair_deals
+    from engine.kaiser.rules import get_rules
 
     game = Game.objects.create(owner=owner, rules="saskatchewan", seed="1", move_seconds=60,
                                status=Game.Status.RUNNING)

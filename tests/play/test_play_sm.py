@@ -13,7 +13,8 @@ from django.test import Client
 
 from bots.models import Bot
 from bots.services import bot_version_add_builtin
-from engine.games import SERGEANT_MAJOR, get_game
+from engine.games import get_game
+from engine.sergeant_major import SERGEANT_MAJOR
 from play import selectors
 from play.models import Game, Move
 from tests.play.conftest import wait_view

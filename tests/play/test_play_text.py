@@ -69,9 +69,9 @@ def test_a_contract_names_its_bidder_in_full_not_by_an_initial_that_reads_as_no_
     {"seat": 1, "bid": "7L", "trump": None}, {"seat": 0, "bid": "9", "trump": None},
 ])
 def test_the_pages_and_the_table_say_a_contract_alike(contract: dict[str, Any]) -> None:
-    """engine.words (the pages, kaiser-engine.pyz show) and replay.js (the play table, the
+    """engine.kaiser.words (the pages, kaiser-engine.pyz show) and replay.js (the play table, the
     viewer) are one vocabulary."""
-    from engine import words
+    from engine.kaiser import words
 
     assert one("contractText", contract, "greedy (South)") == \
         words.contract_text(contract, "greedy (South)")

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from engine.game import GameState, pair_deals
-from engine.rules import PRESETS, replace
+from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.rules import PRESETS, replace
 from play.services import person_view
 
 NAMES = ["ada", "random", "greedy", "random"]

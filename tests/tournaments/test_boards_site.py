@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from bots.models import BotVersion
-from engine.dealfile import deal_file_problems
+from engine.kaiser.dealfile import deal_file_problems
 from ladder.models import Ladder
 from matches import services
 from matches.models import BoardLoss, Match

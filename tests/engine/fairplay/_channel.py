@@ -13,7 +13,7 @@ import os
 
 from _play import report
 
-# The 32-card pack (engine/cards.py): 7 to A of each suit, with 5H and 3S for 7H and 7S.
+# The 32-card pack (engine/kaiser/cards.py): 7 to A of each suit, with 5H and 3S for 7H and 7S.
 DECK = [rank + suit for suit in "CDHS" for rank in "789TJQKA"
         if rank + suit not in ("7H", "7S")] + ["5H", "3S"]
 HAND = 8

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from engine.rules import Rules
+from engine.pack import SUITS as SUITS
+from engine.pack import card_names, card_parser
+from engine.pack import cards_mask as cards_mask
 
-SUITS = "CDHS"
+if TYPE_CHECKING:
+    from engine.kaiser.rules import Rules
+
 RANKS = "3578" "9TJQKA"
-SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the "trump" of a no-trump contract
 
@@ -22,8 +24,9 @@ THREE_SPADES = SPADES * 10 + 0
 FIVE_HEARTS_BIT = 1 << FIVE_HEARTS
 THREE_SPADES_BIT = 1 << THREE_SPADES
 
-CARD_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+CARD_NAMES: tuple[str, ...] = card_names(RANKS)
 CARD_OF: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+parse_card = card_parser(CARD_OF)
 SUIT_MASKS: tuple[int, ...] = tuple(((1 << 10) - 1) << (10 * s) for s in range(4))
 HONOUR_RANKS = (6, 7, 8, 9)  # J Q K A: a hand without them (or 5H/3S) may be thrown in
 
@@ -64,23 +67,8 @@ def suit_cards(mask: int, suit: int) -> tuple[int, ...]:
     return CHUNK_CARDS[suit][mask >> (10 * suit) & 1023]
 
 
-def cards_mask(cards: list[int] | tuple[int, ...]) -> int:
-    mask = 0
-    for c in cards:
-        mask |= 1 << c
-    return mask
-
-
 def card_str(card: int) -> str:
     return CARD_NAMES[card]
-
-
-def parse_card(text: object) -> int:
-    if isinstance(text, str):
-        card = CARD_OF.get(text)
-        if card is not None:
-            return card
-    raise ValueError(f"not a card: {text!r}")
 
 
 def deck(rules: Rules) -> list[int]:

@@ -5,7 +5,7 @@ A deal file holds the four hands, the kitty, the dealer, the rules, the match's 
 board's place in it, and each table's score before the deal. `deal_play` plays the board at
 both tables of the duplicate pair (A at seats 0 and 2 at the first table, B at the second),
 each from its own score, one deal only, and returns both tables and A's swing
-(engine.boards.swing).
+(engine.kaiser.boards.swing).
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ import functools
 import json
 from typing import Any
 
-from engine.boards import board, finished, score_before
-from engine.cards import CARD_OF, deck
-from engine.game import Deal, GameState
-from engine.match import _SeatFault, _step, player_seed, seat_sides
-from engine.players import Player, PlayerFactory, TimeControl
-from engine.rules import Rules
+from engine.kaiser.boards import board, finished, score_before
+from engine.kaiser.cards import CARD_OF, deck
+from engine.kaiser.game import Deal, GameState
+from engine.kaiser.match import player_seed, seat_sides, step
+from engine.kaiser.rules import Rules
+from engine.players import PlayerFactory, TimeControl
+from engine.runner import SeatFault, notify
 from engine.tables import StartFault, Tables
 
 FORMAT = "kaiser-deal"
@@ -147,7 +148,7 @@ def deal_play(data: dict[str, Any], a: PlayerFactory, b: PlayerFactory, *,
 def _table_play(data: dict[str, Any], rules: Rules, game: int,
                 factories: dict[str, PlayerFactory], time: TimeControl
                 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """One table, as engine.match.Match plays a game, for one deal: new players made and
+    """One table, as engine.kaiser.match.Match plays a game, for one deal: new players made and
     started for this game's seats, with the seeds the match gave them."""
     tables = Tables(factories, seat_sides=seat_sides, games=data["games"], rules=rules,
                     time=time, seed_of=functools.partial(player_seed, data["seed"]), ahead=False)
@@ -158,26 +159,20 @@ def _table_play(data: dict[str, Any], rules: Rules, game: int,
                           first_deal=data["deal"])
         state.score = list(data["scores"][game % 2])
         while not state.log:  # one deal: scored, or thrown in
-            _step(state, players)
+            step(state, players)
         record = state.log[0].to_dict()
-        _notify(players, {"type": "deal_end", "game": game, "deal": data["deal"],
-                          "deal_record": record, "score": record.get("score") or state.score})
+        notify(players, {"type": "deal_end", "game": game, "deal": data["deal"],
+                         "deal_record": record, "score": record.get("score") or state.score})
         return record, None
     except StartFault as failed:
         return None, {"player": failed.side, "reason": failed.fault.reason,
                       "detail": failed.fault.detail}
-    except _SeatFault as failed:
+    except SeatFault as failed:
         side = seat_sides(game)[failed.seat]
         return None, {"seat": failed.seat, "player": side, "reason": failed.fault.reason,
                       "detail": failed.fault.detail}
     finally:
         tables.close_all()
-
-
-def _notify(players: list[Player], message: dict[str, Any]) -> None:
-    for player in players:
-        if player.wants_notifications:
-            player.notify(message)
 
 
 __all__ = ["deal_file", "deal_file_load", "deal_file_problems", "deal_play", "score_before"]

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.cards import FIVE_HEARTS, NO_TRUMP, PASS, THREE_SPADES, suit_cards
-from engine.game import BID, DISCARD, MISDEAL, PLAY, TRUMP
+from engine.kaiser.cards import FIVE_HEARTS, NO_TRUMP, PASS, THREE_SPADES, suit_cards
+from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, TRUMP
 from engine.seeded import SeededPlayer
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
+    from engine.kaiser.game import Action, GameState
 
 PARTNER_POINTS = 2.0  # what the partner's hand is worth on average, in points
 

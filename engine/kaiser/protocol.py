@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import CARD_NAMES, SUITS, bid_str, parse_bid, parse_card
-from engine.game import BID, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, Action, GameState
-
-PROTOCOL_VERSION = 1
+from engine.kaiser.cards import CARD_NAMES, SUITS, bid_str, parse_bid, parse_card
+from engine.kaiser.game import BID, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, Action, GameState
+from engine.wire import card_from_wire, suit_from_wire
 
 
 def legal_to_wire(state: GameState, legal: Any) -> list[Any]:
@@ -42,19 +41,14 @@ def action_from_wire(state: GameState, value: Any) -> Action:
     """The action a bot's reply names, if it is legal now; else ValueError saying why."""
     phase = state.phase
     if phase == PLAY:
-        card = parse_card(value)
-        if card not in state.legal_actions():
-            raise ValueError(f"{value} may not be played now")
-        return card
+        return card_from_wire(state, value, parse_card)
     if phase == BID:
         bid = parse_bid(value)
         if bid not in state.legal_actions():
             raise ValueError(f"bid {value} is not allowed now")
         return bid
     if phase == TRUMP:
-        if not (isinstance(value, str) and len(value) == 1 and value in SUITS):
-            raise ValueError(f"not a suit: {value!r}")
-        return SUITS.index(value)
+        return suit_from_wire(value)
     if phase == DISCARD:
         return _discard_from_wire(state, value)
     if phase == MISDEAL:

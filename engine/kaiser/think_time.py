@@ -54,12 +54,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import CARD_OF, RANKS, SUITS
-from engine.game import DISCARD, MISDEAL, PLAY, TRUMP, GameState
-from engine.match import seat_sides
+from engine.kaiser.cards import CARD_OF, RANKS, SUITS
+from engine.kaiser.game import DISCARD, MISDEAL, PLAY, TRUMP, GameState
+from engine.kaiser.match import seat_sides
+from engine.kaiser.protocol import action_from_wire
+from engine.kaiser.rules import Rules
 from engine.players import Player, PlayerFactory
-from engine.protocol import action_from_wire
-from engine.rules import Rules
 
 ABS_MS = 2.0  # the step issue 31's pair and ours read a partner's time in, under gVisor
 REL = 0.10  # ... and at long ones, as a share of the time
@@ -124,7 +124,7 @@ class Decision:
     place: int  # the place in the trick (play) or in the bidding (bid), else 0
     move: int  # the seat's decisions before this one in the deal
     first: bool  # the seat's first decision of the game (a fresh process warms up)
-    dealt: int  # the seat's hand as dealt, a mask of engine.cards numbers
+    dealt: int  # the seat's hand as dealt, a mask of engine.kaiser.cards numbers
 
 
 def side_decisions(replay: dict[str, Any], side: str) -> list[Decision]:
@@ -228,7 +228,7 @@ def engine_order(replay: dict[str, Any], side: str, times: Sequence[float], *,
                  per_game: bool) -> list[float]:
     """Times listed process by process (each process's decisions in order: what
     RecordingFactory.decision_ms() concatenates) put back in the engine's order. A side's
-    process at slot k plays seat k, 2k or 2k + 1 (engine.match.Match.seats_for); one process
+    process at slot k plays seat k, 2k or 2k + 1 (engine.kaiser.match.Match.seats_for); one process
     a slot for the whole match (per_game=False), or a fresh one for each game, made game by
     game (per_game=True)."""
     decisions = side_decisions(replay, side)
@@ -558,15 +558,15 @@ def _best(features: list[list[float]], columns: list[tuple[int, list[float]]],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """python -m engine.think_time MATCHES.jsonl [--per-process]: one line a match of the bot,
-    {"replay": {...}, "side": "A", "wall_ms": [...], "counted_ms": [...]} (either list may be
+    """python -m engine.kaiser.think_time MATCHES.jsonl [--per-process]: one line a match of the
+    bot, {"replay": {...}, "side": "A", "wall_ms": [...], "counted_ms": [...]} (either list may be
     null); --per-process: the lists are process by process, a fresh process a game (as the
     site's RecordingFactory.decision_ms() gives them), not in the engine's order. Prints
     the verdict; exits 1 if the bot is flagged."""
     import argparse
     import json
 
-    parser = argparse.ArgumentParser(prog="python -m engine.think_time",
+    parser = argparse.ArgumentParser(prog="python -m engine.kaiser.think_time",
                                      description=main.__doc__)
     parser.add_argument("matches", help="a JSON Lines file, one match of the bot a line")
     parser.add_argument("--per-process", action="store_true")

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.greedy import GreedyPlayer
+from engine.kaiser.greedy import GreedyPlayer
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
+    from engine.kaiser.game import Action, GameState
 
 
 class NoisyGreedyPlayer(GreedyPlayer):

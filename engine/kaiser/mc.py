@@ -1,7 +1,7 @@
 """`builtin:mc`: a Monte Carlo player (perfect-information sampling with fast rollouts).
 
 For each decision it deals the cards it cannot see at random, consistently with what its seat
-knows (engine.sampling: its hand, the cards played, voids, its own discards), plays each
+knows (engine.kaiser.sampling: its hand, the cards played, voids, its own discards), plays each
 candidate action out to the end of the deal with a cheap greedy-like policy for all four seats,
 and picks the action with the best average value. The value of a deal is the change in the
 score difference it brings, from the contract's scoring (a set contract costs the bid), plus a
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from engine.cards import (
+from engine.kaiser.cards import (
     CHUNK_CARDS,
     FIVE_HEARTS,
     NO_TRUMP,
@@ -37,15 +37,15 @@ from engine.cards import (
     deck,
     mask_cards,
 )
-from engine.game import BID, DECISIONS, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, all_bids
-from engine.greedy import PARTNER_POINTS, hand_points, suit_strength
-from engine.sampling import EXTRA, View, sample_deal, view_from_observation
+from engine.kaiser.game import BID, DECISIONS, DISCARD, MISDEAL, PLAY, PROTECTED, TRUMP, all_bids
+from engine.kaiser.greedy import PARTNER_POINTS, hand_points, suit_strength
+from engine.kaiser.sampling import EXTRA, View, sample_deal, view_from_observation
 from engine.seeded import SeededPlayer
 
 if TYPE_CHECKING:
-    from engine.game import Action, GameState
+    from engine.kaiser.game import Action, GameState
+    from engine.kaiser.rules import Rules
     from engine.players import TimeControl
-    from engine.rules import Rules
 
 WIN_BONUS = 40.0  # a deal that ends the game is worth this much beyond its points
 PLAY_ROLLOUTS = 240  # rollouts per card decision, shared among the legal cards
@@ -65,7 +65,7 @@ THREE_BIT = 1 << THREE_SPADES
 class Table:
     """The trick keys and per-card 'higher cards of the suit' masks of one contract."""
 
-    keys: tuple[tuple[int, ...], ...]  # keys[led][card], as engine.cards.TRICK_KEYS
+    keys: tuple[tuple[int, ...], ...]  # keys[led][card], as engine.kaiser.cards.TRICK_KEYS
     lead_keys: tuple[int, ...]  # a card's key if it is led
     higher: tuple[int, ...]  # cards of the same suit that beat it
     trump: int

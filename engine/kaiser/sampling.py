@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import (
+from engine.kaiser.cards import (
     CARD_OF,
     FIVE_HEARTS,
     NO_TRUMP,
@@ -26,8 +26,8 @@ from engine.cards import (
     deck,
     parse_bid,
 )
-from engine.game import PROTECTED
-from engine.rules import Rules
+from engine.kaiser.game import PROTECTED
+from engine.kaiser.rules import Rules
 
 HAND_SIZE = 8
 EXTRA = 4  # the pseudo-seat of cards no one holds: the kitty, or the contractor's discards

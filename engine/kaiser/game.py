@@ -2,7 +2,7 @@
 
 The hot path is `apply` during play: hands are bitmasks, tricks are scored from precomputed
 strength tables, and nothing is validated (callers pick from `legal_actions()`, or check at
-the boundary where untrusted input enters: engine.protocol).
+the boundary where untrusted input enters: engine.kaiser.protocol).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from itertools import combinations, repeat, starmap
 from typing import Any
 
-from engine.cards import (
+from engine.kaiser.cards import (
     BID_NAMES,
     CARD_NAMES,
     CHUNK_CARDS,
@@ -30,7 +30,7 @@ from engine.cards import (
     mask_cards,
     mask_names,
 )
-from engine.rules import Rules
+from engine.kaiser.rules import Rules
 
 Action = bool | int | tuple[int, ...]
 Deal = tuple[tuple[int, int, int, int], int]  # four hand masks and the kitty mask

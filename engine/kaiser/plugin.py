@@ -1,0 +1,96 @@
+"""Kaiser as the runtime sees it (engine.games.Game): the registry's first game, so the one a
+bot plays when its `ready` names none. The game's modules are imported when it is asked for
+something, not when the registry is read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.games import PackagedGame
+from engine.kaiser import KAISER
+
+if TYPE_CHECKING:
+    from engine.games import State
+    from engine.players import Player, PlayerFactory, TimeControl
+
+
+class Kaiser(PackagedGame):
+    name: str = KAISER
+    title: str = "Kaiser"
+    about: str = "the Canadian card game Kaiser: four seats, two teams of two, bids for points"
+    match_about: str = "duplicate: each pair of games deals the same cards, the seats moved"
+    rules_page: str = "rules"
+    seats: int = 4
+    sides: tuple[str, ...] = ("A", "B")
+    games_per_set: int = 2
+    default_preset: str = "official"
+    rules_class: str = "Rules"
+    package: str = "engine.kaiser"
+    wire_module: str = "wire"
+    replay_format: str = "kaiser-replay"
+
+    # --- a game in play ----------------------------------------------------------------------
+    def new_state(self, rules: Any, *, seed: str, game: int) -> State:
+        from engine.kaiser.game import GameState, pair_deals
+
+        dealer, deals = pair_deals(rules, seed, game // 2)
+        return GameState(rules, dealer=dealer, deals=deals, game=game)
+
+    def player_seed(self, seed: str, seat: int, game: int) -> str:
+        from engine.kaiser.match import player_seed, seat_sides
+
+        return player_seed(seed, seat_sides(game)[seat], seat // 2, game)
+
+    # --- the bot protocol --------------------------------------------------------------------
+    def hello(self, *, seat: int, rules: Any, games: int, game: int,
+              time: TimeControl) -> dict[str, Any]:
+        from engine.wire import PROTOCOL_VERSION
+
+        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "seat": seat,
+                "team": seat % 2, "rules": rules.to_dict(),
+                "match": {"games": games, "game": game}, "time": time.to_dict()}
+
+    # --- players and matches -----------------------------------------------------------------
+    def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
+        """name -> (class, version). Imported lazily: the stronger players are bigger modules."""
+        from engine.builtin import RandomPlayer
+        from engine.kaiser.greedy import GreedyPlayer
+
+        players: dict[str, tuple[type[Player], str]] = {
+            "random": (RandomPlayer, "1"),
+            "greedy": (GreedyPlayer, "1"),
+        }
+        try:
+            from engine.kaiser.mc import MCPlayer
+        except ImportError:
+            pass
+        else:
+            players["mc"] = (MCPlayer, "1")
+        return players
+
+    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
+                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
+        from engine.kaiser.match import run_match
+
+        if len(players) != 2:
+            raise ValueError(f"a Kaiser match has two players (A and B), not {len(players)}")
+        return run_match(players[0], players[1], games=games, seed=seed, rules=rules,
+                         time=time, on_progress=on_progress)
+
+    # --- replays -----------------------------------------------------------------------------
+    def deal_file_load(self, text: str) -> Any:
+        from engine.kaiser.dealfile import deal_file_load
+
+        return deal_file_load(text)
+
+    def deal_play(self, data: Any, players: Sequence[PlayerFactory], *, time: TimeControl,
+                  names: Sequence[str]) -> str:
+        from engine.kaiser.dealfile import deal_play
+        from engine.kaiser.show import deal_summary
+
+        played = deal_play(data, players[0], players[1], time=time)
+        return deal_summary(data, played, dict(zip(self.sides, names, strict=True)))
+
+
+GAME = Kaiser()

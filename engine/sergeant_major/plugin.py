@@ -1,0 +1,81 @@
+"""Sergeant Major as the runtime sees it (engine.games.Game). The game's modules are imported
+when it is asked for something, not when the registry is read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.games import PackagedGame
+from engine.sergeant_major import SERGEANT_MAJOR
+
+if TYPE_CHECKING:
+    from engine.games import State
+    from engine.players import Player, PlayerFactory, TimeControl
+
+
+class SergeantMajor(PackagedGame):
+    name: str = SERGEANT_MAJOR
+    title: str = "Sergeant Major (9-5-2)"
+    about: str = ("Sergeant Major (9-5-2): three players, each for itself, each with a "
+                  "target of tricks to make")
+    match_about: str = "each set of three games deals the same cards, the seats rotated"
+    rules_page: str = "rules-sergeant-major"
+    seats: int = 3
+    sides: tuple[str, ...] = ("A", "B", "C")
+    games_per_set: int = 3
+    default_preset: str = "952"
+    rules_class: str = "SMRules"
+    package: str = "engine.sergeant_major"
+    replay_format: str = "sergeant-major-replay"
+
+    # --- a game in play ----------------------------------------------------------------------
+    def new_state(self, rules: Any, *, seed: str, game: int) -> State:
+        from engine.sergeant_major.game import SMState, set_deals
+
+        dealer, deals = set_deals(seed, game // 3)
+        return SMState(rules, dealer=dealer, deals=deals.source(), game=game)
+
+    def player_seed(self, seed: str, seat: int, game: int) -> str:
+        from engine.sergeant_major.match import player_seed, seat_sides
+
+        return player_seed(seed, seat_sides(game)[seat], 0, game)
+
+    # --- the bot protocol --------------------------------------------------------------------
+    def hello(self, *, seat: int, rules: Any, games: int, game: int,
+              time: TimeControl) -> dict[str, Any]:
+        from engine.wire import PROTOCOL_VERSION
+
+        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": self.name,
+                "seat": seat, "rules": rules.to_dict(),
+                "match": {"games": games, "game": game}, "time": time.to_dict()}
+
+    # --- players and matches -----------------------------------------------------------------
+    def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
+        from engine.builtin import RandomPlayer
+        from engine.sergeant_major.mc import SMMCPlayer
+        from engine.sergeant_major.players import SMGreedyPlayer
+
+        return {"random": (RandomPlayer, "1"), "greedy": (SMGreedyPlayer, "1"),
+                "mc": (SMMCPlayer, "1")}
+
+    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
+                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
+        from engine.sergeant_major.match import run_match
+
+        if len(players) != 3:
+            raise ValueError(f"a Sergeant Major match has three players (A, B and C), not "
+                             f"{len(players)}")
+        return run_match(list(players), games=games, seed=seed, rules=rules, time=time,
+                         on_progress=on_progress)
+
+    # --- replays -----------------------------------------------------------------------------
+    def deal_file_load(self, text: str) -> Any:
+        raise ValueError(f"{self.title} has no deal files")
+
+    def deal_play(self, data: Any, players: Sequence[PlayerFactory], *, time: TimeControl,
+                  names: Sequence[str]) -> str:
+        raise ValueError(f"{self.title} has no deal files")
+
+
+GAME = SergeantMajor()
