@@ -320,13 +320,13 @@ def play_stats_copy(tally: Counter[tuple[int, int, str]], replays: list[Replay],
     up), from how often each version played each replay on each side."""
     import json
 
-    from matches.stats import ALL, add, empty
+    from matches.stats import ALL, add
 
     totals: dict[int, dict[str, Any]] = {}
-    site = empty()
+    site: dict[str, Any] = {}
     for (version, k, side), n in tally.items():
         part = scaled(replays[k][5][side], n)
-        totals[version] = add(totals.get(version, empty()), part)
+        totals[version] = add(totals.get(version, {}), part)
         site = add(site, part)
     copy_rows("tournaments_playstats", "key, version_id, data, updated",
               [(ALL, None, json.dumps(site), now)]

@@ -271,10 +271,13 @@ class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
                    responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])
     def stats(self, request: Request, pk: str | None = None) -> Response:
-        from matches.stats import empty, summary, version_stats
+        from engine.games import get_game
+        from matches.stats import figures, version_stats
 
-        data = version_stats(version_id=self.get_object().pk) or empty()
-        return Response({"totals": data, "per_deal": summary(data)})
+        version = self.get_object()
+        game = version.bot.game
+        data = version_stats(version_id=version.pk) or get_game(game).stats_empty()
+        return Response({"totals": data, "per_deal": figures(data, game)})
 
     @extend_schema(summary="The replay of the version's check match",
                    responses={200: OpenApiTypes.OBJECT})

@@ -27,9 +27,6 @@ logger = logging.getLogger(__name__)
 # The upload check (bots.tasks.bot_version_check), sent by name: see kaiser_site.task_send.
 CHECK_TASK = "bots.tasks.bot_version_check"
 CHECK_OPPONENT = "builtin:random"
-# A game other than Kaiser: its check plays one set of games (engine.games: games_per_set)
-# against the game's built-in random players, under a preset of a known length.
-CHECK_RULES = {"sergeant-major": "952-six-hands"}
 
 
 def _check_name_free(name: str, *, exclude_pk: int | None = None) -> None:
@@ -202,12 +199,12 @@ def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
     bot = bot_version_player(version=version, time=time_control)
     opponents = [resolve_player(CHECK_OPPONENT, game=game.name, time=time_control)
                  for _ in game.sides[1:]]
-    if game.name == default_game():
-        games, rules = settings.KAISER_CHECK_GAMES, game.get_rules(game.default_preset)
-    else:
-        games, rules = game.games_per_set, game.get_rules(CHECK_RULES[game.name])
+    # KAISER_CHECK_GAMES games, in whole sets of the game's, under its check preset (a short
+    # one: engine.games' check_preset): two of Kaiser's official, three of 952-six-hands.
+    size = game.games_per_set
+    games = max(size, -(-settings.KAISER_CHECK_GAMES // size) * size)
     replay = game.run_match([bot, *opponents], games=games, seed=f"check-{version.pk}",
-                            rules=rules, time=time_control)
+                            rules=game.get_rules(game.check_preset), time=time_control)
     return replay, bot.stderr_text(limit=settings.KAISER_CHECK_STDERR_MAX)
 
 

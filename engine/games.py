@@ -122,6 +122,26 @@ class Game(Protocol):
         """The replay of a single game (game 0) played outside a match, as with a person at a
         seat: `seat_players` names each seat's player ({"name", "version", "human"})."""
 
+    # --- what the site keeps of its matches --------------------------------------------------
+    has_boards: bool  # a match's duplicate tables compare board by board (engine/kaiser/boards)
+    check_preset: str  # the preset an uploaded bot's check plays (a short one)
+
+    def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The boards of a match's replay, each deal's tables side by side with the swing
+        (the format of engine/kaiser/boards.py); None for a game without boards."""
+
+    def stats_empty(self) -> dict[str, Any]:
+        """A side's statistics of play before any match: a dict of counts (totals are sums),
+        with "matches", "games" ({"won", "lost", "drawn"}) and "faults" ({reason: n})."""
+
+    def stats_count(self, out: dict[str, dict[str, Any]], replay: dict[str, Any]) -> None:
+        """Add one replay's counts (its games won, lost and drawn among them) to `out`, each
+        side's statistics by side."""
+
+    def stats_figures(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The figures a page shows of a side's totals (rates, averages; None where there is
+        nothing to divide)."""
+
     # --- replays -----------------------------------------------------------------------------
     def validate_replay(self, replay: Any) -> list[str]: ...
 
@@ -149,7 +169,8 @@ class PackagedGame:
     <package>.protocol: legal_to_wire, action_from_wire, action_to_wire (the bot protocol);
     <package>.<wire_module>: ActWriter, action_from_reply (its act messages and replies);
     <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
-    validate_replay; <package>.show: render, summary."""
+    validate_replay; <package>.show: render, summary; <package>.stats: empty, count, figures
+    (stats_empty, stats_count, stats_figures)."""
 
     package: str
     rules_class: str
@@ -198,6 +219,20 @@ class PackagedGame:
 
     def validate_replay(self, replay: Any) -> list[str]:
         return self._part("validate").validate_replay(replay)  # type: ignore[no-any-return]
+
+    def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
+        if not getattr(self, "has_boards", False):
+            return None
+        return self._part("boards").board_comparison(replay)  # type: ignore[no-any-return]
+
+    def stats_empty(self) -> dict[str, Any]:
+        return self._part("stats").empty()  # type: ignore[no-any-return]
+
+    def stats_count(self, out: dict[str, dict[str, Any]], replay: dict[str, Any]) -> None:
+        self._part("stats").count(out, replay)
+
+    def stats_figures(self, data: dict[str, Any]) -> dict[str, Any]:
+        return self._part("stats").figures(data)  # type: ignore[no-any-return]
 
     def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
         return self._part("show").render(replay, only_game)  # type: ignore[no-any-return]

@@ -367,7 +367,8 @@ def _sandbox() -> SandboxConfig:
 KAISER_UNSANDBOXED = _sandbox().unsandboxed
 # Per-seat limits of the sandbox (engine.sandbox.SandboxLimits).
 KAISER_SANDBOX = asdict(_sandbox().limits)
-# The upload check: a short match against builtin:random.
+# The upload check: a short match against builtin:random, in whole sets of the bot's game
+# (bots.services: 2 games of Kaiser, 3 of Sergeant Major).
 KAISER_CHECK_GAMES = env_int("KAISER_CHECK_GAMES", 2)
 KAISER_CHECK_MOVE_MS = env_int("KAISER_CHECK_MOVE_MS", 1000)
 KAISER_CHECK_BANK_MS = env_int("KAISER_CHECK_BANK_MS", 10000)

@@ -17,7 +17,7 @@ from django.utils.timezone import localtime
 
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion, default_game
-from engine.games import get_game
+from engine.games import game_of_replay, get_game
 from engine.runner import replay_json
 from kaiser_site.ago import ago
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
@@ -347,15 +347,14 @@ def third_player_versions(*, opponent: Bot, limit: int = 200) -> list[BotVersion
 
 
 def match_boards(*, match_id: int) -> list[dict[str, Any]] | None:
-    """The match's board comparison (engine.kaiser.boards): as stored when it finished; for a match
-    finished before boards were kept, worked out from its replay; None without either."""
-    from engine.kaiser.boards import board_comparison
-
+    """The match's board comparison (its game's, engine.games: board_comparison): as stored
+    when it finished; for a match finished before boards were kept, worked out from its replay;
+    None without either, or in a game without boards."""
     stored = Match.objects.filter(pk=match_id).values_list("boards", flat=True).first()
     if stored is not None:
         return list(stored)
     replay = Match.objects.only("pk", "replay_gz").get(pk=match_id).replay()
-    return board_comparison(replay) if replay is not None else None
+    return game_of_replay(replay).board_comparison(replay) if replay is not None else None
 
 
 # A bot's costliest boards are taken from its newest matches (and from every match against a

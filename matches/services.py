@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from engine.faults import InfrastructureError
-from engine.kaiser.boards import board_comparison
+from engine.games import game_of_replay
 from kaiser_site.page_cache import match_topics, pages_changed
 from kaiser_site.task_send import task_send
 from matches import signals
@@ -349,8 +349,8 @@ def match_finish(
     # own (replay_store.replay_key), that replays_orphans removes.
     stored = (replay_put(match_id=match_id, blob=replay_gzip(text))
               if _holds(match_id=match_id, token=token) else None)
-    # Boards compare the two tables of a Kaiser duplicate pair; a three-player game has none.
-    boards = board_comparison(replay) if "C" not in replay["result"]["games"] else None
+    # Boards compare the two tables of a duplicate pair, in a game that has them (Kaiser).
+    boards = game_of_replay(replay).board_comparison(replay)
     now = timezone.now()
     with transaction.atomic():
         won = stored is not None and Match.objects.filter(

@@ -3,12 +3,10 @@ when the match finishes (match_finish stores them with its result, Match.stats),
 by play_stats_fold (the beat, every few seconds) to the stored totals of its two versions and
 of all bots (PlayStats). Pages read the totals; no page reads a replay for them.
 
-A side's statistics (a plain dict of counts, so that totals are sums):
-- matches; games won, lost, drawn;
-- deals (finished ones), the points its team took and gave up in them, and the score;
-- contracts it held, by bid ("7", "8N", ...): [held, made];
-- the fate of the 5♥ and the 3♠: [taken by its team, taken by the other];
-- hands it threw in (misdeals); faults by reason;
+A side's statistics (a plain dict of counts, so that totals are sums) are its game's
+(engine.games: stats_empty, stats_count; Kaiser's in engine/kaiser/stats.py), with what this
+module adds for every game:
+- matches; faults by reason (the game counts its games won, lost and drawn);
 - the wall time of its decisions (bot programs: built-in players take none), as counts in
   DECISION_BUCKETS, so that totals are sums and the median and 95th percentile can be read
   off them. The engine measures it (engine.botproc); it is not in the replay, so it is kept
@@ -23,7 +21,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import BotVersion
+from bots.models import BotVersion, default_game
+from engine.games import game_of_replay, get_game
 from engine.kaiser import words
 from kaiser_site.fragments import fragment
 from kaiser_site.page_cache import STATS, pages_changed
@@ -33,13 +32,6 @@ ALL = "all"
 # Upper bounds (ms) of the decision time histogram's buckets; the last one is everything more.
 DECISION_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 STATS_COLUMNS = 4  # versions side by side on the bot page
-
-
-def empty() -> dict[str, Any]:
-    return {"matches": 0, "games": {"won": 0, "lost": 0, "drawn": 0}, "deals": 0,
-            "points_for": 0, "points_against": 0, "score_for": 0, "score_against": 0,
-            "contracts": {}, "five_hearts": [0, 0], "three_spades": [0, 0], "misdeals": 0,
-            "faults": {}}
 
 
 def decision_histogram(times_ms: list[int]) -> list[int]:
@@ -67,16 +59,12 @@ def decision_percentile(counts: list[int], fraction: float) -> str | None:
 
 def replay_stats(replay: dict[str, Any], *,
                  decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
-    """The statistics of each side in one replay (and the decision times the engine
-    measured for each side, where it gives them): Kaiser's A and B, or Sergeant Major's."""
-    if "C" in replay["result"]["games"]:
-        return sm_replay_stats(replay, decisions=decisions)
-    out = _sides_started({"A": empty(), "B": empty()}, decisions)
-    for game in replay["games"]:
-        seats = game["seats"]
-        for deal in game["deals"]:
-            _deal(out, seats, deal)
-        _game_result(out, seats, game["result"]["winner"])
+    """The statistics of each side in one replay, counted by its game (engine.games:
+    stats_count), and the decision times the engine measured for each side, where it gives
+    them."""
+    spec = game_of_replay(replay)
+    out = _sides_started({side: spec.stats_empty() for side in spec.sides}, decisions)
+    spec.stats_count(out, replay)
     return _fault_counted(out, replay)
 
 
@@ -99,71 +87,6 @@ def _fault_counted(out: dict[str, dict[str, Any]],
         faults = out[forfeit["player"]]["faults"]
         faults[forfeit["reason"]] = faults.get(forfeit["reason"], 0) + 1
     return out
-
-
-def _deal(out: dict[str, dict[str, Any]], seats: list[str], deal: dict[str, Any]) -> None:
-    if deal.get("misdeal"):
-        out[seats[deal["misdeal"]["seat"]]]["misdeals"] += 1
-        return
-    points = deal.get("points")
-    if points is None:  # cut short by a forfeit: not a finished deal
-        return
-    for team in (0, 1):
-        side = out[seats[team]]
-        side["deals"] += 1
-        side["points_for"] += points[team]
-        side["points_against"] += points[1 - team]
-        side["score_for"] += deal["delta"][team]
-        side["score_against"] += deal["delta"][1 - team]
-    contract = deal["contract"]
-    team = contract["seat"] % 2
-    held = out[seats[team]]["contracts"].setdefault(contract["bid"], [0, 0])
-    held[0] += 1
-    held[1] += points[team] >= int(contract["bid"].rstrip("NL"))
-    for card, key in (("5H", "five_hearts"), ("3S", "three_spades")):
-        for trick in deal["tricks"]:
-            if card in trick["cards"]:
-                winner = trick["winner"] % 2
-                out[seats[winner]][key][0] += 1
-                out[seats[1 - winner]][key][1] += 1
-
-
-def _game_result(out: dict[str, dict[str, Any]], seats: list[str], winner: int | None) -> None:
-    for team in (0, 1):
-        games = out[seats[team]]["games"]
-        if winner is None:
-            games["drawn"] += 1
-        else:
-            games["won" if winner == team else "lost"] += 1
-
-
-def sm_empty() -> dict[str, Any]:
-    """A Sergeant Major side: Kaiser's counts that apply (matches, games, faults; deals and
-    contracts stay 0, so the pages' summary reads either game) and the hands it played, the
-    hands whose target it made, its tricks and its ups and downs."""
-    return {**empty(), "hands": 0, "targets_made": 0, "tricks": 0, "ups": 0}
-
-
-def sm_replay_stats(replay: dict[str, Any], *,
-                    decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
-    """The statistics of sides A, B and C in a Sergeant Major replay."""
-    out = _sides_started({side: sm_empty() for side in ("A", "B", "C")}, decisions)
-    for game in replay["games"]:
-        seats = game["seats"]
-        for deal in game["deals"]:
-            if deal.get("taken") is None:  # cut short by a forfeit
-                continue
-            for seat, side in enumerate(seats):
-                counts = out[side]
-                counts["hands"] += 1
-                counts["tricks"] += deal["taken"][seat]
-                counts["targets_made"] += deal["taken"][seat] >= deal["targets"][seat]
-                counts["ups"] += deal["delta"][seat]
-        winner = game["result"]["winner"]
-        for seat, side in enumerate(seats):
-            games = out[side]["games"]
-            games["drawn" if winner is None else "won" if winner == seat else "lost"] += 1
-    return _fault_counted(out, replay)
 
 
 def add(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
@@ -218,7 +141,7 @@ def _totals_add(adds: dict[str, tuple[int | None, dict[str, Any]]]) -> None:
     rows = _locked(adds)
     if len(rows) < len(adds):  # a version's first match (or the site's)
         PlayStats.objects.bulk_create(
-            [PlayStats(key=k, version_id=v, data=empty())
+            [PlayStats(key=k, version_id=v, data={})
              for k, (v, _) in adds.items() if k not in rows], ignore_conflicts=True)
         rows = _locked(adds)
     now = timezone.now()
@@ -234,8 +157,8 @@ def _locked(adds: dict[str, Any]) -> dict[str, PlayStats]:
 
 
 def all_key(game: str) -> str:
-    """The key of all bots' totals of a game."""
-    return ALL if game == "kaiser" else f"{ALL}:{game}"
+    """The key of all bots' totals of a game (the default game's is the first game's key)."""
+    return ALL if game == default_game() else f"{ALL}:{game}"
 
 
 def _key(version_id: int) -> str:
@@ -247,25 +170,18 @@ def version_stats(*, version_id: int) -> dict[str, Any] | None:
     return row
 
 
-def all_stats(*, game: str = "kaiser") -> dict[str, Any] | None:
-    return PlayStats.objects.filter(key=all_key(game)).values_list("data", flat=True).first()
+def all_stats(*, game: str = "") -> dict[str, Any] | None:
+    """All bots' totals of `game` (the default game if none)."""
+    key = all_key(game or default_game())
+    return PlayStats.objects.filter(key=key).values_list("data", flat=True).first()
 
 
-def summary(data: dict[str, Any]) -> dict[str, Any]:
-    """The figures a page shows, from stored totals: rates and averages."""
-    deals = data["deals"] or 1
-    held = sum(h for h, _ in data["contracts"].values())
-    made = sum(m for _, m in data["contracts"].values())
-    five, three = data["five_hearts"], data["three_spades"]
-    return {
-        "points_for": data["points_for"] / deals, "points_against": data["points_against"] / deals,
-        "score_for": data["score_for"] / deals, "score_against": data["score_against"] / deals,
-        "held": held / deals, "made": made / held if held else None,
-        "five_hearts": five[0] / sum(five) if sum(five) else None,
-        "three_spades": three[0] / sum(three) if sum(three) else None,
-        "decision_median": decision_percentile(data.get("decision_ms") or [], 0.5),
-        "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95),
-    }
+def figures(data: dict[str, Any], game: str) -> dict[str, Any]:
+    """The figures a page shows of a side's stored totals: its game's (rates and averages,
+    engine.games: stats_figures) and the decision times' median and 95th percentile."""
+    return {**get_game(game).stats_figures(data),
+            "decision_median": decision_percentile(data.get("decision_ms") or [], 0.5),
+            "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95)}
 
 
 def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -277,20 +193,8 @@ def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
             for bid, (h, m) in sorted(data["contracts"].items(), key=lambda kv: order(kv[0]))]
 
 
-def sm_summary(data: dict[str, Any]) -> dict[str, Any]:
-    """A Sergeant Major side's figures: targets made, tricks and ups a hand."""
-    hands = data.get("hands") or 0
-    return {
-        "targets_made": data["targets_made"] / hands if hands else None,
-        "tricks": data["tricks"] / hands if hands else None,
-        "ups": data["ups"] / hands if hands else None,
-        "decision_median": decision_percentile(data.get("decision_ms") or [], 0.5),
-        "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95),
-    }
-
-
 def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
-                      game: str = "kaiser") -> dict[str, Any]:
+                      game: str = "") -> dict[str, Any]:
     """The bot page's statistics: a column for each of the newest versions that played (and
     the playing one), one for all bots of its game, and (Kaiser) the contracts chart of the
     playing version (else the newest)."""
@@ -299,16 +203,17 @@ def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
     numbers = dict(BotVersion.objects.filter(pk__in=rows).values_list("pk", "number"))
     newest = sorted(rows, key=lambda v: -numbers[v])
     shown_ids = newest[:STATS_COLUMNS] + [v for v in newest[STATS_COLUMNS:] if v == playing_id]
-    figures = summary if game == "kaiser" else sm_summary
+    game = game or default_game()
     columns = [{"label": f"v{numbers[v]}", "playing": v == playing_id, "data": rows[v],
-                "figures": figures(rows[v])} for v in shown_ids]
+                "figures": figures(rows[v], game)} for v in shown_ids]
     everyone = all_stats(game=game)
     shown = next((c for c in columns if c["playing"]), columns[0] if columns else None)
     return {
         "game": game,
         "columns": columns,
-        "everyone": {"data": everyone, "figures": figures(everyone)} if everyone else None,
-        "chart": contracts_chart(shown["data"]) if shown and game == "kaiser" else "",
+        "everyone": {"data": everyone, "figures": figures(everyone, game)} if everyone else None,
+        # A game whose sides hold contracts (Kaiser) gets the chart of them.
+        "chart": contracts_chart(shown["data"]) if shown else "",
         "chart_label": shown["label"] if shown else "",
     }
 

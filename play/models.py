@@ -27,7 +27,7 @@ class Game(models.Model):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                               related_name="play_games")
-    game = game_field()  # "kaiser" or "sergeant-major" (engine.games)
+    game = game_field()  # a game of the registry (engine.games)
     rules = models.CharField(max_length=20, default="official")
     length = models.CharField(max_length=4, choices=Length.choices, default=Length.DEAL)
     seed = models.CharField(max_length=40)

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import QuerySet
 
-from bots.models import BotVersion
+from bots.models import BotVersion, default_game
 from bots.selectors import active_versions
 from engine.games import get_game
 from engine.kaiser import KAISER
@@ -22,9 +22,10 @@ class SeatChoice:
     label: str
 
 
-def seat_choices(*, game: str = KAISER) -> list[SeatChoice]:
-    """The house players of `game`, then the playing version of every bot of that game that
-    is not retired."""
+def seat_choices(*, game: str = "") -> list[SeatChoice]:
+    """The house players of `game` (the default game if none), then the playing version of
+    every bot of that game that is not retired."""
+    game = game or default_game()
     choices = [SeatChoice(f"builtin:{name}", f"{name} (house)")
                for name in get_game(game).builtin_players()]
     versions = (active_versions().exclude(kind=BotVersion.Kind.BUILTIN)
@@ -34,12 +35,12 @@ def seat_choices(*, game: str = KAISER) -> list[SeatChoice]:
     return choices
 
 
-def house_version(*, spec: str, game: str = KAISER) -> BotVersion | None:
+def house_version(*, spec: str, game: str = "") -> BotVersion | None:
     """The house bot's version that plays `spec` (made by house_bots_ensure), if there is one:
     its page then lists the games people played with it."""
     return (BotVersion.objects.filter(kind=BotVersion.Kind.BUILTIN, builtin=spec,
                                       status=BotVersion.Status.ACTIVE, bot__retired=False,
-                                      bot__game=game)
+                                      bot__game=game or default_game())
             .order_by("-number").first())
 
 

@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils import timezone
 from redis import RedisError
 
-from bots.models import BotVersion
+from bots.models import BotVersion, default_game
 from engine.faults import InfrastructureError
 from engine.games import GAMES, get_game
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
@@ -41,8 +41,6 @@ from kaiser_site.task_send import task_send
 from play import push, selectors
 from play.models import Game, Move, Seat
 
-SEATS = (1, 2, 3)  # Kaiser's bots' seats; the person is at seat 0, partner at 2
-SM_SEATS = (1, 2)  # Sergeant Major's: the person at seat 0, West 1, East 2
 logger = logging.getLogger(__name__)
 RECENT = 8  # moves listed in the view with the time each was made
 HIDDEN = ("discard", "give", "return")  # decisions whose cards a bot's move does not show
@@ -67,16 +65,17 @@ def connection_release() -> None:
 
 
 def bot_seats(game: str) -> tuple[int, ...]:
-    """The seats the bots take at a table of `game` (the person is at seat 0)."""
-    return SM_SEATS if game == SERGEANT_MAJOR else SEATS
+    """The seats the bots take at a table of `game`: all but seat 0, the person's."""
+    return tuple(range(1, get_game(game).seats))
 
 
 def game_create(*, owner: Any, rules: str, length: str, seats: list[str],
-                game: str = KAISER) -> Game:
+                game: str = "") -> Game:
     """A new game of `game` with the person at seat 0 and `seats` ("builtin:NAME" or a bot
     version id of that game) at the other seats: Kaiser's 1, 2 (partner), 3, Sergeant
     Major's 1 and 2; sent to the play queue once committed. Refused beyond
     KAISER_PLAY_OPEN_GAMES open games."""
+    game = game or default_game()
     if game not in GAMES:
         raise PlayError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
     presets = get_game(game).presets

@@ -17,6 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from bots.models import default_game
 from engine.games import GAMES, get_game
 from engine.kaiser import KAISER
 from engine.sergeant_major import SERGEANT_MAJOR
@@ -32,12 +33,12 @@ STREAM_RETRY_MS = 2000  # an EventSource that lost its stream opens it again aft
 
 @login_required
 def play_home(request: HttpRequest) -> HttpResponse:
-    """The new-game form of a game (`?game=sergeant-major`; Kaiser by default; POST opens
-    the game) and the person's games."""
+    """The new-game form of a game (`?game=sergeant-major`; the default game, Kaiser, unless
+    asked; POST opens the game) and the person's games."""
     error, status = "", 200
-    name = request.POST.get("game") or request.GET.get("game") or KAISER
+    name = request.POST.get("game") or request.GET.get("game") or default_game()
     if name not in GAMES:
-        name = KAISER
+        name = default_game()
     places = services.bot_seats(name)
     spec = get_game(name)
     chosen = {"rules": spec.default_preset, "length": Game.Length.DEAL,

@@ -38,8 +38,8 @@ def members() -> dict[str, bytes]:
     package = packer.PACKAGE
     files = {"bot.py": (HERE / "bot.py").read_bytes(),
              "remembering.py": packer.renamed((HERE / "remembering.py").read_bytes())}
-    for module in packer.ENGINE_MODULES["mc"]:
-        files[f"{package}/{module}"] = packer.renamed((ENGINE / module).read_bytes())
+    for module in packer.ENGINE_MODULES["mc"]:  # flat, as in mc.zip (kaiser/cards.py too)
+        files[f"{package}/{Path(module).name}"] = packer.renamed((ENGINE / module).read_bytes())
     for module in SM_MODULES:
         files[f"{package}/sergeant_major/{module}"] = packer.renamed(
             (ENGINE / "sergeant_major" / module).read_bytes())

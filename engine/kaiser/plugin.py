@@ -29,6 +29,8 @@ class Kaiser(PackagedGame):
     package: str = "engine.kaiser"
     wire_module: str = "wire"
     replay_format: str = "kaiser-replay"
+    has_boards: bool = True  # the two tables of each duplicate pair, board by board
+    check_preset: str = "official"
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:

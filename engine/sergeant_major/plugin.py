@@ -28,6 +28,8 @@ class SergeantMajor(PackagedGame):
     rules_class: str = "SMRules"
     package: str = "engine.sergeant_major"
     replay_format: str = "sergeant-major-replay"
+    has_boards: bool = False
+    check_preset: str = "952-six-hands"  # six hands a game: a check of known length
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:

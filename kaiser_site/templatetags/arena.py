@@ -37,7 +37,7 @@ def game_part(game: Any, part: str) -> list[str]:
     """A game's own part of a page, for `{% include game|game_part:"stats_rows" %}`: the
     game's template `games/<name>/<part>.html` if it has one, else the generic
     `games/any/<part>.html` (Django's include takes the first of a list that exists). `game`
-    is a game's name ("kaiser", a row's `game`) or an engine game."""
+    is a game's name (a row's `game`) or an engine game."""
     name = game if isinstance(game, str) else game.name
     return [f"games/{name}/{part}.html", f"games/any/{part}.html"]
 

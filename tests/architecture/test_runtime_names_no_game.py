@@ -48,7 +48,8 @@ def runtime_modules() -> list[Path]:
             if path.relative_to(ENGINE).parts[0] not in PACKAGES]
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
+def docstring_ids(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (of a module, class or function)."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -98,7 +99,7 @@ def game_names_in(source: str) -> list[str]:
     """Where a module names a game: imports of a game package, identifiers, and strings (a
     module path in one too) that are not docstrings; the registry's nodes are let through."""
     tree = ast.parse(source)
-    skip = _docstrings(tree) | _registry(tree)
+    skip = docstring_ids(tree) | _registry(tree)
     found = []
     for node in ast.walk(tree):
         if id(node) in skip:
