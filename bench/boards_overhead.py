@@ -29,12 +29,14 @@ import stats_overhead  # noqa: E402  (its database and bot versions)
 
 
 def _time_one(a: Any, b: Any, ladder: Any, with_boards: bool) -> float:
+    from engine.kaiser import boards
     from matches import services
     from matches.models import Match
 
-    original = services.board_comparison
+    # The game's board_comparison reads engine.kaiser.boards' when asked (engine.games).
+    original = boards.board_comparison
     if not with_boards:
-        services.board_comparison = lambda replay: []  # type: ignore[assignment]
+        boards.board_comparison = lambda replay: []  # type: ignore[assignment]
     try:
         match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
@@ -42,7 +44,7 @@ def _time_one(a: Any, b: Any, ladder: Any, with_boards: bool) -> float:
         assert services.match_play(match_id=match.pk, worker="bench") == "finished"
         return time.perf_counter() - started
     finally:
-        services.board_comparison = original
+        boards.board_comparison = original
 
 
 def _boards_alone(count: int) -> tuple[float, float, int]:

@@ -17,7 +17,7 @@ from django.utils.timezone import localtime
 
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion, default_game
-from engine.games import game_of_replay, get_game
+from engine.games import get_game
 from engine.runner import replay_json
 from kaiser_site.ago import ago
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
@@ -353,8 +353,9 @@ def match_boards(*, match_id: int) -> list[dict[str, Any]] | None:
     stored = Match.objects.filter(pk=match_id).values_list("boards", flat=True).first()
     if stored is not None:
         return list(stored)
-    replay = Match.objects.only("pk", "replay_gz").get(pk=match_id).replay()
-    return game_of_replay(replay).board_comparison(replay) if replay is not None else None
+    match = Match.objects.only("pk", "game", *REPLAY_FIELDS).get(pk=match_id)
+    replay = match.replay()
+    return get_game(match.game).board_comparison(replay) if replay is not None else None
 
 
 # A bot's costliest boards are taken from its newest matches (and from every match against a

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from engine.faults import InfrastructureError
-from engine.games import game_of_replay
+from engine.games import get_game
 from kaiser_site.page_cache import match_topics, pages_changed
 from kaiser_site.task_send import task_send
 from matches import signals
@@ -350,7 +350,8 @@ def match_finish(
     stored = (replay_put(match_id=match_id, blob=replay_gzip(text))
               if _holds(match_id=match_id, token=token) else None)
     # Boards compare the two tables of a duplicate pair, in a game that has them (Kaiser).
-    boards = game_of_replay(replay).board_comparison(replay)
+    game = Match.objects.values_list("game", flat=True).get(pk=match_id)
+    boards = get_game(game).board_comparison(replay)
     now = timezone.now()
     with transaction.atomic():
         won = stored is not None and Match.objects.filter(
@@ -362,7 +363,7 @@ def match_finish(
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX],
             stderr_c=stderr_c[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
-            stats=replay_stats(replay, decisions=decisions),
+            stats=replay_stats(replay, decisions=decisions, game=game),
             boards=boards,
             **_result_fields(replay),
         )

@@ -57,12 +57,12 @@ def decision_percentile(counts: list[int], fraction: float) -> str | None:
     return None  # pragma: no cover - the loop always reaches the total
 
 
-def replay_stats(replay: dict[str, Any], *,
-                 decisions: dict[str, list[int]] | None = None) -> dict[str, dict[str, Any]]:
+def replay_stats(replay: dict[str, Any], *, decisions: dict[str, list[int]] | None = None,
+                 game: str = "") -> dict[str, dict[str, Any]]:
     """The statistics of each side in one replay, counted by its game (engine.games:
-    stats_count), and the decision times the engine measured for each side, where it gives
-    them."""
-    spec = game_of_replay(replay)
+    stats_count; `game`, the match's, else the replay's format names it), and the decision
+    times the engine measured for each side, where it gives them."""
+    spec = get_game(game) if game else game_of_replay(replay)
     out = _sides_started({side: spec.stats_empty() for side in spec.sides}, decisions)
     spec.stats_count(out, replay)
     return _fault_counted(out, replay)

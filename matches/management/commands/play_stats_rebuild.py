@@ -25,9 +25,9 @@ class Command(BaseCommand):
         with transaction.atomic():
             PlayStats.objects.all().delete()
             for pk in finished.iterator(chunk_size=200):
-                match = Match.objects.only("stats", *REPLAY_FIELDS).get(pk=pk)
+                match = Match.objects.only("stats", "game", *REPLAY_FIELDS).get(pk=pk)
                 replay = match.replay()
-                stats = replay_stats(replay) if replay is not None else None
+                stats = replay_stats(replay, game=match.game) if replay is not None else None
                 for side, old in (match.stats or {}).items():  # not in the replay: kept
                     if stats is not None and side in stats and old.get("decision_ms"):
                         stats[side]["decision_ms"] = old["decision_ms"]
