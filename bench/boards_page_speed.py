@@ -50,8 +50,8 @@ def boards_fill(replays: list[tuple[bytes, int, float, int, int]]) -> int:
     (match i has the replay i % len(replays), as page_speed.matches_copy made it)."""
     from django.db import connection
 
-    from engine.kaiser.boards import board_comparison, costliest
-    from matches.boards import BOARD_LOSSES_PER_MATCH
+    from engine.kaiser.boards import board_comparison
+    from matches.boards import BOARD_LOSSES_PER_MATCH, costliest
 
     boards = [board_comparison(json.loads(gzip.decompress(r[0]))) for r in replays]
     losses = [{side: costliest(b, side, BOARD_LOSSES_PER_MATCH) for side in "AB"}

@@ -151,6 +151,12 @@ class Game(Protocol):
     def summary(self, replay: dict[str, Any], seconds: float) -> str:
         """A match's outcome in a few lines (the local runner's `match`)."""
 
+    def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
+                  games: int | None = None) -> dict[str, Any]:
+        """The deal file of board (game, index) of a match's replay, to play again (the site's
+        "Download this deal"); ValueError for a game without deal files, IndexError for a
+        deal the replay does not have."""
+
     def deal_file_load(self, text: str) -> Any:
         """A deal file (one board of a match, to play again: the local runner's `deal`);
         ValueError if the text is not a valid one of this game, or the game has none."""

@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 
 from bots.faults import forfeit_public, match_fault_whole_for, replay_public
 from bots.models import BotVersion
+from engine.games import get_game
 from kaiser_site.page_cache import AnonymousSharedReads
 from matches import filters as match_filters
 from matches import selectors
@@ -281,10 +282,9 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             url_path=r"boards/(?P<game>[0-9]{1,5})/(?P<deal>[0-9]{1,5})/deal-file")
     def deal_file(self, request: Request, game: str, deal: str,
                   pk: str | None = None) -> Response:
-        from engine.kaiser.dealfile import deal_file
-
         match, replay, first, index = self._board_replay(request, game, deal)
-        response = Response(deal_file(replay, first, index, games=match.games_per_match))
+        response = Response(get_game(match.game).deal_file(replay, first, index,
+                                                           games=match.games_per_match))
         response["Content-Disposition"] = (
             f'attachment; filename="match-{match.pk}-deal-{first + 1}-{index + 1}.json"')
         return response
@@ -294,6 +294,9 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
         """The match, its (public) replay, the pair's first game and the deal, from 0; 404
         when the match has no such deal, 410 when its replay was pruned."""
         match = self.get_object()
+        spec = get_game(match.game)
+        if not spec.has_boards:
+            raise Http404(f"a {spec.title} match has no boards")
         replay = Match.objects.only("pk", "replay_gz").get(pk=match.pk).replay()
         if replay is None and match.status == Match.Status.FINISHED:
             raise ReplayPruned()

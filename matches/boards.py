@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.kaiser.boards import costliest
 from matches.models import BoardLoss, Match
 
 # The biggest losses kept per side and match: a bot's costliest boards come from these.
 BOARD_LOSSES_PER_MATCH = 3
+
+
+def costliest(boards: list[dict[str, Any]], side: str, limit: int) -> list[dict[str, Any]]:
+    """The side's `limit` biggest losses (negative swings from its side), worst first, of a
+    board comparison (a game's board_comparison: each board's swing from A's side)."""
+    sign = 1 if side == "A" else -1
+    lost = [b for b in boards if b["swing"] is not None and sign * b["swing"] < 0]
+    lost.sort(key=lambda b: (sign * b["swing"], b["game"], b["deal"]))
+    return lost[:limit]
 
 
 def board_losses(*, match: Match, boards: list[dict[str, Any]]) -> list[BoardLoss]:

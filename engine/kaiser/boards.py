@@ -169,10 +169,3 @@ def score_before(game: dict[str, Any], index: int) -> list[int]:
             return list(deal["score"])
     return [0, 0]
 
-
-def costliest(boards: list[dict[str, Any]], side: str, limit: int) -> list[dict[str, Any]]:
-    """The side's `limit` biggest losses (negative swings from its side), worst first."""
-    sign = 1 if side == "A" else -1
-    lost = [b for b in boards if b["swing"] is not None and sign * b["swing"] < 0]
-    lost.sort(key=lambda b: (sign * b["swing"], b["game"], b["deal"]))
-    return lost[:limit]

@@ -81,6 +81,12 @@ class Kaiser(PackagedGame):
                          time=time, on_progress=on_progress)
 
     # --- replays -----------------------------------------------------------------------------
+    def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
+                  games: int | None = None) -> dict[str, Any]:
+        from engine.kaiser.dealfile import deal_file
+
+        return deal_file(replay, game, index, games=games)
+
     def deal_file_load(self, text: str) -> Any:
         from engine.kaiser.dealfile import deal_file_load
 

@@ -72,6 +72,10 @@ class SergeantMajor(PackagedGame):
                          on_progress=on_progress)
 
     # --- replays -----------------------------------------------------------------------------
+    def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
+                  games: int | None = None) -> dict[str, Any]:
+        raise ValueError(f"{self.title} has no deal files")
+
     def deal_file_load(self, text: str) -> Any:
         raise ValueError(f"{self.title} has no deal files")
 
