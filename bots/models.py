@@ -24,16 +24,25 @@ def game_choices() -> list[tuple[str, str]]:
 
 
 def default_game() -> str:
-    """The registry's first game: what a bot, a ladder or a tournament plays unless told (the
-    game of the arena's first version, which a bot's `ready` without "game" still means)."""
-    from engine.games import GAMES
+    """The name of the registry's first game (engine.games.default_game): what a bot, a ladder
+    or a tournament plays unless told."""
+    from engine.games import default_game as first
 
-    return next(iter(GAMES))
+    return first().name
 
 
 def game_title(name: str) -> str:
     """A game's title for people ("Sergeant Major (9-5-2)"); the name itself if unknown."""
-    return dict(game_choices()).get(name, name)
+    from engine.games import GAMES
+
+    return GAMES[name].title if name in GAMES else name
+
+
+def game_players(name: str) -> int:
+    """The players of one match of the game `name` (engine.games: its sides)."""
+    from engine.games import get_game
+
+    return len(get_game(name).sides)
 
 
 def game_field() -> models.CharField:

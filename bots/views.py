@@ -12,10 +12,9 @@ from django.views.decorators.http import require_POST
 
 from bots import selectors, services
 from bots.forms import BotCreateForm, BotForm, UploadForm
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, game_players
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
-from engine.games import get_game
 from kaiser_site.page_cache import STATS, shared_page
 from ladder import selectors as ladder_selectors
 from matches.selectors import challenge_versions, third_player_versions
@@ -57,7 +56,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["challengers"] = challenge_versions(user=request.user, opponent=bot)
     context["third_players"] = (third_player_versions(opponent=bot)
                                 if context["challengers"] else [])
-    context["players"] = len(get_game(bot.game).sides)  # a match's players at its game
+    context["players"] = game_players(bot.game)  # a match's players at its game
     context.update(costliest_boards_context(
         versions=[v for v in context["versions"] if v.status == BotVersion.Status.ACTIVE],
         active=context["active"], params=request.GET))

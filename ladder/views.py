@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from bots.models import Bot, BotVersion, default_game
+from bots.models import Bot, BotVersion, default_game, game_players
 from bots.selectors import bot_active_version
 from engine.games import get_game
 from kaiser_site import fragments
@@ -76,7 +76,7 @@ def challenge(request: HttpRequest) -> HttpResponse:
     mine = get_object_or_404(Bot, pk=int_or_none(request.POST.get("bot")) or 0,
                              owner=request.user)
     third = (get_object_or_404(Bot, pk=int_or_none(request.POST.get("opponent_c")) or 0)
-             if len(get_game(opponent.game).sides) > 2 else None)
+             if game_players(opponent.game) > 2 else None)
     versions = bot_active_version(bot=mine), bot_active_version(bot=opponent)
     third_version = bot_active_version(bot=third) if third is not None else None
     ladder = (ladder_selectors.ladder_or_main(None) if opponent.game == default_game()

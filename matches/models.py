@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from bots.models import game_field
+from bots.models import game_field, game_players
 from matches.replay_store import replay_get
 
 # One author's two bots could feed each other rating points (a deliberate loser): a challenge,
@@ -88,9 +88,7 @@ class PlayConditions(models.Model):
     @property
     def players(self) -> int:
         """The players of one match of this game (engine.games: its sides)."""
-        from engine.games import get_game
-
-        return len(get_game(self.game).sides)
+        return game_players(self.game)
 
 
 # What Match.replay() reads, for querysets that load only some fields.

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.timezone import localtime
 
 from bots.faults import replay_public
-from bots.models import Bot, BotVersion, default_game
+from bots.models import Bot, BotVersion, default_game, game_players
 from engine.games import get_game
 from engine.runner import replay_json
 from kaiser_site.ago import ago
@@ -233,7 +233,7 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = ""
     of a three-player game: head_to_head_three."""
     if not version_ids:
         return [], 0
-    if len(get_game(game or default_game()).sides) > 2:
+    if game_players(game or default_game()) > 2:
         return head_to_head_three(version_ids=version_ids, limit=limit)
     marks = ", ".join(["%s"] * len(version_ids))
     # Per opponent version in the database (index-only scans of match_version_{a,b}_recent),
@@ -340,7 +340,7 @@ def third_player_versions(*, opponent: Bot, limit: int = 200) -> list[BotVersion
     three-player game (playing versions of that game, any owner); none for two players."""
     from bots.selectors import active_versions
 
-    if len(get_game(opponent.game).sides) == 2:
+    if game_players(opponent.game) == 2:
         return []
     return list(active_versions().filter(bot__game=opponent.game, bot__retired=False)
                 .exclude(bot=opponent).select_related("bot").order_by("bot__name")[:limit])

@@ -9,26 +9,20 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from bots.models import game_players
 from matches.models import PlayConditions
-
-
-def players(game: str) -> int:
-    """The players of one match of `game` (engine.games: its sides)."""
-    from engine.games import get_game
-
-    return len(get_game(game).sides)
 
 
 def bye_points(game: str) -> float:
     """What a bye is worth in the standings of a tournament of `game`: twice a match's even
     share, 2 / players. A two-player bye counts as a match won (1 point, where an even match
     gives each its share, 1/2); with three players, 2/3 (docs/tournaments.md)."""
-    return 2 / players(game)
+    return 2 / game_players(game)
 
 
 def min_entrants(game: str) -> int:
     """The fewest entrants a tournament of `game` can start with: one match's players."""
-    return players(game)
+    return game_players(game)
 
 
 class Tournament(PlayConditions):

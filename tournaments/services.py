@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion, default_game
+from bots.models import Bot, BotVersion, default_game, game_players
 from kaiser_site.page_cache import pages_changed
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
@@ -26,7 +26,6 @@ from tournaments.models import (
     TournamentBye,
     TournamentEntrant,
     min_entrants,
-    players,
 )
 
 # A round robin of a three-player game larger than this (matches a repeat) is refused: the
@@ -119,7 +118,7 @@ def _other_game(version: BotVersion, game: str) -> str | None:
 
 
 def _round_robin_too_big(game: str, n: int) -> str | None:
-    if players(game) == 2 or n < 3:
+    if game_players(game) == 2 or n < 3:
         return None
     size = len(triples.balanced_triples(n))
     if size <= ROUND_ROBIN_TRIPLES_MAX:
