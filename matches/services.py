@@ -327,9 +327,10 @@ def match_sides_result(*, match_id: int, games: dict[str, int] | None = None,
     MatchSide.objects.bulk_update(sides, ["games", "points", "stderr", "fault"])
 
 
-def _holds(*, match_id: int, token: str) -> bool:
+def _held_game(*, match_id: int, token: str) -> str | None:
+    """The match's game if this attempt still holds it, else None."""
     return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING,
-                                lease_token=token).exists()
+                                lease_token=token).values_list("game", flat=True).first()
 
 
 def match_finish(
@@ -347,10 +348,11 @@ def match_finish(
     # ever stands without its replay. An attempt that lost the match writes nothing; one that
     # loses it between the write and the update leaves an orphan object, under a key of its
     # own (replay_store.replay_key), that replays_orphans removes.
-    stored = (replay_put(match_id=match_id, blob=replay_gzip(text))
-              if _holds(match_id=match_id, token=token) else None)
+    game = _held_game(match_id=match_id, token=token)
+    stored = replay_put(match_id=match_id, blob=replay_gzip(text)) if game else None
+    # An attempt that no longer holds the match writes nothing but its outcome (below).
+    game = game or Match.objects.values_list("game", flat=True).get(pk=match_id)
     # Boards compare the two tables of a duplicate pair, in a game that has them (Kaiser).
-    game = Match.objects.values_list("game", flat=True).get(pk=match_id)
     boards = get_game(game).board_comparison(replay)
     now = timezone.now()
     with transaction.atomic():
