@@ -15,6 +15,7 @@ when the game is asked for something, not when the registry is read.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,6 +25,16 @@ if TYPE_CHECKING:
 # The registry: each game's plugin module. The first is the default game, the one a bot plays
 # when its `ready` names none (the protocol's first version had one game).
 GAME_MODULES = ("engine.kaiser.plugin", "engine.sergeant_major.plugin")
+# More games: plugin modules named here, comma-separated (a deployment's own games, or a
+# test's: tests/games/). Read once, when the registry is first looked at; every process that
+# plays or shows matches (the site, its workers, the local runner) must be given the same.
+PLUGINS_ENV = "KAISER_GAME_PLUGINS"
+
+
+def plugin_modules() -> tuple[str, ...]:
+    """The registry's plugin modules: the built-in games, then those of PLUGINS_ENV."""
+    extra = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    return GAME_MODULES + tuple(m for m in extra if m not in GAME_MODULES)
 
 
 class State(Protocol):
@@ -142,6 +153,18 @@ class Game(Protocol):
         """The figures a page shows of a side's totals (rates, averages; None where there is
         nothing to divide)."""
 
+    def stats_chart(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        """The bars of a side's chart on its bot page, from its totals: each {"key", "words",
+        "label", "held", "made"} (Kaiser: contracts held and made, per bid); [] for none."""
+
+    def board_table_words(self, table: dict[str, Any] | None,
+                          names: dict[str, str]) -> dict[str, Any] | None:
+        """One table of a board (board_comparison's) in words for the board pages; `names`:
+        each side's bot, by letter. Only a game with boards is asked."""
+
+    def board_difference_text(self, difference: dict[str, Any] | None) -> str:
+        """The first decision where a board's two tables went different ways, in words."""
+
     # --- replays -----------------------------------------------------------------------------
     def validate_replay(self, replay: Any) -> list[str]: ...
 
@@ -176,7 +199,8 @@ class PackagedGame:
     <package>.<wire_module>: ActWriter, action_from_reply (its act messages and replies);
     <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
     validate_replay; <package>.show: render, summary; <package>.stats: empty, count, figures
-    (stats_empty, stats_count, stats_figures)."""
+    (stats_empty, stats_count, stats_figures) and, if it has one, chart (stats_chart);
+    <package>.board_words: table_words, difference_text (a game with boards)."""
 
     package: str
     rules_class: str
@@ -240,6 +264,17 @@ class PackagedGame:
     def stats_figures(self, data: dict[str, Any]) -> dict[str, Any]:
         return self._part("stats").figures(data)  # type: ignore[no-any-return]
 
+    def stats_chart(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        chart = getattr(self._part("stats"), "chart", None)
+        return chart(data) if chart else []
+
+    def board_table_words(self, table: dict[str, Any] | None,
+                          names: dict[str, str]) -> dict[str, Any] | None:
+        return self._part("board_words").table_words(table, names)  # type: ignore[no-any-return]
+
+    def board_difference_text(self, difference: dict[str, Any] | None) -> str:
+        return self._part("board_words").difference_text(difference)  # type: ignore[no-any-return]
+
     def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
         return self._part("show").render(replay, only_game)  # type: ignore[no-any-return]
 
@@ -248,22 +283,38 @@ class PackagedGame:
 
 
 class _Registry(Mapping[str, Game]):
-    """The games by name, each read from its plugin module (GAME_MODULES) when the registry
-    is first looked at: a plugin may import this module, and nothing of a game is imported
-    before a game is asked for."""
+    """The games by name, each read from its plugin module (plugin_modules()) when the
+    registry is first looked at: a plugin may import this module, and nothing of a game is
+    imported before a game is asked for. `register` adds a game's plugin in this process."""
 
-    def __init__(self, modules: Sequence[str]) -> None:
+    def __init__(self, modules: Callable[[], Sequence[str]]) -> None:
         self._modules = modules
         self._games: dict[str, Game] | None = None
 
     def _loaded(self) -> dict[str, Game]:
         if self._games is None:
             games: dict[str, Game] = {}
-            for module in self._modules:
+            for module in self._modules():
                 game: Game = importlib.import_module(module).GAME
+                if game.name in games:
+                    raise ValueError(f"two games are called {game.name!r} ({module})")
                 games[game.name] = game
             self._games = games
         return self._games
+
+    def register(self, module: str) -> Game:
+        """Add the game of plugin module `module` (its GAME) in this process; the same game
+        again is a no-op. Another process (a worker) learns of it from PLUGINS_ENV."""
+        game: Game = importlib.import_module(module).GAME
+        games = self._loaded()
+        if games.get(game.name, game) is not game:
+            raise ValueError(f"another game is already called {game.name!r}")
+        games[game.name] = game
+        return game
+
+    def unregister(self, name: str) -> None:
+        """Forget a game registered in this process (a test's, when it is done)."""
+        self._loaded().pop(name, None)
 
     def __getitem__(self, name: str) -> Game:
         return self._loaded()[name]
@@ -275,7 +326,7 @@ class _Registry(Mapping[str, Game]):
         return len(self._loaded())
 
 
-GAMES: Mapping[str, Game] = _Registry(GAME_MODULES)
+GAMES = _Registry(plugin_modules)
 
 
 def default_game() -> Game:

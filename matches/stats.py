@@ -23,7 +23,6 @@ from django.utils import timezone
 
 from bots.models import BotVersion, default_game
 from engine.games import game_of_replay, get_game
-from engine.kaiser import words
 from kaiser_site.fragments import fragment
 from kaiser_site.page_cache import STATS, pages_changed
 from matches.models import Match, PlayStats
@@ -184,20 +183,11 @@ def figures(data: dict[str, Any], game: str) -> dict[str, Any]:
             "decision_p95": decision_percentile(data.get("decision_ms") or [], 0.95)}
 
 
-def contracts_table(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per bid it held, in bid order: held, made and the share made."""
-    def order(bid: str) -> tuple[int, str]:
-        return int(bid.rstrip("NL")), bid[-1] if bid[-1] in "NL" else ""
-
-    return [{"bid": bid, "held": h, "made": m, "rate": m / h}
-            for bid, (h, m) in sorted(data["contracts"].items(), key=lambda kv: order(kv[0]))]
-
-
 def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
                       game: str = "") -> dict[str, Any]:
     """The bot page's statistics: a column for each of the newest versions that played (and
-    the playing one), one for all bots of its game, and (Kaiser) the contracts chart of the
-    playing version (else the newest)."""
+    the playing one), one for all bots of its game, and the game's chart (if it has one) of
+    the playing version (else the newest)."""
     rows = dict(PlayStats.objects.filter(version_id__in=version_ids)
                 .values_list("version_id", "data"))
     numbers = dict(BotVersion.objects.filter(pk__in=rows).values_list("pk", "number"))
@@ -212,28 +202,22 @@ def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
         "game": game,
         "columns": columns,
         "everyone": {"data": everyone, "figures": figures(everyone, game)} if everyone else None,
-        # A game whose sides hold contracts (Kaiser) gets the chart of them.
-        "chart": contracts_chart(shown["data"]) if shown else "",
+        # A game with a chart of its own (Kaiser: the contracts held) draws it.
+        "chart": stats_chart(shown["data"], game) if shown else "",
         "chart_label": shown["label"] if shown else "",
     }
 
 
-def _bid_label(bid: str) -> str:
-    """A bar's label under the chart, in a bar's width: "7", "7 NT", "7 low" (the bar's title
-    says it in full: engine.kaiser.words.bid_text)."""
-    return f"{bid[:-1]} NT" if bid.endswith("N") else f"{bid[:-1]} low" if bid.endswith("L") \
-        else bid
-
-
-def contracts_chart(data: dict[str, Any]) -> str:
-    """Bars per bid: contracts held (light) and made (dark), with the counts; plain SVG drawn
-    by matches/jinja2/matches/contracts_chart.svg from the numbers here."""
-    rows = contracts_table(data)
+def stats_chart(data: dict[str, Any], game: str) -> str:
+    """The game's chart of a side's totals (engine.games: stats_chart; Kaiser's: contracts
+    held, light, and made, dark, per bid), with the counts; plain SVG drawn by
+    matches/jinja2/matches/contracts_chart.svg from the numbers here. "" for none."""
+    rows = get_game(game).stats_chart(data)
     if not rows:
         return ""
     width, height, top, bottom = 40 * len(rows) + 20, 160, 16, 24
     scale = (height - top - bottom) / max(r["held"] for r in rows)
-    bars = [{"bid": r["bid"], "words": words.bid_text(r["bid"]), "label": _bid_label(r["bid"]),
+    bars = [{"bid": r["key"], "words": r["words"], "label": r["label"],
              "held": r["held"], "made": r["made"], "x": 20 + 40 * i,
              "held_h": r["held"] * scale, "made_h": r["made"] * scale}
             for i, r in enumerate(rows)]

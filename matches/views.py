@@ -15,8 +15,7 @@ from django.utils.safestring import SafeString
 
 from bots.faults import forfeit_public, match_fault_whole_for
 from bots.models import Bot
-from engine import words
-from engine.kaiser import words as kaiser_words
+from engine.games import get_game
 from kaiser_site import fragments
 from kaiser_site.fragments import Links, fragment
 from kaiser_site.page_cache import shared_page
@@ -127,38 +126,6 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "matches/match_detail.html", context)
 
 
-SEAT_NAMES = kaiser_words.SEATS  # as the replay viewer names them
-ACTION_WORDS = {"bid": "bid", "trump": "named trump", "discard": "discarded", "card": "played",
-                "misdeal": "threw the hand in"}
-
-
-def difference_text(difference: dict[str, Any] | None) -> str:
-    """The first differing decision in words (engine.words, the pages' vocabulary): "West
-    bid: 7 no trump at table 1, pass at table 2", "North named trump: ♣ clubs at table 1, ♦
-    diamonds at table 2"."""
-    if difference is None:
-        return "the same decisions at both tables"
-    kind, seat, (here, there) = difference["kind"], difference["seat"], difference["actions"]
-    if kind == "dealer":
-        return "a different dealer (a hand thrown in earlier at one table)"
-
-    def said(action: Any) -> str:
-        if action is None:
-            return "nothing (the deal had ended)"
-        if kind == "trump":
-            return words.trump_text(action)
-        if kind == "bid":
-            return kaiser_words.bid_text(str(action))
-        if kind == "card":
-            return words.card_text(str(action))
-        if kind == "discard":
-            return words.cards_text(action)
-        return "yes" if action is True else "no" if action is False else str(action)
-
-    return (f"{SEAT_NAMES[seat]} {ACTION_WORDS.get(kind, kind)}: {said(here)} at table 1, "
-            f"{said(there)} at table 2")
-
-
 def swing_text(swing: int | None) -> str:
     """A swing said by who gained it: "A +7", "B +12", "0" (— when there is none)."""
     if swing is None:
@@ -166,34 +133,12 @@ def swing_text(swing: int | None) -> str:
     return f"A +{swing}" if swing > 0 else f"B +{-swing}" if swing < 0 else "0"
 
 
-def _table_row(table: dict[str, Any] | None, names: dict[str, str]) -> dict[str, Any] | None:
-    """A table of a board from the sides' view, in words: the contract ("7 ♣ by greedy",
-    its seat), made or set, the points taken ("11 to −1") and the changes of score
-    ("+4 / −7"), A's first."""
-    if table is None:
-        return None
-    team = {side: table["seats"].index(side) for side in ("A", "B")}
-    contract = table["contract"]
-    row = {"misdeal": None if table["misdeal"] is None else SEAT_NAMES[table["misdeal"]],
-           "contract": contract, "seat": SEAT_NAMES[contract["seat"]] if contract else "",
-           "made": None, "contract_text": ""}
-    for side in ("A", "B"):
-        row[f"points_{side}"] = table["points"][team[side]]
-        row[f"delta_{side}"] = table["delta"][team[side]]
-        row[f"tricks_{side}"] = table["tricks"][team[side]]
-    row["points_text"] = words.score_text([row["points_A"], row["points_B"]])
-    row["changes_text"] = words.changes_text([row["delta_A"], row["delta_B"]])
-    if contract:
-        row["made"] = table["points"][contract["seat"] % 2] >= int(contract["bid"].rstrip("NL"))
-        row["contract_text"] = kaiser_words.contract_text(
-            contract, names.get(contract["side"], contract["side"]))
-    return row
-
-
-def board_rows(boards: list[dict[str, Any]], *, match_id: int,
+def board_rows(boards: list[dict[str, Any]], *, match_id: int, game: str,
                names: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """The rows of matches/board_rows.html: each board with its two tables, links and words.
-    `names`: each side's bot ("A": "greedy"), who the contracts are by."""
+    """The rows of matches/board_rows.html: each board with its two tables, links and words
+    (the game's: Game.board_table_words, Game.board_difference_text). `names`: each side's
+    bot ("A": "greedy"), who the contracts are by."""
+    spec = get_game(game)
     rows = []
     for b in boards:
         number = f"{b['game'] + 1}/{b['deal'] + 1}"
@@ -204,8 +149,9 @@ def board_rows(boards: list[dict[str, Any]], *, match_id: int,
             "replay_first": f"/matches/{match_id}/#g{b['game'] + 1}d{b['deal'] + 1}s{step}",
             "replay_second": f"/matches/{match_id}/#g{b['game'] + 2}d{b['deal'] + 1}s{step}",
             "deal_file": f"/api/v1/matches/{match_id}/boards/{number}/deal-file/",
-            "rows": [_table_row(t, names or {}) for t in b["tables"]],
-            "difference_text": difference_text(b["difference"]) if b["status"] == "both"
+            "rows": [spec.board_table_words(t, names or {}) for t in b["tables"]],
+            "difference_text": spec.board_difference_text(b["difference"])
+            if b["status"] == "both"
             else _alone_text(b),
             "swing_text": swing_text(b["swing"]),
         })
@@ -235,7 +181,7 @@ def match_boards(request: HttpRequest, pk: int) -> HttpResponse:
     match = _match_with_sides(pk)
     boards = match_selectors.match_boards(match_id=pk) if match.status == Match.Status.FINISHED \
         else None
-    rows = board_rows(boards or [], match_id=pk, names=_side_names(match))
+    rows = board_rows(boards or [], match_id=pk, game=match.game, names=_side_names(match))
     swings = [r["swing"] for r in rows if r["swing"] is not None]
     context = {"match": match, "has_boards": boards is not None,
                "rows": fragment("matches/board_rows.html", {"rows": rows}),
@@ -252,7 +198,7 @@ def board_detail(request: HttpRequest, pk: int, game: int, deal: int) -> HttpRes
     found = next((b for b in boards if b["game"] == first and b["deal"] == deal - 1), None)
     if found is None:
         raise Http404("this match has no such board")
-    row = board_rows([found], match_id=pk, names=_side_names(match))[0]
+    row = board_rows([found], match_id=pk, game=match.game, names=_side_names(match))[0]
     return render(request, "matches/board_detail.html", {
         "match": match, "board": row, "game": first + 1, "deal": deal,
         "has_replay": not match_selectors.match_replay_pruned(match=match)})

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.kaiser import words
+
 
 def empty() -> dict[str, Any]:
     return {"matches": 0, "games": {"won": 0, "lost": 0, "drawn": 0}, "deals": 0,
@@ -78,3 +80,21 @@ def figures(data: dict[str, Any]) -> dict[str, Any]:
         "five_hearts": five[0] / sum(five) if sum(five) else None,
         "three_spades": three[0] / sum(three) if sum(three) else None,
     }
+
+
+def chart(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The bot page's chart: one bar per bid the side held, in bid order, with the contracts
+    held and made ("key": the bid, "words": it in full, "label": in a bar's width)."""
+    def order(bid: str) -> tuple[int, str]:
+        return int(bid.rstrip("NL")), bid[-1] if bid[-1] in "NL" else ""
+
+    return [{"key": bid, "words": words.bid_text(bid), "label": _bid_label(bid),
+             "held": h, "made": m}
+            for bid, (h, m) in sorted(data["contracts"].items(), key=lambda kv: order(kv[0]))]
+
+
+def _bid_label(bid: str) -> str:
+    """A bar's label under the chart, in a bar's width: "7", "7 NT", "7 low" (the bar's title
+    says it in full: words.bid_text)."""
+    return f"{bid[:-1]} NT" if bid.endswith("N") else f"{bid[:-1]} low" if bid.endswith("L") \
+        else bid

@@ -30,9 +30,6 @@ STILL_NAMED = {
     "kaiser_site/settings.py",
     # The house bots of each game, and the Sergeant Major ladder they play on.
     "ladder/services.py",
-    # The contracts chart and the board pages' words: Kaiser's, read from its package.
-    "matches/stats.py",
-    "matches/views.py",
     # A person at the table: the play app's views of a Kaiser and a Sergeant Major table.
     "play/selectors.py",
     "play/services.py",

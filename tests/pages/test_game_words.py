@@ -13,8 +13,8 @@ from django.test import Client
 
 from engine import words
 from engine.kaiser import words as kaiser_words
+from engine.kaiser.board_words import difference_text
 from ladder import services as ladder_services
-from matches.views import difference_text
 
 pytestmark = pytest.mark.django_db
 
