@@ -136,6 +136,13 @@ class Game(Protocol):
     # --- what the site keeps of its matches --------------------------------------------------
     has_boards: bool  # a match's duplicate tables compare board by board (engine/kaiser/boards)
     check_preset: str  # the preset an uploaded bot's check plays (a short one)
+    # The ladder its bots play unless told: {"slug", "name", "rules", "games_per_match",
+    # "description"} (PackagedGame: one named after the game, its default preset, one set).
+    home_ladder: dict[str, Any]
+    # The house's players on that ladder, bot name -> "builtin:NAME" (none: {}), and the one
+    # pinned at the starting rating, so that a lone author's bot has opponents at once.
+    house_bots: dict[str, str]
+    house_anchor: str
 
     def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
         """The boards of a match's replay, each deal's tables side by side with the swing
@@ -202,9 +209,22 @@ class PackagedGame:
     (stats_empty, stats_count, stats_figures) and, if it has one, chart (stats_chart);
     <package>.board_words: table_words, difference_text (a game with boards)."""
 
+    name: str
+    title: str
+    match_about: str
+    default_preset: str
+    games_per_set: int
     package: str
     rules_class: str
     wire_module: str = "protocol"
+    house_bots: dict[str, str] = {}  # noqa: RUF012 (read only)
+    house_anchor: str = ""
+
+    @property
+    def home_ladder(self) -> dict[str, Any]:
+        return {"slug": self.name, "name": f"{self.title} ladder",
+                "rules": self.default_preset, "games_per_match": self.games_per_set,
+                "description": self.match_about}
 
     def _part(self, module: str) -> Any:
         return importlib.import_module(f"{self.package}.{module}")

@@ -206,7 +206,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": env_str("CACHE_URL", REDIS_URL),
-            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "kaiser"),
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "kaiser-arena"),
         }
     }
     CELERY_BROKER_URL = REDIS_URL

@@ -21,7 +21,7 @@ from django.db.models.functions import Cast, Coalesce, Exp, Greatest, Least
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
-from bots.models import BotVersion
+from bots.models import BotVersion, default_game
 from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
@@ -378,35 +378,28 @@ def ladder_anchor_set(*, ladder: Ladder, version: BotVersion, rating: float) -> 
     return entry
 
 
-HOUSE_BOTS = {"random": "builtin:random", "greedy": "builtin:greedy"}
+def house_sets() -> tuple[tuple[str, str, dict[str, str], tuple[str, float]], ...]:
+    """Each game's house bots, as (game, its home ladder's slug, bots, (anchor, rating)):
+    the games' own (engine.games.Game: home_ladder, house_bots, house_anchor). A lone
+    author's bot plays them, so a new bot plays its first rated match at once (issue 34)."""
+    from engine.games import GAMES
+
+    return tuple((game.name, game.home_ladder["slug"], game.house_bots,
+                  (game.house_anchor, ratings.START))
+                 for game in GAMES.values() if game.house_bots)
 
 
-HOUSE_ANCHOR = ("greedy", ratings.START)  # a new bot starts level with greedy
+def house_bots_ensure(game: str = "") -> list[BotVersion]:
+    """The house bots of `game` (by default the default game) exist, each with a built-in
+    version, on the game's home ladder (made if missing), the anchor pinned there."""
+    game = game or default_game()
+    house_set = next((h for h in house_sets() if h[0] == game), (game, "", {}, ("", 0.0)))
+    return _house_bots_ensure(house_set, game_ladder_ensure(game))
 
 
-# The Sergeant Major ladder's house bots: the game's own built-in players, under names of
-# their own (a bot's name is unique over all games), greedy the anchor as on the main ladder.
-SM_LADDER = "sergeant-major"
-SM_HOUSE_BOTS = {"sm-random": "builtin:random", "sm-greedy": "builtin:greedy"}
-SM_HOUSE_ANCHOR = ("sm-greedy", ratings.START)
-
-
-# Each game's house bots: (game, its ladder's slug, bots, anchor). A lone author's bot plays
-# them, so a new bot of either game plays its first rated match at once (issue 34).
-HOUSE_SETS = (("kaiser", "main", HOUSE_BOTS, HOUSE_ANCHOR),
-              (SM_LADDER, SM_LADDER, SM_HOUSE_BOTS, SM_HOUSE_ANCHOR))
-
-
-def house_bots_ensure() -> list[BotVersion]:
-    """The house bots exist, each with a built-in version, and greedy anchors the main ladder
-    (made if missing). Kaiser's; sm_house_bots_ensure makes Sergeant Major's."""
-    return _house_bots_ensure(HOUSE_SETS[0], ladder_main_ensure())
-
-
-def sm_house_bots_ensure() -> list[BotVersion]:
-    """The Sergeant Major house bots (the game's built-in random and greedy) and its ladder,
-    sm-greedy anchoring it."""
-    return _house_bots_ensure(HOUSE_SETS[1], ladder_sergeant_major_ensure())
+def house_bots_ensure_every_game() -> list[BotVersion]:
+    """house_bots_ensure for each game that has house bots."""
+    return [version for game, *_ in house_sets() for version in house_bots_ensure(game)]
 
 
 def _house_bots_ensure(house_set: tuple[str, str, dict[str, str], tuple[str, float]],
@@ -416,18 +409,19 @@ def _house_bots_ensure(house_set: tuple[str, str, dict[str, str], tuple[str, flo
     game, _, bots, _ = house_set
     for spec in bots.values():
         resolve_player(spec, game=game)  # ValueError for a name the game does not have
-    versions = house_bots_install(house_sets=(house_set,))
+    versions = house_bots_install(only=(house_set,))
     ladder_entries_sync(ladder=ladder)
     pages_changed()
     return versions
 
 
-def house_bots_install(*, apps: Any = None, house_sets: Any = HOUSE_SETS) -> list[Any]:
+def house_bots_install(*, apps: Any = None, only: Any = None) -> list[Any]:
     """The house bots of each game whose ladder exists: the user `house`, its bots with a
     built-in version each, on the ladder, the anchor pinned at its rating. Idempotent; a
     name a person's bot holds already stays that bot's (no house bot of that name).
     `apps`: a migration's historical models (ladder's 0007 runs this on every site, so a
-    fresh or upgraded site has them, as it has the ladders); by default the current ones."""
+    fresh or upgraded site has them, as it has the ladders); by default the current ones.
+    `only`: these house sets (house_sets()'s shape) rather than every game's."""
     from django.apps import apps as current
     from django.conf import settings
     from django.contrib.auth.hashers import make_password
@@ -440,7 +434,7 @@ def house_bots_install(*, apps: Any = None, house_sets: Any = HOUSE_SETS) -> lis
     house, _ = user_model.objects.get_or_create(
         username=HOUSE_USER, defaults={"password": make_password(None)})
     made: list[Any] = []
-    for game, slug, bots, (anchor, rating) in house_sets:
+    for game, slug, bots, (anchor, rating) in only or house_sets():
         ladder = models.get_model("ladder", "Ladder").objects.filter(slug=slug).first()
         if ladder is None:
             continue
@@ -466,24 +460,20 @@ def house_bots_install(*, apps: Any = None, house_sets: Any = HOUSE_SETS) -> lis
 
 
 def ladder_main_ensure() -> Ladder:
-    """The default ladder (the data migration makes it; this brings it back after a flush)."""
-    ladder, _ = Ladder.objects.get_or_create(
-        slug="main",
-        defaults={"name": "Main ladder", "rules": "official", "games_per_match": 2,
-                  "description": "The official rules, duplicate matches of two games."},
-    )
-    return ladder
+    """The default game's ladder (the data migration makes it; this brings it back after a
+    flush)."""
+    return game_ladder_ensure(default_game())
 
 
-def ladder_sergeant_major_ensure() -> Ladder:
-    """The Sergeant Major ladder (made by ladder's migration 0004; back after a flush)."""
+def game_ladder_ensure(game: str) -> Ladder:
+    """The game's home ladder (engine.games.Game.home_ladder; ladder's migrations make the
+    built-in games' ones), made if missing."""
+    from engine.games import get_game
+
+    home = get_game(game).home_ladder
     ladder, _ = Ladder.objects.get_or_create(
-        slug=SM_LADDER,
-        defaults={"name": "Sergeant Major ladder", "game": SM_LADDER, "rules": "952-six-hands",
-                  "games_per_match": 3,
-                  "description": "Sergeant Major (9-5-2), six hands a game; each match plays "
-                                 "the same deals three times, the seats rotated."},
-    )
+        slug=home["slug"], defaults={"game": game, **{k: home[k] for k in (
+            "name", "rules", "games_per_match", "description")}})
     return ladder
 
 

@@ -31,6 +31,12 @@ class Kaiser(PackagedGame):
     replay_format: str = "kaiser-replay"
     has_boards: bool = True  # the two tables of each duplicate pair, board by board
     check_preset: str = "official"
+    home_ladder: dict[str, Any] = {  # noqa: RUF012 (read only)
+        "slug": "main", "name": "Main ladder", "rules": "official", "games_per_match": 2,
+        "description": "The official rules, duplicate matches of two games."}
+    house_bots: dict[str, str] = {"random": "builtin:random",  # noqa: RUF012
+                                  "greedy": "builtin:greedy"}
+    house_anchor: str = "greedy"  # a new bot starts level with greedy
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:

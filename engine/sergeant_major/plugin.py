@@ -30,6 +30,16 @@ class SergeantMajor(PackagedGame):
     replay_format: str = "sergeant-major-replay"
     has_boards: bool = False
     check_preset: str = "952-six-hands"  # six hands a game: a check of known length
+    home_ladder: dict[str, Any] = {  # noqa: RUF012 (read only)
+        "slug": SERGEANT_MAJOR, "name": "Sergeant Major ladder", "rules": "952-six-hands",
+        "games_per_match": 3,
+        "description": "Sergeant Major (9-5-2), six hands a game; each match plays the same "
+                       "deals three times, the seats rotated."}
+    # The game's own built-in players, under names of their own (a bot's name is unique over
+    # all games), greedy the anchor as on the main ladder.
+    house_bots: dict[str, str] = {"sm-random": "builtin:random",  # noqa: RUF012
+                                  "sm-greedy": "builtin:greedy"}
+    house_anchor: str = "sm-greedy"
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:

@@ -24,12 +24,6 @@ SITE_APPS = ("accounts", "bots", "kaiser_site", "ladder", "matches", "operations
 GAME_PACKAGES = tuple(module.rsplit(".", 1)[0] for module in GAME_MODULES)
 CONSTANTS = {name.upper().replace("-", "_") for name in GAMES}
 STILL_NAMED = {
-    # The demo's bots and their games (run.sh's demo users).
-    "bots/management/commands/seed_demo.py",
-    # The cache's key prefix, "kaiser": the product's name, which is also a game's.
-    "kaiser_site/settings.py",
-    # The house bots of each game, and the Sergeant Major ladder they play on.
-    "ladder/services.py",
     # A person at the table: the play app's views of a Kaiser and a Sergeant Major table.
     "play/selectors.py",
     "play/services.py",

@@ -106,7 +106,7 @@ def site(settings: Any, play_game: Any) -> Site:
 
     settings.KAISER_DISPATCH_DEPTH = 0
     random, greedy = ladder_services.house_bots_ensure()
-    ladder_services.sm_house_bots_ensure()
+    ladder_services.house_bots_ensure("sergeant-major")
     walker, oscar = (User.objects.create_user(n, password="a-long-password-42")
                      for n in ("walker", "oscar"))
     mine, theirs = (_builtin(walker, "walkers-bot", "builtin:greedy"),

@@ -61,7 +61,7 @@ def test_a_kaiser_match_has_two_sides_made_with_it_and_finished_with_its_result(
 @pytest.mark.django_db
 def test_a_sergeant_major_match_has_three_sides_with_their_points(
         make_sm_builtin: Callable[..., Any]) -> None:
-    ladder = ladder_services.ladder_sergeant_major_ensure()
+    ladder = ladder_services.game_ladder_ensure("sergeant-major")
     versions = [make_sm_builtin(n, s) for n, s in (("sg", "builtin:greedy"),
                                                    ("sr1", "builtin:random"),
                                                    ("sr2", "builtin:random"))]

@@ -69,7 +69,7 @@ def _intro(client: Client, url: str) -> str:
 
 def test_each_ladder_introduces_its_own_game(client: Client) -> None:
     ladder_services.house_bots_ensure()
-    ladder_services.sm_house_bots_ensure()
+    ladder_services.house_bots_ensure("sergeant-major")
     main = _intro(client, "/")
     assert main.startswith("AI bots play the Canadian card game Kaiser: four seats, two teams")
     assert "2 games a match (duplicate" in main

@@ -42,7 +42,7 @@ def back_to_before_the_house_bots(transactional_db: None) -> Iterator[None]:
     _migrate(BEFORE)
     Bot.objects.filter(owner__username="house").delete()
     ladder_services.ladder_main_ensure()
-    ladder_services.ladder_sergeant_major_ensure()
+    ladder_services.game_ladder_ensure("sergeant-major")
     try:
         yield
     finally:
@@ -74,7 +74,7 @@ def lone_author(db: None) -> BotVersion:
     from bots.services import bot_version_add_builtin
 
     ladder_services.house_bots_ensure()
-    ladder_services.sm_house_bots_ensure()
+    ladder_services.house_bots_ensure("sergeant-major")
     author = User.objects.create_user("lonely")
     bot = Bot.objects.create(owner=author, name="lonely-bot", game="sergeant-major")
     return bot_version_add_builtin(bot=bot, spec="builtin:greedy")

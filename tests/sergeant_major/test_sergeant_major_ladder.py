@@ -46,7 +46,7 @@ def worker(settings, tmp_path: Path) -> Iterator[LoggedProcess]:
 def test_a_sergeant_major_ladder_ranks_uploaded_bots_in_their_true_order(
         worker: LoggedProcess) -> None:
     versions = [upload_checked(name, content, game="sergeant-major") for name, content in BOTS]
-    ladder = ladder_services.ladder_sergeant_major_ensure()
+    ladder = ladder_services.game_ladder_ensure("sergeant-major")
     ladder.queue_depth = 2
     ladder.save(update_fields=["queue_depth"])
     # Kaiser's ladder is left alone, and never takes a Sergeant Major bot.

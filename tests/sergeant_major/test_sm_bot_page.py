@@ -30,7 +30,7 @@ def _finished(ladder: Ladder, a: Any, b: Any, c: Any, points: dict[str, float]) 
 
 def test_head_to_head_of_three_counts_pairwise_shares_from_every_side(
         make_sm_builtin: Callable[..., Any]) -> None:
-    ladder = ladder_services.ladder_sergeant_major_ensure()
+    ladder = ladder_services.game_ladder_ensure("sergeant-major")
     me, x, y = (make_sm_builtin(n, "builtin:random") for n in ("me", "xavier", "yolanda"))
     _finished(ladder, me, x, y, {"A": 2.0, "B": 1.0, "C": 0.0})  # me first
     _finished(ladder, x, y, me, {"A": 1.5, "B": 1.5, "C": 0.0})  # me as C, no points
@@ -53,7 +53,7 @@ def test_a_match_played_as_c_shows_on_the_bot_page_at_once(
         make_sm_builtin: Callable[..., Any], other: Any) -> None:
     """Signed in, so no shared copy of the page answers: what is checked is the bot page's own
     fragment cache, whose key must change with a match the bot played as C."""
-    ladder = ladder_services.ladder_sergeant_major_ensure()
+    ladder = ladder_services.game_ladder_ensure("sergeant-major")
     me, x, y = (make_sm_builtin(n, "builtin:random") for n in ("me", "xavier", "yolanda"))
     client = Client()
     client.force_login(other)
@@ -72,7 +72,7 @@ def test_the_bot_page_shows_the_statistics_of_its_game(
     from matches import services
     from matches.stats import play_stats_fold, version_stats
 
-    ladder = ladder_services.ladder_sergeant_major_ensure()
+    ladder = ladder_services.game_ladder_ensure("sergeant-major")
     me, x, y = (make_sm_builtin(n, s) for n, s in (("me", "builtin:greedy"),
                                                     ("xavier", "builtin:random"),
                                                     ("yolanda", "builtin:random")))

@@ -31,7 +31,7 @@ for line in sys.stdin:
 
 @pytest.fixture
 def sm_ladder() -> Ladder:
-    return ladder_services.ladder_sergeant_major_ensure()
+    return ladder_services.game_ladder_ensure("sergeant-major")
 
 
 def _play(ladder: Ladder, a: Any, b: Any, c: Any) -> Match:

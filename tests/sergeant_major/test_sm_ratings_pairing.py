@@ -96,7 +96,7 @@ def test_the_scheduler_makes_triples_of_the_games_bots_only(
     sm = [make_sm_builtin(f"sm-{i}", "builtin:random") for i in range(4)]
     kaiser = [make_builtin(f"k-{i}", "builtin:random", own=True) for i in range(2)]
     Ladder.objects.filter(slug="main").update(active=False)
-    ladder = ladder_services.ladder_sergeant_major_ensure()
+    ladder = ladder_services.game_ladder_ensure("sergeant-major")
     # Four entrants, at most two matches waiting each: two tables of three.
     assert ladder_schedule(ladder_id=ladder.pk, rng=random.Random(1)) == 2
     entries = set(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", flat=True))
@@ -110,13 +110,13 @@ def test_the_scheduler_makes_triples_of_the_games_bots_only(
 @pytest.mark.django_db
 def test_sergeant_major_house_bots_join_their_ladder_with_greedy_anchored() -> None:
     from ladder.models import LadderEntry
-    from ladder.services import house_bots_ensure, sm_house_bots_ensure
+    from ladder.services import house_bots_ensure
 
     for _ in range(2):  # idempotent
-        made = sm_house_bots_ensure()
+        made = house_bots_ensure("sergeant-major")
     assert {v.bot.game for v in made} == {"sergeant-major"}
     entries = {e.version.bot.name: e for e in LadderEntry.objects.filter(
-        ladder=ladder_services.ladder_sergeant_major_ensure())}
+        ladder=ladder_services.game_ladder_ensure("sergeant-major"))}
     assert set(entries) == {"sm-random", "sm-greedy"}
     assert entries["sm-greedy"].pinned and not entries["sm-random"].pinned
     house_bots_ensure()

@@ -78,7 +78,7 @@ def rated_ladders(ladder: Ladder, make_builtin: Callable[..., Any],
         make_builtin(name, spec, own=True)
     _sm_bots(4)
     Ladder.objects.filter(slug="main").update(active=False)
-    sm = services.ladder_sergeant_major_ensure()
+    sm = services.game_ladder_ensure("sergeant-major")
     for seed in range(2):
         services.ladder_schedule(rng=random.Random(seed))
         play_queued()
@@ -157,7 +157,7 @@ def test_the_migration_fills_the_tallies_of_a_populated_database(
     """Matches finished before the table existed: migrating to it tallies each ladder's rated
     results, from the matches, and nothing else."""
     kaiser = Ladder.objects.create(name="Old ladder", slug="old", games_per_match=4)
-    sm = services.ladder_sergeant_major_ensure()
+    sm = services.game_ladder_ensure("sergeant-major")
     k = [make_builtin(f"k{i}", own=True) for i in range(3)]
     _sm_bots(3)
     s = [bot.versions.get() for bot in Bot.objects.filter(game="sergeant-major")]

@@ -158,7 +158,7 @@ def sm_played(play_queued: Callable[[], int]) -> Ladder:
         owner = User.objects.create_user(username=f"sm-owner-{i}")
         bot = Bot.objects.create(owner=owner, name=f"sm-{i}", game="sergeant-major")
         bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
-    sm = services.ladder_sergeant_major_ensure()
+    sm = services.game_ladder_ensure("sergeant-major")
     for seed in range(2):
         services.ladder_schedule(ladder_id=sm.pk, rng=random.Random(seed))
         play_queued()

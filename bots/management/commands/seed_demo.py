@@ -4,6 +4,7 @@ the first README command. Idempotent: running it again adds nothing that is alre
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,21 +17,13 @@ from bots.services import bot_version_check, bot_version_upload
 
 EXAMPLES = Path(settings.BASE_DIR) / "bots" / "examples"
 DEMO_PASSWORD = "kaiser-demo"
-# user -> [(bot name, example file, description)]
-DEMO_BOTS: dict[str, list[tuple[str, str, str]]] = {
-    "ada": [
-        ("ada-random", "random.zip", "The random example from the starter kit."),
-        ("ada-minimal", "minimal_bot.py", "The smallest bot: one Python file."),
-    ],
-    "grace": [
-        ("grace-greedy", "greedy.zip", "The greedy heuristic from the starter kit."),
-        ("grace-node", "node_random.zip", "Random play, written in JavaScript for Node."),
-        ("grace-952", "sergeant_major_bot.py", "The Sergeant Major starter kit's bot."),
-    ],
-    "alan": [("alan-mc", "mc.zip", "Monte Carlo search over the unseen cards.")],
-}
-# The demo bots of a game other than Kaiser (a bot's game is chosen when it is made).
-DEMO_GAMES = {"grace-952": "sergeant-major"}
+# The demo: user -> [{"bot", "file" (of bots/examples/), "game", "description"}]. Data, as
+# the examples are: which game each example plays is theirs to say.
+DEMO_FILE = EXAMPLES / "demo.json"
+
+
+def demo_bots() -> dict[str, list[dict[str, str]]]:
+    return json.loads(DEMO_FILE.read_text())  # type: ignore[no-any-return]
 
 
 class Command(BaseCommand):
@@ -46,26 +39,26 @@ class Command(BaseCommand):
         if not settings.DEBUG and not options["force"]:
             raise CommandError("DEBUG is off: demo users have a known password. Use --force.")
         self._house_bots()
-        for username, bots in DEMO_BOTS.items():
+        for username, bots in demo_bots().items():
             user = _demo_user(username)
-            for name, example, description in bots:
-                self._seed_bot(user, name, EXAMPLES / example, description, options["check_now"])
+            for bot in bots:
+                self._seed_bot(user, bot, options["check_now"])
 
     def _house_bots(self) -> None:
-        from ladder.services import house_bots_ensure, sm_house_bots_ensure
+        from ladder.services import house_bots_ensure_every_game
 
-        # Both games' (the migrations make them too; this brings them back after a flush).
-        for version in house_bots_ensure() + sm_house_bots_ensure():
+        # Every game's (the migrations make them too; this brings them back after a flush).
+        for version in house_bots_ensure_every_game():
             self.stdout.write(f"house bot {version.bot.name}: {version.builtin}")
 
-    def _seed_bot(self, user: User, name: str, path: Path, description: str,
-                  check_now: bool) -> None:
+    def _seed_bot(self, user: User, demo: dict[str, str], check_now: bool) -> None:
+        name, path = demo["bot"], EXAMPLES / demo["file"]
         if not path.is_file():
             self.stdout.write(f"{name}: skipped, {path.relative_to(settings.BASE_DIR)} is missing")
             return
         bot, _ = Bot.objects.get_or_create(
-            name=name, defaults={"owner": user, "description": description,
-                                 "game": DEMO_GAMES.get(name, "kaiser")}
+            name=name, defaults={"owner": user, "description": demo["description"],
+                                 "game": demo["game"]}
         )
         content = path.read_bytes()
         sha256 = hashlib.sha256(content).hexdigest()

@@ -1,7 +1,7 @@
-"""Put the house bots on the ladders: `builtin:random` and `builtin:greedy`, owned by a system
-user, with `greedy` pinned at 1500 on the main ladder as the scale's anchor; and Sergeant
-Major's (`sm-random`, `sm-greedy`, the game's built-in players) on its ladder, `sm-greedy`
-its anchor. Idempotent."""
+"""Put each game's house bots on its home ladder (engine.games.Game: house_bots, home_ladder),
+owned by a system user, the game's anchor pinned at 1500 as its scale's anchor: Kaiser's
+`random` and `greedy` on the main ladder, `greedy` the anchor; Sergeant Major's `sm-random`
+and `sm-greedy` on its ladder, `sm-greedy` the anchor. Idempotent."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from ladder.services import house_bots_ensure, sm_house_bots_ensure
+from ladder.services import house_bots_ensure_every_game
 
 
 class Command(BaseCommand):
     help = "Create the house bots of each game and anchor their ladders."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for version in house_bots_ensure() + sm_house_bots_ensure():
+        for version in house_bots_ensure_every_game():
             self.stdout.write(f"house bot {version.bot.name} v{version.number} ({version.builtin})")
