@@ -1,0 +1,61 @@
+"""Duel's rule sets (presets): how many deals a game has."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from tests.games.duel import DUEL
+
+GAME = DUEL
+MAX_DEALS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class DuelRules:
+    preset: str = "standard"
+    deals: int = 3  # the deals of a game (4 tricks each)
+
+    @property
+    def game(self) -> str:
+        return GAME
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> DuelRules:
+        """Rules from a replay or hello `rules` object; unknown or missing keys are errors."""
+        if not isinstance(data, dict):
+            raise ValueError("rules must be a JSON object")
+        names = {f.name for f in fields(cls)}
+        missing = names - data.keys()
+        if missing:
+            raise ValueError(f"rules lack {', '.join(sorted(missing))}")
+        extra = data.keys() - names
+        if extra:
+            raise ValueError(f"unknown rules {', '.join(sorted(extra))}")
+        rules = cls(**data)
+        rules.check()
+        return rules
+
+    def check(self) -> None:
+        if not isinstance(self.preset, str):
+            raise ValueError("preset must be a string")
+        if type(self.deals) is not int or not 1 <= self.deals <= MAX_DEALS:
+            raise ValueError(f"deals must be a whole number from 1 to {MAX_DEALS}")
+
+
+PRESETS: dict[str, DuelRules] = {
+    "standard": DuelRules(),
+    "short": DuelRules(preset="short", deals=1),  # an uploaded bot's check
+}
+DEFAULT_RULES = PRESETS["standard"]
+
+
+def get_rules(name: str) -> DuelRules:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown Duel preset {name!r}; choose one of "
+                         f"{', '.join(PRESETS)}") from None

@@ -1,0 +1,24 @@
+"""The test games' plugins, registered in this process while a test needs them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from engine.games import GAMES
+
+TEST_GAME_MODULES = ("tests.games.duel.plugin",)
+
+
+@contextmanager
+def registered_test_games() -> Iterator[list[str]]:
+    """Every test game in the registry, and the registry's names; afterwards the games this
+    added are forgotten again (one named in KAISER_GAME_PLUGINS stays, as it was)."""
+    before = set(GAMES)
+    added = [GAMES.register(module).name for module in TEST_GAME_MODULES]
+    try:
+        yield list(GAMES)
+    finally:
+        for name in added:
+            if name not in before:
+                GAMES.unregister(name)
