@@ -172,8 +172,12 @@ def _side_names(match: Match) -> dict[str, str]:
 
 
 def _match_with_sides(pk: int) -> Match:
-    return get_object_or_404(Match.objects.select_related("version_a__bot", "version_b__bot")
-                             .defer(*match_selectors.LIGHT_FIELDS, "stats", "boards"), pk=pk)
+    """The match of a board page; 404 for a game without boards (engine.games: has_boards)."""
+    match = get_object_or_404(Match.objects.select_related("version_a__bot", "version_b__bot")
+                              .defer(*match_selectors.LIGHT_FIELDS, "stats", "boards"), pk=pk)
+    if not get_game(match.game).has_boards:
+        raise Http404(f"a match of {get_game(match.game).title} has no boards")
+    return match
 
 
 def match_boards(request: HttpRequest, pk: int) -> HttpResponse:
