@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ladder.pairing import SETTLED_MATCHES, Entrant, ladder_pairs  # noqa: E402
+from ladder.pairing import SETTLED_MATCHES, Entrant, ladder_groups  # noqa: E402
 
 
 def _run(entrants: list[Entrant], ticks: int, depth: int, seed: int, rules: bool
@@ -39,7 +39,7 @@ def _run(entrants: list[Entrant], ticks: int, depth: int, seed: int, rules: bool
     for _ in range(ticks):
         pool = [Entrant(e.key, e.rating, games[e.key], house=rules and e.house)
                 for e in entrants]
-        pairs = ladder_pairs(entrants=pool, slots=depth, rng=rng,
+        pairs = ladder_groups(size=2, entrants=pool, slots=depth, rng=rng,
                              met=met.__getitem__ if rules else None)
         for a, b in pairs:
             met[a][b] += 1

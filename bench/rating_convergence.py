@@ -217,7 +217,7 @@ class Ladder:
                     for p in self.players]
         by = "rating" if policy == "rating" else "information"
         while True:  # a slot left empty (settled pairs): the site's next tick draws again
-            drawn = pairing.ladder_pairs(entrants=entrants, slots=1, rng=rng,
+            drawn = pairing.ladder_groups(size=2, entrants=entrants, slots=1, rng=rng,
                                          met=self.meetings, by=by)
             if drawn:
                 return drawn[0]

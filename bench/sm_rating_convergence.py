@@ -9,7 +9,7 @@ a growing share of the time, and random. No database, no worker.
 1. A table of real matches (the ladder's: 952-six-hands, three games over the same deals, the
    seats rotated): every group of three plays `--matches-a-group` matches, each kept as every
    player's points and its ups and downs, cached in a JSON file.
-2. Simulated ladders: groups chosen by the ladder's pairing (ladder.pairing.ladder_triples, by
+2. Simulated ladders: groups chosen by the ladder's pairing (ladder.pairing.ladder_groups, by
    rating closeness as before issue 35 or by information, the site's), a match drawn from the
    table, rated by the site's Elo for three players and its fit, under a rule: `points`, each
    pair scored by its share of the two players' points (before issue 35), or `ups`, the
@@ -189,7 +189,8 @@ class Ladder:
         by = "rating" if policy == "rating" else "information"
         met = lambda key: {o: self.met.get((key, o), 0) for o in self.players}  # noqa: E731
         while True:  # a slot left empty (settled pairs): the site's next tick draws again
-            drawn = pairing.ladder_triples(entrants=entrants, slots=1, rng=rng, met=met, by=by)
+            drawn = pairing.ladder_groups(size=3, entrants=entrants, slots=1, rng=rng, met=met,
+                                          by=by)
             if drawn:
                 return drawn[0]
 

@@ -101,8 +101,9 @@ def _opponent(first: Entrant, others: list[Entrant], rng: random.Random, explore
     return rng.choices(others, weights=weights)[0]
 
 
-def ladder_pairs(
+def ladder_groups(
     *,
+    size: int,
     entrants: Sequence[Entrant],
     slots: int,
     rng: random.Random,
@@ -111,22 +112,24 @@ def ladder_pairs(
     met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
     settled_after: int = SETTLED_MATCHES,
     by: str = "information",
-) -> list[tuple[Hashable, Hashable]]:
-    """Up to `slots` new ladder pairs (a, b), a != b always, never two house entrants, never
-    two entrants of one owner.
+) -> list[tuple[Hashable, ...]]:
+    """Up to `slots` new ladder matches, each a group of `size` different entrants (the game's
+    players: a pair for Kaiser, three for Sergeant Major), of different owners, never a group
+    of house entrants only.
 
-    An entrant with `max_pending` matches already waiting or running gets no more, so a slow
-    bot cannot fill the queue; the caller decides `slots` (how deep the queue may be).
-    `met(key)` counts the matches an entrant has played against each opponent (asked once per
-    entrant that is drawn first, so a large ladder is read a few rows at a time): the fewer,
-    the likelier the pair (`by="information"`: NEW_SIGMA); a pair with `settled_after` of
-    them is settled, drawn and kept with SETTLED_WEIGHT only. `by="rating"`: the opponent by
-    closeness of rating alone (SPREAD), the rule before issue 35.
-    """
-    pool = [
-        Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
-        for e in entrants
-    ]
+    The entrant with the fewest games comes first; each opponent is drawn by what a result
+    against it would tell (`by="information"`: NEW_SIGMA, the fewer matches met(key) counts
+    between them the likelier; now and then, `explore`, any), or by closeness of rating alone
+    (`by="rating"`: SPREAD, the rule before issue 35), and not the same opponent twice in a
+    row when others are close. An entrant with `max_pending` matches already waiting or
+    running gets no more, so a slow bot cannot fill the queue; the caller decides `slots` (how
+    deep the queue may be). `met(key)` is asked once per entrant drawn first, so a large
+    ladder is read a few rows at a time. A group whose opponents have all settled their pairs
+    with the first (`settled_after` matches) is kept with SETTLED_WEIGHT only. The order
+    within a group is random (a coin for a pair, as it always was, so that seeded schedules
+    stay what they were; a shuffle for more)."""
+    pool = [Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
+            for e in entrants]
     known: dict[Hashable, Mapping[Hashable, int]] = {}
 
     def met_by(key: Hashable) -> Mapping[Hashable, int]:
@@ -135,80 +138,45 @@ def ladder_pairs(
         return known[key]
 
     passed: set[Hashable] = set()  # entrants with nobody (left) to meet in this call
-    pairs: list[tuple[Hashable, Hashable]] = []
-    while len(pairs) < slots:
-        free = [e for e in pool if e.pending < max_pending]
-        candidates = [e for e in free if e.key not in passed]
-        if len(free) < 2 or not candidates:
-            break
-        first = _first_player(candidates, rng)
-        others = [e for e in free if e.key != first.key and not (first.house and e.house)
-                  and (first.owner is None or e.owner != first.owner)]
-        if not others:
-            passed.add(first.key)
-            continue
-        counts = met_by(first.key)
-        second = _opponent(first, others, rng, explore, counts, settled_after, by)
-        if counts.get(second.key, 0) >= settled_after and rng.random() >= SETTLED_WEIGHT:
-            passed.add(first.key)  # this slot stays empty: settled pairs play rarely
-            continue
-        pair = (first.key, second.key) if rng.random() < 0.5 else (second.key, first.key)
-        pairs.append(pair)
-        for e, other in ((first, second), (second, first)):
-            e.pending += 1
-            e.recent = (*e.recent, other.key)
-    return pairs
-
-
-def ladder_triples(
-    *,
-    entrants: Sequence[Entrant],
-    slots: int,
-    rng: random.Random,
-    explore: float = EXPLORE,
-    max_pending: int = MAX_PENDING,
-    met: Callable[[Hashable], Mapping[Hashable, int]] | None = None,
-    settled_after: int = SETTLED_MATCHES,
-    by: str = "information",
-) -> list[tuple[Hashable, Hashable, Hashable]]:
-    """Up to `slots` new groups of three (a three-player game: Sergeant Major), by the rules of
-    ladder_pairs: the entrant with the fewest games first, then two opponents drawn by what a
-    result against it would tell (`by`, as in ladder_pairs; now and then any), three
-    different owners, never a group of house entrants only, at most `max_pending` matches
-    waiting per entrant. A group whose two opponents have both settled their pairs with the
-    first (`met`) is kept with SETTLED_WEIGHT only. The order within a group is shuffled (the
-    match rotates the seats anyway)."""
-    pool = [Entrant(e.key, e.rating, e.games, e.pending, tuple(e.recent), e.house, e.owner)
-            for e in entrants]
-
-    passed: set[Hashable] = set()
-    groups: list[tuple[Hashable, Hashable, Hashable]] = []
+    groups: list[tuple[Hashable, ...]] = []
     while len(groups) < slots:
         free = [e for e in pool if e.pending < max_pending]
         candidates = [e for e in free if e.key not in passed]
-        if len(free) < 3 or not candidates:
+        if len(free) < size or not candidates:
             break
         first = _first_player(candidates, rng)
-        group = [first]
-        counts = met(first.key) if met is not None else {}
-        settled = {other for other, n in counts.items() if n >= settled_after}
-        for _ in range(2):
-            others = [e for e in free if all(_may_join(e, g) for g in group)]
-            if len(group) == 2 and all(g.house for g in group):
-                others = [e for e in others if not e.house]
-            if not others:
-                break
-            group.append(_opponent(first, others, rng, explore, counts, settled_after, by))
-        if len(group) < 3 or (all(g.key in settled for g in group[1:])
-                              and rng.random() >= SETTLED_WEIGHT):
-            passed.add(first.key)
+        counts = met_by(first.key)
+        group = _group_drawn(first, free, size, rng, explore, counts, settled_after, by)
+        if len(group) < size or (
+                all(counts.get(g.key, 0) >= settled_after for g in group[1:])
+                and rng.random() >= SETTLED_WEIGHT):
+            passed.add(first.key)  # this slot stays empty: settled groups play rarely
             continue
-        rng.shuffle(group)
-        groups.append((group[0].key, group[1].key, group[2].key))
+        if size == 2:
+            group = group if rng.random() < 0.5 else group[::-1]
+        else:
+            rng.shuffle(group)
+        groups.append(tuple(e.key for e in group))
         for e in group:
             e.pending += 1
             e.recent = (*e.recent, *(g.key for g in group if g is not e))
     return groups
+
+
+def _group_drawn(first: Entrant, free: list[Entrant], size: int, rng: random.Random,
+                 explore: float, counts: Mapping[Hashable, int], settled_after: int,
+                 by: str) -> list[Entrant]:
+    """`first` and up to size - 1 opponents drawn for it from `free` (fewer if none is left
+    that may join: another entrant of another owner, not making a group of house entrants)."""
+    group = [first]
+    while len(group) < size:
+        others = [e for e in free if all(_may_join(e, g) for g in group)]
+        if len(group) == size - 1 and all(g.house for g in group):
+            others = [e for e in others if not e.house]
+        if not others:
+            break
+        group.append(_opponent(first, others, rng, explore, counts, settled_after, by))
+    return group
 
 
 def _may_join(candidate: Entrant, member: Entrant) -> bool:

@@ -324,10 +324,10 @@ def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
         slots = ladder.queue_depth - waiting
         if slots <= 0:
             return 0
-        # A ladder of a three-player game pairs triples, the same way (pairing.ladder_triples).
-        pick = pairing.ladder_pairs if ladder.players == 2 else pairing.ladder_triples
-        groups: list[tuple[Any, ...]] = list(pick(
-            entrants=_ladder_entrants(ladder), slots=slots, rng=rng, met=_meetings_on(ladder),
+        # Groups of the game's players: pairs for Kaiser, threes for Sergeant Major.
+        groups: list[tuple[Any, ...]] = list(pairing.ladder_groups(
+            size=ladder.players, entrants=_ladder_entrants(ladder), slots=slots, rng=rng,
+            met=_meetings_on(ladder),
             settled_after=setting_int("KAISER_LADDER_PAIR_SETTLED", pairing.SETTLED_MATCHES)))
         versions = BotVersion.objects.select_related("bot").in_bulk(
             [k for g in groups for k in g])

@@ -13,7 +13,7 @@ import pytest
 
 from ladder import ratings
 from ladder import services as ladder_services
-from ladder.pairing import Entrant, ladder_triples
+from ladder.pairing import Entrant, ladder_groups
 
 
 def test_pairwise_scores_are_shares_of_the_two_players_points() -> None:
@@ -63,7 +63,7 @@ def test_triples_are_three_different_entrants_and_spread_evenly() -> None:
     rng = random.Random(3)
     played: Counter[int] = Counter()
     for _ in range(200):
-        for group in ladder_triples(entrants=_entrants(7), slots=1, rng=rng):
+        for group in ladder_groups(size=3, entrants=_entrants(7), slots=1, rng=rng):
             assert len(set(group)) == 3
             played.update(group)
     assert min(played.values()) >= 0.6 * max(played.values())
@@ -75,15 +75,15 @@ def test_triples_respect_owners_house_bots_and_pending_matches() -> None:
              Entrant(2, 1500, house=True, owner="house-1"),
              Entrant(3, 1500, house=True, owner="house-2"), Entrant(4, 1500, owner="bob")]
     for _ in range(100):
-        for group in ladder_triples(entrants=field, slots=2, rng=rng):
+        for group in ladder_groups(size=3, entrants=field, slots=2, rng=rng):
             owners = [field[k].owner for k in group]
             assert len(set(owners)) == 3
             assert not all(field[k].house for k in group)
     only_house = [Entrant(0, 1500, house=True, owner=1), Entrant(1, 1500, house=True, owner=2),
                   Entrant(2, 1500, house=True, owner=3)]
-    assert ladder_triples(entrants=only_house, slots=3, rng=rng) == []
+    assert ladder_groups(size=3, entrants=only_house, slots=3, rng=rng) == []
     busy = _entrants(3, pending=2)
-    assert ladder_triples(entrants=busy, slots=3, rng=rng) == []
+    assert ladder_groups(size=3, entrants=busy, slots=3, rng=rng) == []
 
 
 @pytest.mark.django_db

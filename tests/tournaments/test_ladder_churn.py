@@ -10,7 +10,7 @@ import pytest
 
 from ladder import pairing, services
 from ladder.models import LadderEntry
-from ladder.pairing import Entrant, ladder_pairs
+from ladder.pairing import Entrant, ladder_groups
 from matches.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -90,13 +90,14 @@ def test_the_pairing_prefers_unsettled_pairs_and_plays_a_settled_one_rarely():
     trio = [Entrant("a", 1500), Entrant("b", 1500), Entrant("c", 1800)]
     seen: Counter = Counter()
     for _ in range(400):
-        for pair in ladder_pairs(entrants=trio, slots=1, rng=rng, met=met):
+        for pair in ladder_groups(size=2, entrants=trio, slots=1, rng=rng, met=met):
             seen[frozenset(pair)] += 1
     assert seen[frozenset(("a", "b"))] * 10 < seen[frozenset(("a", "c"))]
     assert seen[frozenset(("a", "b"))] * 10 < seen[frozenset(("b", "c"))]
 
     alone = [Entrant("a", 1500), Entrant("b", 1500)]
-    made = sum(len(ladder_pairs(entrants=alone, slots=1, rng=rng, met=met)) for _ in range(400))
+    made = sum(len(ladder_groups(size=2, entrants=alone, slots=1, rng=rng, met=met))
+               for _ in range(400))
     assert 0 < made < 60  # an unsettled pair: 400
 
 
@@ -104,9 +105,9 @@ def test_house_entrants_are_paired_only_with_the_others():
     rng = random.Random(3)
     pool = [Entrant(f"house{i}", 1500 + i, house=True) for i in range(4)] + [
         Entrant("guest", 1500)]
-    pairs = [p for _ in range(100) for p in ladder_pairs(entrants=pool, slots=4, rng=rng)]
+    pairs = [p for _ in range(100) for p in ladder_groups(size=2, entrants=pool, slots=4, rng=rng)]
     assert pairs and all("guest" in p for p in pairs)
-    assert ladder_pairs(entrants=pool[:4], slots=4, rng=rng) == []
+    assert ladder_groups(size=2, entrants=pool[:4], slots=4, rng=rng) == []
 
 
 def test_two_bots_of_one_owner_never_meet_on_the_ladder(ladder, make_builtin):
@@ -126,5 +127,5 @@ def test_two_bots_of_one_owner_never_meet_on_the_ladder(ladder, make_builtin):
 def test_the_pairing_never_pairs_entrants_of_one_owner():
     pool = [Entrant(f"a{i}", 1500 + i, owner="ann") for i in range(3)] + [
         Entrant("b0", 1500, owner="bob")]
-    pairs = ladder_pairs(entrants=pool, slots=10, rng=random.Random(1), max_pending=10)
+    pairs = ladder_groups(size=2, entrants=pool, slots=10, rng=random.Random(1), max_pending=10)
     assert pairs and all("b0" in pair for pair in pairs)

@@ -4,7 +4,7 @@ import random
 from collections import Counter
 from itertools import combinations
 
-from ladder.pairing import Entrant, ladder_pairs
+from ladder.pairing import Entrant, ladder_groups
 from tournaments.pairing import (
     Standing,
     knockout_first_round,
@@ -20,7 +20,7 @@ def _simulate_ladder(entrants, rounds, seed, slots=2):
     opponents = Counter()
     for _ in range(rounds):
         pool = [Entrant(e.key, e.rating, games[e.key]) for e in entrants]
-        for a, b in ladder_pairs(entrants=pool, slots=slots, rng=rng):
+        for a, b in ladder_groups(size=2, entrants=pool, slots=slots, rng=rng):
             assert a != b
             games[a] += 1
             games[b] += 1
@@ -49,13 +49,13 @@ def test_ladder_prefers_close_ratings_but_still_explores():
 def test_a_new_version_gets_the_first_game():
     entrants = [Entrant(f"old{i}", 1500, games=50) for i in range(6)] + [Entrant("new", 1500)]
     for seed in range(10):
-        pairs = ladder_pairs(entrants=entrants, slots=1, rng=random.Random(seed))
+        pairs = ladder_groups(size=2, entrants=entrants, slots=1, rng=random.Random(seed))
         assert "new" in pairs[0]
 
 
 def test_a_bot_with_matches_pending_gets_no_more():
     entrants = [Entrant("slow", 1500, pending=2), Entrant("a", 1500), Entrant("b", 1500)]
-    pairs = ladder_pairs(entrants=entrants, slots=5, rng=random.Random(0))
+    pairs = ladder_groups(size=2, entrants=entrants, slots=5, rng=random.Random(0))
     assert pairs
     assert all("slow" not in p for p in pairs)
     per_bot = Counter(k for p in pairs for k in p)
@@ -63,7 +63,8 @@ def test_a_bot_with_matches_pending_gets_no_more():
 
 
 def test_a_ladder_of_one_bot_makes_no_pairs():
-    assert ladder_pairs(entrants=[Entrant("solo", 1500)], slots=3, rng=random.Random(0)) == []
+    assert ladder_groups(size=2, entrants=[Entrant("solo", 1500)], slots=3,
+                         rng=random.Random(0)) == []
 
 
 def test_round_robin_meets_every_pair_k_times_from_both_sides():
@@ -111,7 +112,7 @@ def test_by_information_a_pair_that_has_met_least_is_drawn_most():
     drawn = Counter()
     rng = random.Random(3)
     for _ in range(600):
-        (pair,) = ladder_pairs(entrants=entrants, slots=1, rng=rng,
+        (pair,) = ladder_groups(size=2, entrants=entrants, slots=1, rng=rng,
                                met=lambda key: met.get(key, {}))
         drawn[next(k for k in pair if k != "me")] += 1
     assert drawn["o2"] > drawn["o1"] > drawn["o0"] > 0
@@ -125,7 +126,7 @@ def test_by_information_a_new_version_meets_the_whole_field_and_a_settled_one_it
         rng = random.Random(4)
         gaps = []
         for _ in range(500):
-            (pair,) = ladder_pairs(entrants=[me, *field], slots=1, rng=rng, explore=0.0)
+            (pair,) = ladder_groups(size=2, entrants=[me, *field], slots=1, rng=rng, explore=0.0)
             other = next(e for e in field if e.key in pair)
             gaps.append(abs(other.rating - me.rating))
         share = sum(g >= 300 for g in gaps) / len(gaps)  # three steps of the field or more
@@ -137,5 +138,5 @@ def test_by_information_two_bots_of_one_owner_still_never_meet():
                 Entrant("c", 1900, games=50, owner="y")]
     rng = random.Random(5)
     for _ in range(50):
-        for pair in ladder_pairs(entrants=entrants, slots=1, rng=rng):
+        for pair in ladder_groups(size=2, entrants=entrants, slots=1, rng=rng):
             assert set(pair) != {"a", "b"}
