@@ -117,9 +117,11 @@ def check_forfeit_fault(number: int, game: dict[str, Any], seats: int) -> int:
     return seat
 
 
-def check_sets(games: list[dict[str, Any]], size: int, dealer_message: str) -> None:
+def check_sets(games: list[dict[str, Any]], size: int, dealer_message: str, *,
+               dealt: tuple[str, ...] = ("hands",)) -> None:
     """The games of a set (size j .. size j + size - 1) share their first dealer and deals,
-    deal after deal."""
+    deal after deal: each deal record's `dealt` keys (the cards dealt: "hands", and "kitty"
+    in a game that deals one) are the same."""
     for number, game in enumerate(games):
         first_number = number - number % size
         first = games[first_number]
@@ -128,24 +130,28 @@ def check_sets(games: list[dict[str, Any]], size: int, dealer_message: str) -> N
         if first["deals"][0]["dealer"] != game["deals"][0]["dealer"]:
             raise Violation(dealer_message, game=number)
         for index, (x, y) in enumerate(zip(first["deals"], game["deals"], strict=False)):
-            if x["hands"] != y["hands"] or x["kitty"] != y["kitty"]:
+            if any(x[key] != y[key] for key in dealt):
                 raise Violation(f"deal {index} differs from deal {index} of game "
                                 f"{first_number}", game=number, deal=index)
 
 
 def check_seeded_deals(seed: str, games: list[dict[str, Any]], card_of: Mapping[str, int],
-                       deals_of: Callable[[int], tuple[int, Callable[[], Any]]]) -> None:
+                       deals_of: Callable[[int], tuple[int, Callable[[], Any]]], *,
+                       dealt: tuple[str, ...] = ("hands",)) -> None:
     """Replays from this engine: the deals are exactly those the seed gives (`deals_of(game)`:
-    the game's first dealer and its source of (hands, kitty) masks, deal after deal)."""
+    the game's first dealer and its source of deals, each a tuple of masks in the order of
+    `dealt`: the hands' masks for "hands", then one mask for each other key, as "kitty")."""
     for number, game in enumerate(games):
         dealer, source = deals_of(number)
         deals = game["deals"]
         if deals and deals[0]["dealer"] != dealer:
             raise Violation(f"seed {seed!r} gives first dealer {dealer}", game=number)
         for index, record in enumerate(deals):
-            hands, kitty = source()
-            got = tuple(cards_mask(h, card_of, number, index) for h in record["hands"])
-            if got != hands or cards_mask(record["kitty"], card_of, number, index) != kitty:
+            got = tuple(
+                tuple(cards_mask(h, card_of, number, index) for h in record[key])
+                if key == "hands" else cards_mask(record[key], card_of, number, index)
+                for key in dealt)
+            if got != tuple(source()):
                 raise Violation(f"the hands are not those seed {seed!r} deals", game=number,
                                 deal=index)
 

@@ -31,6 +31,9 @@ from engine.violation import (
     replay_rules,
 )
 
+# The cards a deal record holds, as check_sets and check_seeded_deals compare them.
+DEALT = ("hands", "kitty")
+
 
 def validate_replay(replay: Any) -> list[str]:
     """[] when the replay is valid, else [the first violation] (engine.validate.validate_replay
@@ -45,7 +48,7 @@ def _check_replay(replay: Any) -> None:
     for number, game in listed_games(replay, SIDES):
         _check_game(rules, number, game)
     games = replay["games"]
-    check_sets(games, 2, "a duplicate pair must share its first dealer")
+    check_sets(games, 2, "a duplicate pair must share its first dealer", dealt=DEALT)
     if replay.get("dealing") == DEALING:
         _check_seeded_deals(rules, str(replay["seed"]), games)
     _check_result(replay)
@@ -192,7 +195,7 @@ def _replay_bidding(state: GameState, game: int, index: int, record: dict[str, A
 def _check_seeded_deals(rules: Rules, seed: str, games: list[dict[str, Any]]) -> None:
     """Replays from this engine: the deals are exactly those the seed produces."""
     check_seeded_deals(seed, games, CARD_OF,
-                       lambda number: pair_deals(rules, seed, number // 2))
+                       lambda number: pair_deals(rules, seed, number // 2), dealt=DEALT)
 
 
 def _check_result(replay: dict[str, Any]) -> None:

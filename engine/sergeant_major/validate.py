@@ -48,6 +48,9 @@ from engine.violation import (
     replay_rules,
 )
 
+# The cards a deal record holds, as check_sets and check_seeded_deals compare them.
+DEALT = ("hands", "kitty")
+
 
 def validate_replay(replay: Any) -> list[str]:
     """[] when the replay is valid, else [the first violation]."""
@@ -61,7 +64,7 @@ def _check_replay(replay: Any) -> None:
     for number, game in listed_games(replay, SIDES):
         _check_game(rules, number, game)
     games = replay["games"]
-    check_sets(games, 3, "the games of a set share their first dealer")
+    check_sets(games, 3, "the games of a set share their first dealer", dealt=DEALT)
     if replay.get("dealing") == DEALING:
         _check_seeded_deals(str(replay["seed"]), games)
     _check_result(replay)
@@ -202,7 +205,7 @@ def _check_seeded_deals(seed: str, games: list[dict[str, Any]]) -> None:
         dealer, deals = set_deals(seed, number // 3)
         return dealer, deals.source()
 
-    check_seeded_deals(seed, games, CARD_OF, deals_of)
+    check_seeded_deals(seed, games, CARD_OF, deals_of, dealt=DEALT)
 
 
 def _check_result(replay: dict[str, Any]) -> None:
