@@ -19,7 +19,7 @@ class Duel(PackagedGame):
     title: str = "Duel (a test game)"
     about: str = "Duel (a test game): two players, twelve cards, the most tricks wins"
     match_about: str = "each pair of games deals the same cards, the seats swapped"
-    rules_page: str = "rules"  # a test game has no page of its own
+    rules_page: str = ""  # a test game has no page of its own (pages say the preset, unlinked)
     seats: int = 2
     sides: tuple[str, ...] = ("A", "B")
     games_per_set: int = 2
