@@ -195,6 +195,34 @@ class Game(Protocol):
                   names: Sequence[str]) -> str:
         """Play a loaded deal file's board again and say, in a few lines, how it went."""
 
+    # --- a person at the table ---------------------------------------------------------------
+    # One game (one_game_replay) with a person at seat 0 and bots at the others (engine.human,
+    # the site's play app), played whole or cut to one deal for practice.
+    person_seat_labels: tuple[str, ...]  # the bots' seats (1, 2, ...) as the person sees them
+    person_hidden: frozenset[str]  # decisions whose action a bot's move does not show them
+
+    def one_deal_rules(self, rules: Any) -> Any:
+        """`rules` cut to one deal (a person's practice game)."""
+
+    def person_view(self, state: Any, *, seq: int, move: dict[str, Any] | None,
+                    move_seconds: int, names: list[str]) -> dict[str, Any]:
+        """What the person at seat 0 may see after `seq` moves, `move` the last (the table
+        page's JSON): their hand, the table, the score, and the legal moves (wire form) and
+        the deadline when it is their turn; `names`: each seat's player."""
+
+    def person_action(self, view: dict[str, Any], action: Any) -> Any:
+        """The person's `action` (wire form) as it is stored, if the decision of `view` (a
+        person_view) allows it; ValueError saying why not."""
+
+    def winner_of_seat(self, seat: int) -> int:
+        """The `winner` of a single game's result when the player at `seat` won: its team's,
+        or its seat where each plays for itself."""
+
+    def person_result(self, *, winner: int | None, score: list[int], names: list[str],
+                      listed: bool) -> str:
+        """A finished game's result in words; `names`: each seat's player (the person's at
+        0), `listed`: in a list of the person's games rather than on the game's page."""
+
 
 class PackagedGame:
     """The members of a Game that a game's package gives under the same names in the same

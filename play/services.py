@@ -28,22 +28,15 @@ from redis import RedisError
 
 from bots.models import BotVersion, default_game
 from engine.faults import InfrastructureError
-from engine.games import GAMES, get_game
+from engine.games import get_game
 from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
-from engine.kaiser import KAISER
-from engine.kaiser.cards import mask_names
-from engine.kaiser.game import GameState
-from engine.kaiser.protocol import legal_to_wire
-from engine.kaiser.rules import Rules, get_rules, replace
 from engine.players import Player, TimeControl
-from engine.sergeant_major import SERGEANT_MAJOR
 from kaiser_site.task_send import task_send
 from play import push, selectors
 from play.models import Game, Move, Seat
 
 logger = logging.getLogger(__name__)
 RECENT = 8  # moves listed in the view with the time each was made
-HIDDEN = ("discard", "give", "return")  # decisions whose cards a bot's move does not show
 
 
 class PlayError(ValueError):
@@ -76,9 +69,10 @@ def game_create(*, owner: Any, rules: str, length: str, seats: list[str],
     Major's 1 and 2; sent to the play queue once committed. Refused beyond
     KAISER_PLAY_OPEN_GAMES open games."""
     game = game or default_game()
-    if game not in GAMES:
-        raise PlayError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
-    presets = get_game(game).presets
+    tables = selectors.table_games()
+    if game not in tables:
+        raise PlayError(f"unknown game {game!r}; choose one of {', '.join(tables)}")
+    presets = tables[game].presets
     if rules not in presets:
         raise PlayError(f"unknown rule set {rules!r}; choose one of {', '.join(presets)}")
     if length not in Game.Length.values:
@@ -149,7 +143,7 @@ def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, An
     if seq != game.seq or not view.get("your_turn"):
         raise PlayError(f"move {seq} is not the one expected (it is move {game.seq}, "
                         f"{'yours' if view.get('your_turn') else 'a bot'} to play)", status=409)
-    clean = _check_action(view, action)
+    clean = _check_action(game.game, view, action)
     try:
         with transaction.atomic():
             Move.objects.create(game=game, seq=seq, action=clean)
@@ -166,43 +160,12 @@ def _duplicate(seq: int, earlier: Any, action: Any) -> dict[str, Any]:
     return {"accepted": True, "seq": seq, "action": earlier, "duplicate": True}
 
 
-def _check_action(view: dict[str, Any], action: Any) -> Any:
+def _check_action(game: str, view: dict[str, Any], action: Any) -> Any:
     """The action if the view's decision allows it; PlayError saying why not."""
-    if view.get("game") == SERGEANT_MAJOR:
-        return _check_sm_action(view, action)
-    decision, legal = view["decision"], view["legal"]
-    if decision == "discard":
-        need = view["kitty"]
-        if not (isinstance(action, list) and len(action) == need
-                and all(isinstance(c, str) for c in action)):
-            raise PlayError(f"a discard is a list of {need} cards")
-        if len(set(action)) != need or not set(action) <= set(legal):
-            raise PlayError(f"you may not discard {', '.join(map(str, action))}")
-        return sorted(action)
-    if isinstance(action, bool) != (decision == "misdeal") or action not in legal:
-        shown = "nothing" if action is None else str(action)[:20]
-        raise PlayError(f"{shown} is not a legal {decision} now")
-    return action
-
-
-def _check_sm_action(view: dict[str, Any], action: Any) -> Any:
-    """Sergeant Major's: a card or a suit from `legal`; for give, return and discard a list of
-    `count` cards of `legal` (for return, exactly the cards that must go back)."""
-    decision, legal = view["decision"], view["legal"]
-    if decision in ("give", "return", "discard"):
-        need = view["count"]
-        if not (isinstance(action, list) and len(action) == need
-                and all(isinstance(c, str) for c in action)):
-            raise PlayError(f"a {decision} is a list of {need} card{'s' * (need != 1)}")
-        if len(set(action)) != need or not set(action) <= set(legal):
-            raise PlayError(f"you may not {decision} {', '.join(action)}")
-        if decision == "return" and set(action) != set(legal):
-            raise PlayError(f"the cards to return are {', '.join(legal)}")
-        return sorted(action)
-    if not isinstance(action, str) or action not in legal:
-        shown = "nothing" if action is None else str(action)[:20]
-        raise PlayError(f"{shown} is not a legal {decision} now")
-    return action
+    try:
+        return get_game(game).person_action(view, action)
+    except ValueError as refused:
+        raise PlayError(str(refused)) from None
 
 
 def game_resign(*, game: Game, user: Any) -> Game:
@@ -312,16 +275,11 @@ def game_play(*, game_id: int, worker: str) -> str:
 
 
 def game_rules(game: Game) -> Any:
-    """The game's rules; for one deal (practice), cut to one deal (Sergeant Major: one hand,
-    its point to the best total unless someone takes 12)."""
-    if game.game == SERGEANT_MAJOR:
-        from dataclasses import replace as sm_replace
-
-        sm_rules = get_game(SERGEANT_MAJOR).get_rules(game.rules)
-        short = game.length == Game.Length.DEAL
-        return sm_replace(sm_rules, hands=1, max_hands=1) if short else sm_rules
-    rules: Rules = get_rules(game.rules)
-    return replace(rules, max_deals=1) if game.length == Game.Length.DEAL else rules
+    """The game's rules; for one deal (practice), cut to one deal (the game's one_deal_rules:
+    Sergeant Major's one hand, its point to the best total unless someone takes 12)."""
+    spec = get_game(game.game)
+    rules = spec.get_rules(game.rules)
+    return spec.one_deal_rules(rules) if game.length == Game.Length.DEAL else rules
 
 
 def _play(game: Game) -> dict[str, Any]:
@@ -359,8 +317,9 @@ def _bot_player(seat: Seat, clock: TimeControl, game: str) -> tuple[SeatName, Pl
         factory = bot_version_player(version=seat.version, time=clock)
     else:  # a house player of the game with no house bot, by its spec
         factory = resolve_player(seat.builtin, game=game, time=clock)  # type: ignore[assignment]
-    # The factory's slot: Kaiser's side's first or second seat; each Sergeant Major seat's own.
-    slot = seat.seat // 2 if game == KAISER else seat.seat
+    # The factory's slot: which of its side's seats (engine.tables), as in a match's game 0.
+    sides = get_game(game).seat_sides(0)
+    slot = sides[:seat.seat].count(sides[seat.seat])
     return SeatName(factory.name, factory.version), factory(slot)
 
 
@@ -401,6 +360,7 @@ class Channel:
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        self.spec = get_game(game.game)
         self.single: SingleGame | None = None
         self.poll = settings.KAISER_PLAY_POLL_MS / 1000
         self.poll_max = max(self.poll, settings.KAISER_PLAY_POLL_MAX_MS / 1000)
@@ -413,9 +373,9 @@ class Channel:
         view is published unless the move may be held (see _may_hold)."""
         seq = len(self.single.moves) if self.single else 0
         if move is not None:
-            if move["decision"] in HIDDEN and move["seat"] != 0:
-                # A bot's discards are hidden from the person, and so are the cards of an
-                # exchange (the view's exchanges show those of the person's own).
+            if move["decision"] in self.spec.person_hidden and move["seat"] != 0:
+                # A bot's discards are hidden from the person (and, where the game has them,
+                # the cards of an exchange): the game's person_hidden.
                 move = {**move, "action": None}
             # The moves a page would not see one by one (held, or polled between two
             # publications), each stamped with the time it was made (the benches read them).
@@ -424,8 +384,7 @@ class Channel:
             if self._may_hold(state):
                 return
         self.held = 0
-        viewer = sm_person_view if self.game.game == SERGEANT_MAJOR else person_view
-        view = viewer(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
+        view = self.spec.person_view(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
                       names=[n.name for n in self.single.names] if self.single else [])
         view["recent"] = self.recent
         if Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
@@ -510,100 +469,5 @@ class Channel:
             raise Resigned()
 
 
-def person_view(state: GameState, *, seq: int, move: dict[str, Any] | None,
-                move_seconds: int, names: list[str]) -> dict[str, Any]:
-    """What the person at seat 0 may see after `seq` moves: their hand, the bidding, the
-    trick on the table and the last one, the score; the legal moves when it is their turn."""
-    seen = state.observation(0)
-    yours = state.seat == 0 and not state.is_terminal()
-    tricks = seen["tricks"]
-    last_trick = tricks[-1] if tricks else None
-    if last_trick is None and state.log and state.log[-1].tricks:
-        last_trick = state.log[-1].to_dict()["tricks"][-1]
-    taken = [0, 0]
-    for trick in tricks:
-        taken[trick["winner"] % 2] += 1
-    view: dict[str, Any] = {
-        "seq": seq, "at": _now_ms(), "over": state.is_terminal(),
-        "names": names, "seat": state.seat, "decision": state.decision if yours else None,
-        "waiting_for": state.decision, "your_turn": yours,
-        "legal": legal_to_wire(state, state.legal_actions()) if yours else [],
-        "kitty": state.rules.kitty, "move_seconds": move_seconds,
-        "deadline": _now_ms() + move_seconds * 1000 if yours else None,
-        # Once the game is over, the deal shown is the last one played.
-        "deal": seen["deal"] - state.is_terminal(), "dealer": seen["dealer"],
-        "hand": seen["hand"],
-        "hand_sizes": [h.bit_count() for h in state.hands],
-        "bids": seen["bids"], "contract": seen["contract"], "trick": seen["trick"],
-        "last_trick": last_trick, "taken": taken, "points": list(state.points),
-        # Tricks completed in the whole game: the page keeps a trick just completed on the
-        # table for a moment when this grows, though the bots may have led to the next.
-        "tricks_done": _tricks_done(state),
-        "score": seen["score"], "target": state.target, "last_move": move,
-        "deals": [_deal_summary(entry.to_dict()) for entry in state.log],
-    }
-    if yours and state.decision == "discard":
-        view["kitty_cards"] = mask_names(state.kitty)
-    return view
-
-
-def sm_person_view(state: Any, *, seq: int, move: dict[str, Any] | None,
-                   move_seconds: int, names: list[str]) -> dict[str, Any]:
-    """person_view at a Sergeant Major table: the person's hand and target, everyone's
-    targets, the exchanges the person gives or gets (their cards; the others' only by count),
-    trump, the person's discards (when dealing), the trick on the table and the last one, the
-    tricks taken, the ups and downs of each hand; the legal moves when it is their turn."""
-    from engine.sergeant_major.cards import mask_names as sm_mask_names
-    from engine.sergeant_major.protocol import decision_count
-    from engine.sergeant_major.protocol import legal_to_wire as sm_legal_to_wire
-
-    seen = state.observation(0)
-    over = state.is_terminal()
-    yours = state.seat == 0 and not over
-    tricks = seen["tricks"]
-    last_trick = tricks[-1] if tricks else None
-    if last_trick is None and state.log and state.log[-1].tricks:
-        last_trick = state.log[-1].to_dict()["tricks"][-1]
-    rules = state.rules
-    view: dict[str, Any] = {
-        "game": SERGEANT_MAJOR, "seq": seq, "at": _now_ms(), "over": over, "names": names,
-        "seat": state.seat, "decision": state.decision if yours else None,
-        "waiting_for": state.decision, "your_turn": yours,
-        "legal": sm_legal_to_wire(state, state.legal_actions()) if yours else [],
-        "count": decision_count(state) if yours else None,
-        "kitty": rules.kitty, "move_seconds": move_seconds,
-        "deadline": _now_ms() + move_seconds * 1000 if yours else None,
-        "rules": rules.to_dict(),
-        # Once the game is over, the hand shown is the last one played.
-        "deal": seen["deal"] - over, "dealer": seen["dealer"], "targets": seen["targets"],
-        "hand": seen["hand"], "hand_sizes": [h.bit_count() for h in state.hands],
-        "exchanges": seen["exchanges"], "trump": seen["trump"], "discards": seen["discards"],
-        "trick": seen["trick"], "last_trick": last_trick, "taken": seen["taken"],
-        "tricks_done": sum(len(e.tricks) for e in state.log) + (0 if over else len(tricks)),
-        "score": seen["score"], "last": seen["last"], "last_move": move,
-        "deals": [_hand_summary(entry.to_dict()) for entry in state.log],
-    }
-    if yours and state.decision == "discard" and rules.kitty_first:
-        view["kitty_cards"] = sm_mask_names(state.kitty)
-    return view
-
-
-def _hand_summary(hand: dict[str, Any]) -> dict[str, Any]:
-    return {key: hand.get(key) for key in ("dealer", "targets", "trump", "taken", "delta",
-                                           "score")}
-
-
-def _tricks_done(state: GameState) -> int:
-    # The deal under way is in the log too once it is scored (the game over): count it once.
-    logged = sum(len(entry.tricks) for entry in state.log if entry.tricks is not state.tricks)
-    return logged + len(state.tricks)
-
-
-def _deal_summary(deal: dict[str, Any]) -> dict[str, Any]:
-    return {"contract": deal["contract"], "misdeal": deal["misdeal"],
-            "points": deal.get("points"), "delta": deal.get("delta"),
-            "score": deal.get("score")}
-
-
 __all__ = ["PlayError", "bot_seats", "game_create", "game_play", "game_resign", "move_submit",
-           "games_void_stale", "person_view", "sm_person_view"]
+           "games_void_stale"]

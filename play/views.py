@@ -18,16 +18,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from bots.models import default_game
-from engine.games import GAMES, get_game
-from engine.kaiser import KAISER
-from engine.sergeant_major import SERGEANT_MAJOR
 from play import push, selectors, services
 from play.models import Game
 from play.services import PlayError
 
 MAX_BODY = 4096
-SEAT_LABELS = {KAISER: ("West (opponent)", "North (your partner)", "East (opponent)"),
-               SERGEANT_MAJOR: ("West (on your left)", "East (on your right)")}
 STREAM_RETRY_MS = 2000  # an EventSource that lost its stream opens it again after this
 
 
@@ -36,11 +31,12 @@ def play_home(request: HttpRequest) -> HttpResponse:
     """The new-game form of a game (`?game=sergeant-major`; the default game, Kaiser, unless
     asked; POST opens the game) and the person's games."""
     error, status = "", 200
+    tables = selectors.table_games()
     name = request.POST.get("game") or request.GET.get("game") or default_game()
-    if name not in GAMES:
+    if name not in tables:
         name = default_game()
     places = services.bot_seats(name)
-    spec = get_game(name)
+    spec = tables[name]
     chosen = {"rules": spec.default_preset, "length": Game.Length.DEAL,
               "seats": ["builtin:random"] * len(places)}
     if request.method == "POST":
@@ -55,9 +51,9 @@ def play_home(request: HttpRequest) -> HttpResponse:
             return redirect("play-game", pk=game.pk)
     context = {
         "error": error, "chosen": chosen, "presets": list(spec.presets), "game": name,
-        "game_title": spec.title, "games": [(g.name, g.title) for g in GAMES.values()],
+        "game_title": spec.title, "games": [(g.name, g.title) for g in tables.values()],
         "lengths": Game.Length.choices, "choices": selectors.seat_choices(game=name),
-        "seat_fields": list(zip(places, SEAT_LABELS[name], chosen["seats"], strict=True)),
+        "seat_fields": list(zip(places, spec.person_seat_labels, chosen["seats"], strict=True)),
         "move_minutes": max(1, round(settings.KAISER_PLAY_MOVE_SECONDS / 60)),
         "my_games": selectors.games_of(owner=request.user)[:50],
         "open_limit": settings.KAISER_PLAY_OPEN_GAMES,

@@ -93,5 +93,30 @@ class SergeantMajor(PackagedGame):
                   names: Sequence[str]) -> str:
         raise ValueError(f"{self.title} has no deal files")
 
+    # --- a person at the table (engine.sergeant_major.person) --------------------------------
+    person_seat_labels: tuple[str, ...] = ("West (on your left)", "East (on your right)")
+    # A bot's discards, and the cards of an exchange (the view's exchanges show those the
+    # person gives or gets).
+    person_hidden: frozenset[str] = frozenset({"discard", "give", "return"})
+
+    def one_deal_rules(self, rules: Any) -> Any:
+        return self._part("person").one_deal_rules(rules)
+
+    def person_view(self, state: Any, *, seq: int, move: dict[str, Any] | None,
+                    move_seconds: int, names: list[str]) -> dict[str, Any]:
+        return self._part("person").person_view(  # type: ignore[no-any-return]
+            state, seq=seq, move=move, move_seconds=move_seconds, names=names)
+
+    def person_action(self, view: dict[str, Any], action: Any) -> Any:
+        return self._part("person").person_action(view, action)
+
+    def winner_of_seat(self, seat: int) -> int:
+        return seat  # each seat plays for itself
+
+    def person_result(self, *, winner: int | None, score: list[int], names: list[str],
+                      listed: bool) -> str:
+        return self._part("person").result_words(  # type: ignore[no-any-return]
+            winner=winner, score=score, names=names, listed=listed)
+
 
 GAME = SergeantMajor()

@@ -8,6 +8,7 @@ from typing import Any
 from django import template
 
 from engine import words
+from engine.games import get_game
 from play import selectors
 
 register = template.Library()
@@ -40,36 +41,14 @@ def score_text(score: list[int]) -> str:
     return words.score_text(score)
 
 
-def result_text(*, winner: int | None, score: list[int], teams: tuple[str, str]) -> str:
-    """"ada's team won, 52 to 30": the winner's score first; "drawn, 40 to 40"."""
-    if winner is None:
-        return f"drawn, {score_text(score)}"
-    return f"{teams[winner]} won, {score_text([score[winner], score[1 - winner]])}"
-
-
 @register.simple_tag
 def game_result(game: Any, seats: Any = None) -> str:
-    """A finished game's result in words: the teams by their players' names when the seats
-    are given ("ada and north-bot v2 won, 52 to 30"), else by the person's name."""
-    person = game.owner.username
-    if game.game == "sergeant-major":
-        return sm_result_text(game, person, seats)
-    if seats is None:
-        teams = (f"{person}'s team", f"{person}'s opponents")
-    else:
-        label = {s.seat: s.label for s in seats}
-        teams = (f"{person} and {label.get(2, '?')}",
-                 f"{label.get(1, '?')} and {label.get(3, '?')}")
-    return result_text(winner=game.winner, score=game.score, teams=teams)
-
-
-def sm_result_text(game: Any, person: str, seats: Any) -> str:
-    """A Sergeant Major game's result: "ada won (17, −6, −11)", "greedy won (...)" (by seat:
-    the person, West, East), or "no outright winner (...)" when the point was shared."""
-    if seats is None:
-        seats = list(game.seats.all())
-    names = [person] + [s.label for s in sorted(seats, key=lambda s: s.seat)]
-    scores = ", ".join(signed_number(n) for n in game.score)
-    if game.winner is None:
-        return f"no outright winner ({scores})"
-    return f"{names[game.winner]} won ({scores})"
+    """A finished game's result in words, the game's (its person_result): on the game's page,
+    with the seats, by its players' names ("ada and north-bot v2 won, 52 to 30"); in a list
+    of games, as the game words it there (its seats are prefetched by the lists)."""
+    listed = seats is None
+    labels = {s.seat: s.label for s in (game.seats.all() if listed else seats)}
+    spec = get_game(game.game)
+    names = [game.owner.username] + [labels.get(n, "?") for n in range(1, spec.seats)]
+    return spec.person_result(winner=game.winner, score=game.score, names=names,
+                              listed=listed)

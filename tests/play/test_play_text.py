@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from play.templatetags.play import result_text, score_text, signed_number
+from engine.kaiser.person import result_text
+from play.templatetags.play import score_text, signed_number
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY_JS = ROOT / "static" / "js" / "replay.js"

@@ -1,6 +1,7 @@
-"""The person's view (play.services.person_view) carries what the table needs to keep a
-completed trick on show: the trick itself, and a count of tricks done that grows by one with
-every trick, across deals, so the page can tell a new trick was completed."""
+"""The person's view (Kaiser's Game.person_view: engine.kaiser.person.person_view) carries
+what the table needs to keep a completed trick on show: the trick itself, and a count of
+tricks done that grows by one with every trick, across deals, so the page can tell a new
+trick was completed."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import random
 import pytest
 
 from engine.kaiser.game import GameState, pair_deals
+from engine.kaiser.person import person_view
 from engine.kaiser.rules import PRESETS, replace
-from play.services import person_view
 
 NAMES = ["ada", "random", "greedy", "random"]
 
