@@ -14,8 +14,9 @@ A three-player match (Sergeant Major) is rated as its three pairwise outcomes
 (`elo_changes_multi`): for each pair X, Y of the match, X's actual score is read from the
 two players' ups and downs (`pairwise_scores`; without them, points_X / (points_X + points_Y),
 0.5 when both took none) and its expected score is Elo's;
-each player's change is the sum over its two pairs, each with K halved, so that one
-three-player match moves a rating about as much as one two-player match. The fit counts each
+each player's change is the sum over its two pairs, each with K halved (divided by its
+opponents, `elo_changes_pairwise`, which rates a match of any number of players), so that
+one three-player match moves a rating about as much as one two-player match. The fit counts each
 pair of a three-player match as a result with the match's games (`pairwise_results`).
 
 The fitted rating is a Bradley-Terry model on the Elo scale (as BayesElo does): it uses every
@@ -182,6 +183,30 @@ def pairwise_scores(points: Mapping[Hashable, float], ups: Mapping[Hashable, flo
     return out
 
 
+def elo_changes_pairwise(
+    *,
+    ratings: Mapping[Hashable, float],
+    games: Mapping[Hashable, int],
+    pairs: Iterable[tuple[Hashable, Hashable, float]],
+    pinned: Iterable[Hashable] = (),
+) -> dict[Hashable, float]:
+    """The rating changes of one match of any number of players (the keys of `ratings`),
+    rated as its pairwise outcomes `pairs` (x, y, x's actual score against y): each pair's
+    Elo change (elo_delta, K the larger of the two players') divided by the number of
+    opponents each player has, so that one match moves a rating about as much whatever the
+    number of players; a player's change is the sum over its pairs. For two players this is
+    elo_changes. Zero-sum over the unpinned players unless an anchor is among them."""
+    fixed = set(pinned)
+    opponents = max(1, len(ratings) - 1)
+    changes = dict.fromkeys(ratings, 0.0)
+    for x, y, score in pairs:
+        delta = elo_delta(rating_a=ratings[x], rating_b=ratings[y], score=score,
+                          games_a=games[x], games_b=games[y]) / opponents
+        changes[x] += delta
+        changes[y] -= delta
+    return {p: (0.0 if p in fixed else change) for p, change in changes.items()}
+
+
 def elo_changes_multi(
     *,
     ratings: Mapping[Hashable, float],
@@ -190,18 +215,10 @@ def elo_changes_multi(
     pinned: Iterable[Hashable] = (),
     ups: Mapping[Hashable, float] | None = None,
 ) -> dict[Hashable, float]:
-    """The rating changes of a match of three (or more) players, rated as pairwise outcomes:
-    each pair with K halved (K per pair as for two players: the larger of the two players'),
-    a player's change the sum over its pairs. Zero-sum over the unpinned players unless an
-    anchor is among them, as for two players."""
-    fixed = set(pinned)
-    changes = dict.fromkeys(points, 0.0)
-    for x, y, score in pairwise_scores(points, ups):
-        delta = 0.5 * elo_delta(rating_a=ratings[x], rating_b=ratings[y], score=score,
-                                games_a=games[x], games_b=games[y])
-        changes[x] += delta
-        changes[y] -= delta
-    return {p: (0.0 if p in fixed else change) for p, change in changes.items()}
+    """The rating changes of a match of three (or more) players from their points (and ups):
+    elo_changes_pairwise over pairwise_scores."""
+    return elo_changes_pairwise(ratings=ratings, games=games, pinned=pinned,
+                                pairs=pairwise_scores(points, ups))
 
 
 def pairwise_results(*, points: Mapping[Hashable, float], games: int,

@@ -25,7 +25,7 @@ from bots.models import BotVersion, default_game
 from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
-from matches.models import RATED_SAME_OWNER, Match
+from matches.models import RATED_SAME_OWNER, Match, side_letter
 from matches.services import OPEN, match_create, matches_dispatch, setting_int
 
 
@@ -35,32 +35,40 @@ def _entry_for(ladder_id: int, version_id: int) -> LadderEntry:
 
 
 def ratings_apply(match: Match) -> None:
-    """The Elo update of one finished match. The entries are locked in a fixed order, so two
-    matches of the same bot finishing together queue here instead of losing an update."""
+    """The Elo update of one finished match, of any number of players: its pairwise outcomes
+    (match_pairs) through ratings.elo_changes_pairwise. The entries are locked in a fixed
+    order, so two matches of the same bot finishing together queue here instead of losing an
+    update."""
     assert match.ladder_id and match.score is not None
-    if match.version_c_id is not None:
-        ratings_apply_multi(match)
-        return
-    ids = [match.version_a_id, match.version_b_id]
-    locked = {
-        e.version_id: e for e in LadderEntry.objects.select_for_update()
-        .filter(ladder_id=match.ladder_id, version_id__in=ids).order_by("pk")
-    }
-    a = locked.get(match.version_a_id) or _entry_for(match.ladder_id, match.version_a_id)
-    b = locked.get(match.version_b_id) or _entry_for(match.ladder_id, match.version_b_id)
-    outcome = match_outcome(match)
-    Match.objects.filter(pk=match.pk).update(outcome=outcome)
-    match.outcome = outcome
-    deltas = ratings.elo_changes(
-        rating_a=a.elo, rating_b=b.elo, score=outcome, games_a=a.games, games_b=b.games,
-        pinned_a=a.pinned, pinned_b=b.pinned,
-    )
-    for entry, delta in ((a, deltas[0]), (b, deltas[1])):
+    sides = {side_letter(i): v for i, v in enumerate(match.version_ids)}
+    locked = {e.version_id: e for e in LadderEntry.objects.select_for_update()
+              .filter(ladder_id=match.ladder_id, version_id__in=sides.values()).order_by("pk")}
+    entries = {side: locked.get(v) or _entry_for(match.ladder_id, v) for side, v in sides.items()}
+    pairs = match_pairs(match)
+    changes = ratings.elo_changes_pairwise(
+        ratings={side: e.elo for side, e in entries.items()},
+        games={side: e.games for side, e in entries.items()},
+        pinned=[side for side, e in entries.items() if e.pinned], pairs=pairs)
+    for side, entry in entries.items():
         RatingChange.objects.create(match=match, entry=entry, before=entry.elo,
-                                    after=entry.elo + delta)
-        LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + delta,
+                                    after=entry.elo + changes[side])
+        LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + changes[side],
                                                        games=F("games") + 1)
-    _tallies_add(match, [(match.version_a_id, match.version_b_id, outcome)])
+    _tallies_add(match, [(sides[x], sides[y], score) for x, y, score in pairs])
+
+
+def match_pairs(match: Match) -> list[tuple[str, str, float]]:
+    """A finished match's result as the ratings read it: each pair of sides (x, y) with x's
+    actual score against y. Two players: A's outcome (match_outcome, from the boards where
+    the game has them), stored on the match; more: their points and ups
+    (ratings.pairwise_scores)."""
+    if len(match.version_ids) == 2:
+        outcome = match_outcome(match)
+        Match.objects.filter(pk=match.pk).update(outcome=outcome)
+        match.outcome = outcome
+        return [("A", "B", outcome)]
+    assert match.points is not None
+    return ratings.pairwise_scores(match.points, match.ups)  # type: ignore[return-value]
 
 
 def match_outcome(match: Match) -> float:
@@ -69,28 +77,6 @@ def match_outcome(match: Match) -> float:
     assert match.score is not None
     return ratings.match_outcome(swings=ratings.board_swings(match.boards),
                                  games_score=match.score, forfeit=bool(match.forfeit_player))
-
-
-def ratings_apply_multi(match: Match) -> None:
-    """The Elo update of a three-player match: its pairwise outcomes (ratings.elo_changes_multi),
-    the entries locked in a fixed order as for two players."""
-    assert match.points is not None
-    sides = dict(zip("ABC", match.version_ids, strict=True))
-    locked = {e.version_id: e for e in LadderEntry.objects.select_for_update()
-              .filter(ladder_id=match.ladder_id, version_id__in=sides.values()).order_by("pk")}
-    entries = {side: locked.get(v) or _entry_for(match.ladder_id, v) for side, v in sides.items()}
-    changes = ratings.elo_changes_multi(
-        ratings={side: e.elo for side, e in entries.items()}, points=match.points,
-        games={side: e.games for side, e in entries.items()},
-        pinned=[side for side, e in entries.items() if e.pinned], ups=match.ups)
-    for side, entry in entries.items():
-        RatingChange.objects.create(match=match, entry=entry, before=entry.elo,
-                                    after=entry.elo + changes[side])
-        LadderEntry.objects.filter(pk=entry.pk).update(elo=F("elo") + changes[side],
-                                                       games=F("games") + 1)
-    _tallies_add(match, ratings.pairwise_scores(
-        {sides[side]: points for side, points in match.points.items()},
-        {sides[side]: ups for side, ups in match.ups.items()} if match.ups else None))
 
 
 def _tallies_add(match: Match, pairs: list[tuple[Any, Any, float]]) -> None:
@@ -171,28 +157,18 @@ def _rebuild_one(match: Match, entries: dict[int, LadderEntry],
         if v not in entries:
             entries[v] = _entry_for(match.ladder_id, v)
             state[v] = (ratings.START, 0)
-    now = {v: state[v] for v in match.version_ids}
-    if match.version_c_id is None:
-        outcome = match_outcome(match)
-        Match.objects.filter(pk=match.pk).update(outcome=outcome)
-        (a, (ra, ga)), (b, (rb, gb)) = now.items()
-        da, db = ratings.elo_changes(rating_a=ra, rating_b=rb, score=outcome, games_a=ga,
-                                     games_b=gb, pinned_a=entries[a].pinned,
-                                     pinned_b=entries[b].pinned)
-        changes = {a: da, b: db}
-    else:
-        assert match.points is not None
-        sides = dict(zip("ABC", match.version_ids, strict=True))
-        by_side = ratings.elo_changes_multi(
-            ratings={s: now[v][0] for s, v in sides.items()}, points=match.points,
-            games={s: now[v][1] for s, v in sides.items()},
-            pinned=[s for s, v in sides.items() if entries[v].pinned], ups=match.ups)
-        changes = {v: by_side[s] for s, v in sides.items()}
-    for v, delta in changes.items():
-        rating, games = now[v]
+    sides = {side_letter(i): v for i, v in enumerate(match.version_ids)}
+    now = {side: state[v] for side, v in sides.items()}
+    by_side = ratings.elo_changes_pairwise(
+        ratings={side: rating for side, (rating, _) in now.items()},
+        games={side: games for side, (_, games) in now.items()},
+        pinned=[side for side, v in sides.items() if entries[v].pinned],
+        pairs=match_pairs(match))
+    for side, v in sides.items():
+        rating, games = now[side]
         RatingChange.objects.update_or_create(match=match, entry=entries[v], defaults={
-            "before": rating, "after": rating + delta})
-        state[v] = (rating + delta, games + 1)
+            "before": rating, "after": rating + by_side[side]})
+        state[v] = (rating + by_side[side], games + 1)
 
 
 def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
