@@ -77,7 +77,7 @@ class Game(Protocol):
     title: str
     about: str  # the game in a line, for people: "the Canadian card game Kaiser: ..."
     match_about: str  # how a match deals its sets, for people: "duplicate: ..."
-    rules_page: str  # its rules in the docs (docs/<rules_page>.md)
+    rules_page: str  # its rules in the docs (docs/<rules_page>.md); "" for none
     seats: int
     sides: tuple[str, ...]  # the players of a match
     games_per_set: int  # games played over the same deals (a match is whole sets)
@@ -150,7 +150,9 @@ class Game(Protocol):
 
     def stats_empty(self) -> dict[str, Any]:
         """A side's statistics of play before any match: a dict of counts (totals are sums),
-        with "matches", "games" ({"won", "lost", "drawn"}) and "faults" ({reason: n})."""
+        with "matches", "games" ({"won", "lost", "drawn"}) and "faults" ({reason: n}); the
+        site counts "matches" and "faults" itself (matches.stats.replay_stats), stats_count
+        the rest."""
 
     def stats_count(self, out: dict[str, dict[str, Any]], replay: dict[str, Any]) -> None:
         """Add one replay's counts (its games won, lost and drawn among them) to `out`, each
@@ -198,7 +200,8 @@ class Game(Protocol):
     # --- a person at the table ---------------------------------------------------------------
     # One game (one_game_replay) with a person at seat 0 and bots at the others (engine.human,
     # the site's play app), played whole or cut to one deal for practice.
-    person_seat_labels: tuple[str, ...]  # the bots' seats (1, 2, ...) as the person sees them
+    # The bots' seats (1, 2, ...) as the person sees them; () for a game without a table.
+    person_seat_labels: tuple[str, ...]
     person_hidden: frozenset[str]  # decisions whose action a bot's move does not show them
 
     def one_deal_rules(self, rules: Any) -> Any:
@@ -235,7 +238,9 @@ class PackagedGame:
     <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
     validate_replay; <package>.show: render, summary; <package>.stats: empty, count, figures
     (stats_empty, stats_count, stats_figures) and, if it has one, chart (stats_chart);
-    <package>.board_words: table_words, difference_text (a game with boards)."""
+    <package>.board_words: table_words, difference_text (a game with boards);
+    <package>.person: one_deal_rules, person_view, person_action, result_words (person_result),
+    for a game with a person's table (person_seat_labels)."""
 
     name: str
     title: str
@@ -311,6 +316,27 @@ class PackagedGame:
 
     def stats_figures(self, data: dict[str, Any]) -> dict[str, Any]:
         return self._part("stats").figures(data)  # type: ignore[no-any-return]
+
+    # A person at the table, for a game whose package has `person` (one_deal_rules,
+    # person_view, person_action, result_words): one with seat labels is offered a table.
+    person_seat_labels: tuple[str, ...] = ()
+    person_hidden: frozenset[str] = frozenset()
+
+    def one_deal_rules(self, rules: Any) -> Any:
+        return self._part("person").one_deal_rules(rules)
+
+    def person_view(self, state: Any, *, seq: int, move: dict[str, Any] | None,
+                    move_seconds: int, names: list[str]) -> dict[str, Any]:
+        return self._part("person").person_view(  # type: ignore[no-any-return]
+            state, seq=seq, move=move, move_seconds=move_seconds, names=names)
+
+    def person_action(self, view: dict[str, Any], action: Any) -> Any:
+        return self._part("person").person_action(view, action)
+
+    def person_result(self, *, winner: int | None, score: list[int], names: list[str],
+                      listed: bool) -> str:
+        return self._part("person").result_words(  # type: ignore[no-any-return]
+            winner=winner, score=score, names=names, listed=listed)
 
     def stats_chart(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         chart = getattr(self._part("stats"), "chart", None)

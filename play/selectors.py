@@ -16,10 +16,10 @@ from play.models import Game, Seat
 
 
 def table_games() -> dict[str, GameSpec]:
-    """The games a person may sit down to with bots: those with the `Game` protocol's "a
-    person at the table" members (a game may leave them out: the play app offers it no
-    table, and its bots no record with people)."""
-    return {name: spec for name, spec in GAMES.items() if hasattr(spec, "person_view")}
+    """The games a person may sit down to with bots: those that label the bots' seats for
+    them (Game.person_seat_labels; a game may have none: the play app offers it no table,
+    and its bots no record with people)."""
+    return {name: spec for name, spec in GAMES.items() if spec.person_seat_labels}
 
 
 @dataclass(frozen=True)

@@ -99,24 +99,9 @@ class SergeantMajor(PackagedGame):
     # person gives or gets).
     person_hidden: frozenset[str] = frozenset({"discard", "give", "return"})
 
-    def one_deal_rules(self, rules: Any) -> Any:
-        return self._part("person").one_deal_rules(rules)
-
-    def person_view(self, state: Any, *, seq: int, move: dict[str, Any] | None,
-                    move_seconds: int, names: list[str]) -> dict[str, Any]:
-        return self._part("person").person_view(  # type: ignore[no-any-return]
-            state, seq=seq, move=move, move_seconds=move_seconds, names=names)
-
-    def person_action(self, view: dict[str, Any], action: Any) -> Any:
-        return self._part("person").person_action(view, action)
-
     def winner_of_seat(self, seat: int) -> int:
         return seat  # each seat plays for itself
 
-    def person_result(self, *, winner: int | None, score: list[int], names: list[str],
-                      listed: bool) -> str:
-        return self._part("person").result_words(  # type: ignore[no-any-return]
-            winner=winner, score=score, names=names, listed=listed)
 
 
 GAME = SergeantMajor()

@@ -240,3 +240,44 @@ def test_a_bot_s_illegal_reply_forfeits_the_match(game: Game,
     assert a_share(replay["result"]) == 0.0
     assert game.validate_replay(json.loads(replay_json(replay))) == []
     assert replay_stats(replay, game=game.name)["A"]["faults"] == {"illegal": 1}
+
+
+def test_a_person_s_practice_deal_plays_validates_and_reads(game: Game) -> None:
+    """Every game offers a person a table (Game: a person at the table): a one-deal game
+    with the person at seat 0 (played here by a random player), the view after each move,
+    the person's moves accepted as they were made and nonsense refused, the result in words."""
+    from engine.builtin import RandomPlayer
+    from engine.human import SeatName, SingleGame
+
+    assert len(game.person_seat_labels) == game.seats - 1
+    rules = game.one_deal_rules(game.get_rules(game.default_preset))
+    names = ["ada", *(f"bot-{seat}" for seat in range(1, game.seats))]
+    views: list[dict[str, Any]] = []
+
+    def on_move(state: Any, move: dict[str, Any]) -> None:
+        views.append(game.person_view(state, seq=len(views), move=move, move_seconds=30,
+                                      names=names))
+
+    played = SingleGame([RandomPlayer() for _ in range(game.seats)],
+                        [SeatName("ada", "person", human=True),
+                         *(SeatName(name, "1") for name in names[1:])],
+                        rules=rules, seed="person", time=RELAXED, on_move=on_move,
+                        game=game.name)
+    replay = played.run()
+    assert game.validate_replay(json.loads(replay_json(replay))) == []
+    assert len(replay["games"][0]["deals"]) == 1 and views[-1]["over"]
+    moves = played.moves
+    turns = [(view, moves[i + 1]) for i, view in enumerate(views[:-1]) if view["your_turn"]]
+    assert turns, "the person never had a move"
+    for view, move in turns:
+        assert move["seat"] == 0
+        taken = game.person_action(view, move["action"])
+        assert taken == (sorted(move["action"]) if isinstance(move["action"], list)
+                         else move["action"])
+        with pytest.raises(ValueError):
+            game.person_action(view, "no such move")
+    result = replay["games"][0]["result"]
+    words = game.person_result(winner=result["winner"], score=result["score"], names=names,
+                               listed=False)
+    assert isinstance(words, str) and words
+    assert {game.winner_of_seat(seat) for seat in range(game.seats)} <= set(range(game.seats))
