@@ -235,7 +235,9 @@ class PackagedGame:
     <package>.rules: PRESETS, get_rules (its rules: `rules_class` is their type, in it);
     <package>.protocol: legal_to_wire, action_from_wire, action_to_wire (the bot protocol);
     <package>.<wire_module>: ActWriter, action_from_reply (its act messages and replies);
-    <package>.match: seat_sides, game_end, one_game_replay; <package>.validate:
+    <package>.match: seat_sides, player_seed, run_match, game_end, one_game_replay (and the
+    protocol's hello naming the game; no deal files unless a game gives its own);
+    <package>.validate:
     validate_replay; <package>.show: render, summary; <package>.stats: empty, count, figures
     (stats_empty, stats_count, stats_figures) and, if it has one, chart (stats_chart);
     <package>.board_words: table_words, difference_text (a game with boards);
@@ -244,6 +246,7 @@ class PackagedGame:
 
     name: str
     title: str
+    sides: tuple[str, ...]
     match_about: str
     default_preset: str
     games_per_set: int
@@ -274,6 +277,49 @@ class PackagedGame:
 
     def seat_sides(self, game: int) -> list[str]:
         return self._part("match").seat_sides(game)  # type: ignore[no-any-return]
+
+    def player_seed(self, seed: str, seat: int, game: int) -> str:
+        """<package>.match.player_seed(seed, side, slot, game): `slot` is which of its side's
+        seats `seat` is (0 where a side has one seat)."""
+        from engine.tables import side_slot
+
+        sides = self.seat_sides(game)
+        return self._part("match").player_seed(  # type: ignore[no-any-return]
+            seed, sides[seat], side_slot(sides, seat), game)
+
+    def hello(self, *, seat: int, rules: Any, games: int, game: int,
+              time: TimeControl) -> dict[str, Any]:
+        """The protocol's hello, naming the game (Kaiser's, the first game's, names none)."""
+        from engine.wire import PROTOCOL_VERSION
+
+        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": self.name,
+                "seat": seat, "rules": rules.to_dict(),
+                "match": {"games": games, "game": game}, "time": time.to_dict()}
+
+    def players_check(self, players: Sequence[Any]) -> None:
+        """ValueError unless a match is given one player for each side."""
+        if len(players) != len(self.sides):
+            raise ValueError(f"a {self.title} match has {len(self.sides)} players "
+                             f"({', '.join(self.sides)}), not {len(players)}")
+
+    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
+                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
+        """<package>.match.run_match(players, ...), one player for each side."""
+        self.players_check(players)
+        return self._part("match").run_match(  # type: ignore[no-any-return]
+            list(players), games=games, seed=seed, rules=rules, time=time,
+            on_progress=on_progress)
+
+    def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
+                  games: int | None = None) -> dict[str, Any]:
+        raise ValueError(f"{self.title} has no deal files")
+
+    def deal_file_load(self, text: str) -> Any:
+        raise ValueError(f"{self.title} has no deal files")
+
+    def deal_play(self, data: Any, players: Sequence[PlayerFactory], *, time: TimeControl,
+                  names: Sequence[str]) -> str:
+        raise ValueError(f"{self.title} has no deal files")
 
     def game_end(self, state: Any, game: int) -> dict[str, Any]:
         return self._part("match").game_end(state, game)  # type: ignore[no-any-return]

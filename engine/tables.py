@@ -75,7 +75,7 @@ class Tables:
             side = sides[seat]
             try:
                 player.start(seat=seat, rules=self.rules, games=self.games, time=self.time,
-                             seed=self.seed_of(side, _slot(sides, seat), game))
+                             seed=self.seed_of(side, side_slot(sides, seat), game))
             except BotFault as fault:
                 raise StartFault(seat, side, fault) from None
         for player in self.current:
@@ -89,7 +89,7 @@ class Tables:
         made: list[Player] = []
         try:
             for seat, side in enumerate(sides):  # one at a time: close() reaches every one made
-                player = self.factories[side](_slot(sides, seat))
+                player = self.factories[side](side_slot(sides, seat))
                 player.game, player.seat = game, seat
                 made.append(player)
         except BaseException:
@@ -110,7 +110,7 @@ class Tables:
             self._next = None
 
 
-def _slot(sides: list[str], seat: int) -> int:
+def side_slot(sides: list[str], seat: int) -> int:
     """Which of its side's seats this is (0 or 1 with two seats a side; one seat a side: 0)."""
     return sides[:seat].count(sides[seat])
 

@@ -36,6 +36,17 @@ def signed(n: float) -> str:
     return f"+{n:g}" if n > 0 else number(n)
 
 
+def trick_lines(tricks: Sequence[Mapping[str, Any]], seats: int) -> list[str]:
+    """A deal's tricks for `show`, one line each: "   trick 1: 0:5♥ 1:K♥ ...  -> seat 1", each
+    card after the seat that played it (the leader's first, round a table of `seats`)."""
+    lines = []
+    for number, trick in enumerate(tricks):
+        plays = [f"{(trick['leader'] + i) % seats}:{card_text(c)}"
+                 for i, c in enumerate(trick["cards"])]
+        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
+    return lines
+
+
 def score_text(pair: Sequence[float]) -> str:
     """[11, -1] as '11 to −1'."""
     return f"{number(pair[0])} to {number(pair[1])}"

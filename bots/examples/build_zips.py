@@ -19,7 +19,8 @@ HERE = Path(__file__).resolve().parent
 ENGINE = HERE.parent.parent / "engine"
 # The engine modules builtin:mc imports, packed into mc.zip as the package mc_engine/.
 # Paths below engine/ (Kaiser's own modules are in engine/kaiser/); the package is flat.
-ENGINE_MODULES = {"mc": ("__init__.py", "pack.py", "wire.py", "kaiser/cards.py", "kaiser/rules.py",
+ENGINE_MODULES = {"mc": ("__init__.py", "pack.py", "wire.py", "rules_dict.py", "kaiser/cards.py",
+                         "kaiser/rules.py",
                          "kaiser/game.py", "players.py", "seeded.py", "kaiser/greedy.py",
                          "kaiser/protocol.py", "kaiser/sampling.py", "kaiser/mc.py")}
 # bot -> whether its zip needs the helper kaiser_protocol.py

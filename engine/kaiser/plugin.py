@@ -45,11 +45,6 @@ class Kaiser(PackagedGame):
         dealer, deals = pair_deals(rules, seed, game // 2)
         return GameState(rules, dealer=dealer, deals=deals, game=game)
 
-    def player_seed(self, seed: str, seat: int, game: int) -> str:
-        from engine.kaiser.match import player_seed, seat_sides
-
-        return player_seed(seed, seat_sides(game)[seat], seat // 2, game)
-
     # --- the bot protocol --------------------------------------------------------------------
     def hello(self, *, seat: int, rules: Any, games: int, game: int,
               time: TimeControl) -> dict[str, Any]:
@@ -81,8 +76,7 @@ class Kaiser(PackagedGame):
                   rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
         from engine.kaiser.match import run_match
 
-        if len(players) != 2:
-            raise ValueError(f"a Kaiser match has two players (A and B), not {len(players)}")
+        self.players_check(players)
         return run_match(players[0], players[1], games=games, seed=seed, rules=rules,
                          time=time, on_progress=on_progress)
 

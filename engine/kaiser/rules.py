@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
+
+from engine.rules_dict import rules_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +30,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         """Rules from a replay or protocol `rules` object; unknown or missing keys are errors."""
-        if not isinstance(data, dict):
-            raise ValueError("rules must be a JSON object")
-        names = {f.name for f in fields(cls)}
-        missing = names - data.keys()
-        if missing:
-            raise ValueError(f"rules lack {', '.join(sorted(missing))}")
-        rules = cls(**{k: data[k] for k in names})
+        rules = cls(**rules_values(cls, data, unknown_allowed=True))
         rules.check()
         return rules
 

@@ -99,10 +99,7 @@ def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str
                      f"{words.trump_text(contract['trump'])}")
     if deal["discards"]:
         lines.append(f"   discards: {words.cards_text(deal['discards'])}")
-    for number, trick in enumerate(deal["tricks"]):
-        plays = [f"{(trick['leader'] + i) % 4}:{words.card_text(c)}"
-                 for i, c in enumerate(trick["cards"])]
-        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
+    lines += words.trick_lines(deal["tricks"], 4)
     if deal.get("points") is not None:
         lines.append(f"   points {words.score_text(deal['points'])}, change "
                      f"{words.changes_text(deal['delta'])}, score "

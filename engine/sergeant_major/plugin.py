@@ -3,7 +3,6 @@ when it is asked for something, not when the registry is read."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.games import PackagedGame
@@ -11,7 +10,7 @@ from engine.sergeant_major import SERGEANT_MAJOR
 
 if TYPE_CHECKING:
     from engine.games import State
-    from engine.players import Player, PlayerFactory, TimeControl
+    from engine.players import Player
 
 
 class SergeantMajor(PackagedGame):
@@ -48,20 +47,6 @@ class SergeantMajor(PackagedGame):
         dealer, deals = set_deals(seed, game // 3)
         return SMState(rules, dealer=dealer, deals=deals.source(), game=game)
 
-    def player_seed(self, seed: str, seat: int, game: int) -> str:
-        from engine.sergeant_major.match import player_seed, seat_sides
-
-        return player_seed(seed, seat_sides(game)[seat], 0, game)
-
-    # --- the bot protocol --------------------------------------------------------------------
-    def hello(self, *, seat: int, rules: Any, games: int, game: int,
-              time: TimeControl) -> dict[str, Any]:
-        from engine.wire import PROTOCOL_VERSION
-
-        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": self.name,
-                "seat": seat, "rules": rules.to_dict(),
-                "match": {"games": games, "game": game}, "time": time.to_dict()}
-
     # --- players and matches -----------------------------------------------------------------
     def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
         from engine.builtin import RandomPlayer
@@ -71,28 +56,6 @@ class SergeantMajor(PackagedGame):
         return {"random": (RandomPlayer, "1"), "greedy": (SMGreedyPlayer, "1"),
                 "mc": (SMMCPlayer, "1")}
 
-    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
-                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
-        from engine.sergeant_major.match import run_match
-
-        if len(players) != 3:
-            raise ValueError(f"a Sergeant Major match has three players (A, B and C), not "
-                             f"{len(players)}")
-        return run_match(list(players), games=games, seed=seed, rules=rules, time=time,
-                         on_progress=on_progress)
-
-    # --- replays -----------------------------------------------------------------------------
-    def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
-                  games: int | None = None) -> dict[str, Any]:
-        raise ValueError(f"{self.title} has no deal files")
-
-    def deal_file_load(self, text: str) -> Any:
-        raise ValueError(f"{self.title} has no deal files")
-
-    def deal_play(self, data: Any, players: Sequence[PlayerFactory], *, time: TimeControl,
-                  names: Sequence[str]) -> str:
-        raise ValueError(f"{self.title} has no deal files")
-
     # --- a person at the table (engine.sergeant_major.person) --------------------------------
     person_seat_labels: tuple[str, ...] = ("West (on your left)", "East (on your right)")
     # A bot's discards, and the cards of an exchange (the view's exchanges show those the
@@ -101,7 +64,6 @@ class SergeantMajor(PackagedGame):
 
     def winner_of_seat(self, seat: int) -> int:
         return seat  # each seat plays for itself
-
 
 
 GAME = SergeantMajor()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from engine.rules_dict import rules_values
 from engine.sergeant_major import SERGEANT_MAJOR
 
 GAME = SERGEANT_MAJOR
@@ -40,19 +41,10 @@ class SMRules:
     @classmethod
     def from_dict(cls, data: Any) -> SMRules:
         """Rules from a replay or hello `rules` object; unknown or missing keys are errors."""
-        if not isinstance(data, dict):
-            raise ValueError("rules must be a JSON object")
-        names = {f.name for f in fields(cls)}
-        missing = names - data.keys()
-        if missing:
-            raise ValueError(f"rules lack {', '.join(sorted(missing))}")
-        extra = data.keys() - names
-        if extra:
-            raise ValueError(f"unknown rules {', '.join(sorted(extra))}")
-        targets = data["targets"]
+        values = rules_values(cls, data)
+        targets = values["targets"]
         if not isinstance(targets, list) or len(targets) != 3:
             raise ValueError("targets must be a list of three numbers")
-        values = {k: data[k] for k in names}
         values["targets"] = tuple(targets)
         rules = cls(**values)
         rules.check()

@@ -73,10 +73,7 @@ def _render_hand(index: int, deal: dict[str, Any], seats: list[str]) -> list[str
         lines.append(f"   trump: {words.trump_text(deal['trump'])}")
     if deal["discards"]:
         lines.append(f"   discards: {_cards(deal['discards'])}")
-    for number, trick in enumerate(deal["tricks"]):
-        plays = [f"{(trick['leader'] + i) % 3}:{words.card_text(c)}"
-                 for i, c in enumerate(trick["cards"])]
-        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
+    lines += words.trick_lines(deal["tricks"], 3)
     if deal.get("taken") is not None:
         lines.append(f"   taken {_each(deal['taken'])}; up/down "
                      f"{_each(deal['delta'], words.signed)}; score {_each(deal['score'])}")

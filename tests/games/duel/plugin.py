@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.games import PackagedGame
@@ -11,7 +10,7 @@ from tests.games.duel import DUEL
 
 if TYPE_CHECKING:
     from engine.games import State
-    from engine.players import Player, PlayerFactory, TimeControl
+    from engine.players import Player
 
 
 class Duel(PackagedGame):
@@ -37,20 +36,6 @@ class Duel(PackagedGame):
         dealer, deals = set_deals(seed, game // 2)
         return DuelState(rules, dealer=dealer, deals=deals.source(), game=game)
 
-    def player_seed(self, seed: str, seat: int, game: int) -> str:
-        from tests.games.duel.match import player_seed, seat_sides
-
-        return player_seed(seed, seat_sides(game)[seat], 0, game)
-
-    # --- the bot protocol --------------------------------------------------------------------
-    def hello(self, *, seat: int, rules: Any, games: int, game: int,
-              time: TimeControl) -> dict[str, Any]:
-        from engine.wire import PROTOCOL_VERSION
-
-        return {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "game": self.name,
-                "seat": seat, "rules": rules.to_dict(),
-                "match": {"games": games, "game": game}, "time": time.to_dict()}
-
     # --- players and matches -----------------------------------------------------------------
     def builtin_players(self) -> dict[str, tuple[type[Player], str]]:
         from engine.builtin import RandomPlayer
@@ -58,34 +43,12 @@ class Duel(PackagedGame):
 
         return {"random": (RandomPlayer, "1"), "greedy": (DuelGreedyPlayer, "1")}
 
-    def run_match(self, players: Sequence[PlayerFactory], *, games: int, seed: str,
-                  rules: Any, time: TimeControl, on_progress: Any = None) -> dict[str, Any]:
-        from tests.games.duel.match import run_match
-
-        if len(players) != 2:
-            raise ValueError(f"a Duel match has two players (A and B), not {len(players)}")
-        return run_match(list(players), games=games, seed=seed, rules=rules, time=time,
-                         on_progress=on_progress)
-
-    # --- replays -----------------------------------------------------------------------------
-    def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
-                  games: int | None = None) -> dict[str, Any]:
-        raise ValueError(f"{self.title} has no deal files")
-
-    def deal_file_load(self, text: str) -> Any:
-        raise ValueError(f"{self.title} has no deal files")
-
-    def deal_play(self, data: Any, players: Sequence[PlayerFactory], *, time: TimeControl,
-                  names: Sequence[str]) -> str:
-        raise ValueError(f"{self.title} has no deal files")
-
     # --- a person at the table (tests.games.duel.person) -------------------------------------
     person_seat_labels: tuple[str, ...] = ("your opponent",)
     person_hidden: frozenset[str] = frozenset()  # every card played is seen
 
     def winner_of_seat(self, seat: int) -> int:
         return seat  # each seat plays for itself
-
 
 
 GAME = Duel()

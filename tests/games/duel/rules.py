@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from engine.rules_dict import rules_values
 from tests.games.duel import DUEL
 
 GAME = DUEL
@@ -26,16 +27,7 @@ class DuelRules:
     @classmethod
     def from_dict(cls, data: Any) -> DuelRules:
         """Rules from a replay or hello `rules` object; unknown or missing keys are errors."""
-        if not isinstance(data, dict):
-            raise ValueError("rules must be a JSON object")
-        names = {f.name for f in fields(cls)}
-        missing = names - data.keys()
-        if missing:
-            raise ValueError(f"rules lack {', '.join(sorted(missing))}")
-        extra = data.keys() - names
-        if extra:
-            raise ValueError(f"unknown rules {', '.join(sorted(extra))}")
-        rules = cls(**data)
+        rules = cls(**rules_values(cls, data))
         rules.check()
         return rules
 

@@ -50,10 +50,7 @@ def _render_deal(index: int, deal: dict[str, Any], seats: list[str]) -> list[str
     lines = [f"-- Deal {index}, dealer seat {deal['dealer']}"]
     for seat, hand in enumerate(deal["hands"]):
         lines.append(f"   seat {seat}, {seats[seat]}: {words.cards_text(hand)}")
-    for number, trick in enumerate(deal["tricks"]):
-        plays = [f"{(trick['leader'] + i) % 2}:{words.card_text(c)}"
-                 for i, c in enumerate(trick["cards"])]
-        lines.append(f"   trick {number + 1}: {' '.join(plays)}  -> seat {trick['winner']}")
+    lines += words.trick_lines(deal["tricks"], 2)
     if deal.get("taken") is not None:
         lines.append(f"   taken {words.score_text(deal['taken'])}; game "
                      f"{words.score_text(deal['score'])}")
