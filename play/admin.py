@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from play.models import Game, Seat
+from play.models import Seat, Table
 
 
 class SeatInline(admin.TabularInline):
@@ -11,7 +11,7 @@ class SeatInline(admin.TabularInline):
     can_delete = False
 
 
-@admin.register(Game)
+@admin.register(Table)
 class GameAdmin(admin.ModelAdmin):
     list_display = ["pk", "owner", "rules", "length", "status", "winner", "forfeit_reason",
                     "created", "finished"]

@@ -1,5 +1,5 @@
-"""A person's game against bots (three at Kaiser, two at Sergeant Major): the game, its seats,
-and the moves the person posts."""
+"""A person's table against bots (three at Kaiser, two at Sergeant Major): the table (one
+game, of the engine's game `game`), its seats, and the moves the person posts."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from django.db import models
 from bots.models import game_field
 
 
-class Game(models.Model):
-    """One game with a human at seat 0. The worker publishes `view` (what the person may see)
+class Table(models.Model):
+    """A table: one game with a person at seat 0 and bots at the others (its `game`: a game of
+    the registry, engine.games.Game). The worker publishes `view` (what the person may see)
     after every move; the page polls it. `alive` is the worker's heartbeat."""
 
     class Status(models.TextChoices):
@@ -75,7 +76,7 @@ class Seat(models.Model):
     """A bot's seat (Kaiser: 1, 2 or 3; Sergeant Major: 1 or 2) in a game: a bot version, or
     a house player by its spec."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    game = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
     version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, null=True,
                                 blank=True, related_name="play_seats")
@@ -107,7 +108,7 @@ class Seat(models.Model):
 class Move(models.Model):
     """A move the person posted: one per (game, seq), so a move posted twice counts once."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    game = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()
     action = models.JSONField()
     created = models.DateTimeField(auto_now_add=True)

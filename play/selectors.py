@@ -12,7 +12,7 @@ from bots.models import BotVersion, default_game
 from bots.selectors import active_versions
 from engine.games import GAMES, get_game
 from engine.games import Game as GameSpec
-from play.models import Game, Seat
+from play.models import Seat, Table
 
 
 def table_games() -> dict[str, GameSpec]:
@@ -50,17 +50,17 @@ def house_version(*, spec: str, game: str = "") -> BotVersion | None:
             .order_by("-number").first())
 
 
-def open_games(*, owner: Any) -> QuerySet[Game]:
-    return Game.objects.filter(owner=owner, status__in=Game.OPEN)
+def open_games(*, owner: Any) -> QuerySet[Table]:
+    return Table.objects.filter(owner=owner, status__in=Table.OPEN)
 
 
-def games_of(*, owner: Any) -> QuerySet[Game]:
-    return (Game.objects.filter(owner=owner).defer("replay", "view").select_related("owner")
+def games_of(*, owner: Any) -> QuerySet[Table]:
+    return (Table.objects.filter(owner=owner).defer("replay", "view").select_related("owner")
             .prefetch_related("seats__version__bot"))
 
 
-def games_with_version(*, version_ids: list[int]) -> QuerySet[Game]:
-    return (Game.objects.filter(seats__version_id__in=version_ids).distinct()
+def games_with_version(*, version_ids: list[int]) -> QuerySet[Table]:
+    return (Table.objects.filter(seats__version_id__in=version_ids).distinct()
             .defer("replay", "view").select_related("owner")
             .prefetch_related("seats__version__bot"))
 
@@ -92,10 +92,10 @@ def people_records(*, version_ids: list[int]) -> list[PeopleRecord]:
     sql = (f"SELECT s.version_id, COUNT(DISTINCT CASE WHEN g.winner = {side} THEN g.id END), "
            f"COUNT(DISTINCT CASE WHEN g.winner <> {side} THEN g.id END), "
            f"COUNT(DISTINCT CASE WHEN g.winner IS NULL THEN g.id END) "
-           f"FROM {Seat._meta.db_table} s JOIN {Game._meta.db_table} g ON g.id = s.game_id "
+           f"FROM {Seat._meta.db_table} s JOIN {Table._meta.db_table} g ON g.id = s.game_id "
            f"WHERE g.status = %s AND s.version_id IN ({marks}) GROUP BY s.version_id")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*side_params, *side_params, Game.Status.FINISHED, *version_ids])
+        cursor.execute(sql, [*side_params, *side_params, Table.Status.FINISHED, *version_ids])
         rows = cursor.fetchall()
     if not rows:
         return []

@@ -4,7 +4,7 @@ The worker's side (game_play) runs one game in engine.human.SingleGame: the pers
 a HumanPlayer whose moves come from Move rows, the bots are the same players the ladder's
 matches use (bots.runner: sandboxed programs, house players in-process). After the moves up
 to the person's turn (or up to a bot that may think, or the end) the worker publishes the
-person's view, every move since listed in it, in the Game row (the record, which state/ reads)
+person's view, every move since listed in it, in the Table row (the record, which state/ reads)
 and, with Redis (play.push), to the pages' event streams. The worker learns of a stored move
 from a Redis wake-up (a blocking pop), or without Redis by looking at the database, backing
 off.
@@ -33,7 +33,7 @@ from engine.human import HumanPlayer, Resigned, SeatName, SingleGame
 from engine.players import Player, TimeControl
 from kaiser_site.task_send import task_send
 from play import push, selectors
-from play.models import Game, Move, Seat
+from play.models import Move, Seat, Table
 
 logger = logging.getLogger(__name__)
 RECENT = 8  # moves listed in the view with the time each was made
@@ -63,7 +63,7 @@ def bot_seats(game: str) -> tuple[int, ...]:
 
 
 def game_create(*, owner: Any, rules: str, length: str, seats: list[str],
-                game: str = "") -> Game:
+                game: str = "") -> Table:
     """A new game of `game` with the person at seat 0 and `seats` ("builtin:NAME" or a bot
     version id of that game) at the other seats: Kaiser's 1, 2 (partner), 3, Sergeant
     Major's 1 and 2; sent to the play queue once committed. Refused beyond
@@ -75,8 +75,8 @@ def game_create(*, owner: Any, rules: str, length: str, seats: list[str],
     presets = tables[game].presets
     if rules not in presets:
         raise PlayError(f"unknown rule set {rules!r}; choose one of {', '.join(presets)}")
-    if length not in Game.Length.values:
-        raise PlayError(f"length must be one of {', '.join(Game.Length.values)}")
+    if length not in Table.Length.values:
+        raise PlayError(f"length must be one of {', '.join(Table.Length.values)}")
     places = bot_seats(game)
     if len(seats) != len(places):
         raise PlayError(f"choose a player for each of the {len(places)} other seats")
@@ -88,7 +88,7 @@ def game_create(*, owner: Any, rules: str, length: str, seats: list[str],
         if selectors.open_games(owner=owner).count() >= limit:
             raise PlayError(f"you have {limit} open game{'s' * (limit != 1)} already: finish "
                             f"or resign one first", status=409)
-        row = Game.objects.create(
+        row = Table.objects.create(
             owner=owner, game=game, rules=rules, length=length, seed=secrets.token_hex(8),
             move_seconds=settings.KAISER_PLAY_MOVE_SECONDS,
             bot_move_ms=settings.KAISER_PLAY_BOT_MOVE_MS,
@@ -124,7 +124,7 @@ def _seat_resolve(value: str, game: str) -> tuple[BotVersion | None, str]:
     return version, ""
 
 
-def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, Any]:
+def move_submit(*, game: Table, user: Any, seq: Any, action: Any) -> dict[str, Any]:
     """The person's move number `seq`. Stored once: the same move posted again is answered
     as a duplicate and changes nothing; an illegal or stale move is refused (PlayError)."""
     _own(game, user)
@@ -132,12 +132,12 @@ def move_submit(*, game: Game, user: Any, seq: Any, action: Any) -> dict[str, An
         raise PlayError("seq must be the number of the move (a whole number)")
     # The move if already stored, and the game as it is now, in one query.
     stored = Move.objects.filter(game_id=OuterRef("pk"), seq=seq).values("action")[:1]
-    game.status, game.seq, game.view, earlier = Game.objects.filter(pk=game.pk).annotate(
+    game.status, game.seq, game.view, earlier = Table.objects.filter(pk=game.pk).annotate(
         earlier=Subquery(stored, output_field=JSONField())).values_list(
         "status", "seq", "view", "earlier").get()
     if earlier is not None:
         return _duplicate(seq, earlier, action)
-    if game.status != Game.Status.RUNNING or not game.view:
+    if game.status != Table.Status.RUNNING or not game.view:
         raise PlayError(f"the game is {game.status}: no move is expected", status=409)
     view = game.view
     if seq != game.seq or not view.get("your_turn"):
@@ -168,24 +168,24 @@ def _check_action(game: str, view: dict[str, Any], action: Any) -> Any:
         raise PlayError(str(refused)) from None
 
 
-def game_resign(*, game: Game, user: Any) -> Game:
+def game_resign(*, game: Table, user: Any) -> Table:
     """The person gives up: the worker ends the game at its next wait (a forfeit by seat 0);
     a game no worker has started yet is void at once."""
     _own(game, user)
-    if Game.objects.filter(pk=game.pk, status__in=Game.OPEN).update(resign_requested=True):
+    if Table.objects.filter(pk=game.pk, status__in=Table.OPEN).update(resign_requested=True):
         push.wake(game.pk, "resign")
-    _void_if(game.pk, Game.Status.QUEUED, "resigned before it began")
+    _void_if(game.pk, Table.Status.QUEUED, "resigned before it began")
     game.refresh_from_db()
     push.publish(game.pk, game_message(game))
     return game
 
 
-def _own(game: Game, user: Any) -> None:
+def _own(game: Table, user: Any) -> None:
     if game.owner_id != getattr(user, "pk", None):
         raise PlayError("this is not your game", status=403)
 
 
-def game_message(game: Game, *, view: dict[str, Any] | None = None) -> dict[str, Any]:
+def game_message(game: Table, *, view: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the page is told of `game` (the state/ answer, and each pushed event): its view
     (`view` when the caller has the newer one in hand), status and, once over, the replay."""
     return {"seq": game.seq, "status": game.status,
@@ -194,15 +194,15 @@ def game_message(game: Game, *, view: dict[str, Any] | None = None) -> dict[str,
             "void_reason": game.void_reason,
             "resigning": game.resign_requested and game.is_open,
             "replay": reverse("play-replay", args=[game.pk])
-            if game.status == Game.Status.FINISHED else None}
+            if game.status == Table.Status.FINISHED else None}
 
 
 # --- Void games ----------------------------------------------------------------------------
 
 
 def _void_if(game_id: int, status: str, reason: str) -> bool:
-    done = bool(Game.objects.filter(pk=game_id, status=status).update(
-        status=Game.Status.VOID, void_reason=reason, finished=timezone.now()))
+    done = bool(Table.objects.filter(pk=game_id, status=status).update(
+        status=Table.Status.VOID, void_reason=reason, finished=timezone.now()))
     if done:
         _publish_ended(game_id)
     return done
@@ -212,18 +212,18 @@ def _publish_ended(game_id: int) -> None:
     """The pages learn that the game ended (finished or void); its wake-up list goes."""
     push.forget(game_id)
     if push.enabled():
-        game = Game.objects.defer("replay").get(pk=game_id)
+        game = Table.objects.defer("replay").get(pk=game_id)
         push.publish(game_id, game_message(game))
 
 
-def game_is_stale(game: Game) -> bool:
+def game_is_stale(game: Table) -> bool:
     """What games_void_stale would void, judged from the row in hand (no write: the page
     polls several times a second)."""
     now = timezone.now()
-    if game.status == Game.Status.RUNNING:
+    if game.status == Table.Status.RUNNING:
         return game.alive is not None and \
             game.alive < now - timedelta(seconds=settings.KAISER_PLAY_STALE_SECONDS)
-    return game.status == Game.Status.QUEUED and \
+    return game.status == Table.Status.QUEUED and \
         game.created < now - timedelta(seconds=settings.KAISER_PLAY_QUEUED_SECONDS)
 
 
@@ -232,16 +232,16 @@ def games_void_stale(*, game_id: int | None = None) -> int:
     those no worker took (queued for KAISER_PLAY_QUEUED_SECONDS). Nothing else is lost: the
     bots' matches and ratings never depended on them."""
     now = timezone.now()
-    games = Game.objects.all() if game_id is None else Game.objects.filter(pk=game_id)
-    running = games.filter(status=Game.Status.RUNNING,
+    games = Table.objects.all() if game_id is None else Table.objects.filter(pk=game_id)
+    running = games.filter(status=Table.Status.RUNNING,
                            alive__lt=now - timedelta(seconds=settings.KAISER_PLAY_STALE_SECONDS))
-    queued = games.filter(status=Game.Status.QUEUED,
+    queued = games.filter(status=Table.Status.QUEUED,
                           created__lt=now - timedelta(seconds=settings.KAISER_PLAY_QUEUED_SECONDS))
     ids = [*running.values_list("pk", flat=True), *queued.values_list("pk", flat=True)] \
         if push.enabled() else []
-    voided = (running.update(status=Game.Status.VOID, finished=now,
+    voided = (running.update(status=Table.Status.VOID, finished=now,
                              void_reason="the server playing it stopped; the game is void")
-              + queued.update(status=Game.Status.VOID, finished=now,
+              + queued.update(status=Table.Status.VOID, finished=now,
                               void_reason="no server took the game in time; the game is void"))
     for pk in ids:  # the pages open on them say so at once
         _publish_ended(pk)
@@ -255,34 +255,34 @@ def game_play(*, game_id: int, worker: str) -> str:
     """Play the game to its end. Safe to run twice: only a queued game is started; a running
     one met again was left by a worker that died, and is void."""
     now = timezone.now()
-    taken = Game.objects.filter(pk=game_id, status=Game.Status.QUEUED).update(
-        status=Game.Status.RUNNING, started=now, alive=now, worker=worker[:200])
+    taken = Table.objects.filter(pk=game_id, status=Table.Status.QUEUED).update(
+        status=Table.Status.RUNNING, started=now, alive=now, worker=worker[:200])
     if not taken:
-        if _void_if(game_id, Game.Status.RUNNING, "the server playing it stopped; the game "
+        if _void_if(game_id, Table.Status.RUNNING, "the server playing it stopped; the game "
                     "is void"):
             return "void"
         return "skipped"
-    game = Game.objects.get(pk=game_id)
+    game = Table.objects.get(pk=game_id)
     try:
         replay = _play(game)
     except InfrastructureError as error:
-        _void_if(game_id, Game.Status.RUNNING, f"the sandbox failed: {error}"[:200])
+        _void_if(game_id, Table.Status.RUNNING, f"the sandbox failed: {error}"[:200])
         return "void"
     except Exception as error:
-        _void_if(game_id, Game.Status.RUNNING, f"the server failed: {type(error).__name__}")
+        _void_if(game_id, Table.Status.RUNNING, f"the server failed: {type(error).__name__}")
         raise
     return game_finish(game_id=game_id, replay=replay)
 
 
-def game_rules(game: Game) -> Any:
+def game_rules(game: Table) -> Any:
     """The game's rules; for one deal (practice), cut to one deal (the game's one_deal_rules:
     Sergeant Major's one hand, its point to the best total unless someone takes 12)."""
     spec = get_game(game.game)
     rules = spec.get_rules(game.rules)
-    return spec.one_deal_rules(rules) if game.length == Game.Length.DEAL else rules
+    return spec.one_deal_rules(rules) if game.length == Table.Length.DEAL else rules
 
 
-def _play(game: Game) -> dict[str, Any]:
+def _play(game: Table) -> dict[str, Any]:
     clock = TimeControl(move_ms=game.bot_move_ms, bank_ms=game.bot_bank_ms,
                         startup_ms=game.bot_startup_ms)
     seats = list(game.seats.select_related("version__bot").order_by("seat"))
@@ -326,18 +326,18 @@ def _bot_player(seat: Seat, clock: TimeControl, game: str) -> tuple[SeatName, Pl
 def game_finish(*, game_id: int, replay: dict[str, Any]) -> str:
     result = replay["games"][0]["result"]
     forfeit = result["forfeit"] or {}
-    done = Game.objects.filter(pk=game_id, status=Game.Status.RUNNING).update(
-        status=Game.Status.FINISHED, finished=timezone.now(), replay=replay,
+    done = Table.objects.filter(pk=game_id, status=Table.Status.RUNNING).update(
+        status=Table.Status.FINISHED, finished=timezone.now(), replay=replay,
         winner=result["winner"], score=result["score"],
         forfeit_reason=forfeit.get("reason", ""), forfeit_seat=forfeit.get("seat"))
     if done:
-        Game.objects.filter(pk=game_id).update(view=_final_view(game_id, replay))
+        Table.objects.filter(pk=game_id).update(view=_final_view(game_id, replay))
         _publish_ended(game_id)
     return "finished" if done else "void"
 
 
 def _final_view(game_id: int, replay: dict[str, Any]) -> dict[str, Any]:
-    view = Game.objects.values_list("view", flat=True).get(pk=game_id) or {}
+    view = Table.objects.values_list("view", flat=True).get(pk=game_id) or {}
     view.update(your_turn=False, decision=None, legal=[], deadline=None, over=True,
                 result=replay["games"][0]["result"], at=_now_ms())
     return view
@@ -348,7 +348,7 @@ def _now_ms() -> int:
 
 
 class Channel:
-    """The worker's link to the page: publishes the person's view (the Game row, and the
+    """The worker's link to the page: publishes the person's view (the Table row, and the
     pages' event streams) once the instant bots' moves after a move are made, and waits for
     the person's moves (Move rows), beating the game's heartbeat meanwhile.
 
@@ -358,7 +358,7 @@ class Channel:
     Without Redis it looks for the Move row every KAISER_PLAY_POLL_MS, backing off to
     KAISER_PLAY_POLL_MAX_MS while the person thinks."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Table) -> None:
         self.game = game
         self.spec = get_game(game.game)
         self.single: SingleGame | None = None
@@ -387,9 +387,9 @@ class Channel:
         view = self.spec.person_view(state, seq=seq, move=move, move_seconds=self.game.move_seconds,
                       names=[n.name for n in self.single.names] if self.single else [])
         view["recent"] = self.recent
-        if Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING).update(
+        if Table.objects.filter(pk=self.game.pk, status=Table.Status.RUNNING).update(
                 seq=seq, view=view, alive=timezone.now()):
-            self.game.seq, self.game.status = seq, Game.Status.RUNNING
+            self.game.seq, self.game.status = seq, Table.Status.RUNNING
             push.publish(self.game.pk, game_message(self.game, view=view))
 
     def _may_hold(self, state: Any) -> bool:
@@ -447,10 +447,10 @@ class Channel:
         """One query: the move if stored; Resigned if the person resigned (or the game was
         voided meanwhile)."""
         move = Move.objects.filter(game_id=OuterRef("pk"), seq=seq).values("action")[:1]
-        status, resign, found = Game.objects.filter(pk=self.game.pk).annotate(
+        status, resign, found = Table.objects.filter(pk=self.game.pk).annotate(
             move=Subquery(move, output_field=JSONField())).values_list(
             "status", "resign_requested", "move").get()
-        if resign or status != Game.Status.RUNNING:
+        if resign or status != Table.Status.RUNNING:
             raise Resigned()
         return found
 
@@ -464,7 +464,7 @@ class Channel:
 
     def _heartbeat(self) -> None:
         """The game is alive; a resignation (or the game voided meanwhile) ends the wait."""
-        if not Game.objects.filter(pk=self.game.pk, status=Game.Status.RUNNING,
+        if not Table.objects.filter(pk=self.game.pk, status=Table.Status.RUNNING,
                                    resign_requested=False).update(alive=timezone.now()):
             raise Resigned()
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from bots.models import default_game
 from play import push, selectors, services
-from play.models import Game
+from play.models import Table
 from play.services import PlayError
 
 MAX_BODY = 4096
@@ -37,7 +37,7 @@ def play_home(request: HttpRequest) -> HttpResponse:
         name = default_game()
     places = services.bot_seats(name)
     spec = tables[name]
-    chosen = {"rules": spec.default_preset, "length": Game.Length.DEAL,
+    chosen = {"rules": spec.default_preset, "length": Table.Length.DEAL,
               "seats": ["builtin:random"] * len(places)}
     if request.method == "POST":
         chosen = {"rules": request.POST.get("rules", ""),
@@ -52,7 +52,7 @@ def play_home(request: HttpRequest) -> HttpResponse:
     context = {
         "error": error, "chosen": chosen, "presets": list(spec.presets), "game": name,
         "game_title": spec.title, "games": [(g.name, g.title) for g in tables.values()],
-        "lengths": Game.Length.choices, "choices": selectors.seat_choices(game=name),
+        "lengths": Table.Length.choices, "choices": selectors.seat_choices(game=name),
         "seat_fields": list(zip(places, spec.person_seat_labels, chosen["seats"], strict=True)),
         "move_minutes": max(1, round(settings.KAISER_PLAY_MOVE_SECONDS / 60)),
         "my_games": selectors.games_of(owner=request.user)[:50],
@@ -61,8 +61,8 @@ def play_home(request: HttpRequest) -> HttpResponse:
     return render(request, "play/home.html", context, status=status)
 
 
-def _game_for(request: HttpRequest, pk: int, *, owner_only: bool) -> Game:
-    game = get_object_or_404(Game.objects.select_related("owner").defer("replay"), pk=pk)
+def _game_for(request: HttpRequest, pk: int, *, owner_only: bool) -> Table:
+    game = get_object_or_404(Table.objects.select_related("owner").defer("replay"), pk=pk)
     if owner_only and game.owner_id != request.user.pk:
         raise Http404("no such game of yours")
     return game
@@ -72,7 +72,7 @@ def _game_for(request: HttpRequest, pk: int, *, owner_only: bool) -> Game:
 def game_page(request: HttpRequest, pk: int) -> HttpResponse:
     game = _game_for(request, pk, owner_only=True)
     seats = list(game.seats.select_related("version__bot"))
-    return render(request, "play/game.html", {"game": game, "seats": seats,
+    return render(request, "play/game.html", {"table": game, "seats": seats,
                                               "pushed": push_served(request)})
 
 
@@ -114,7 +114,7 @@ def _events_refused(request: HttpRequest, pk: int) -> JsonResponse | None:
     try:
         if not request.user.is_authenticated:
             return JsonResponse({"error": "sign in first"}, status=403)
-        if not Game.objects.filter(pk=pk, owner_id=request.user.pk).exists():
+        if not Table.objects.filter(pk=pk, owner_id=request.user.pk).exists():
             return JsonResponse({"error": "no such game of yours"}, status=404)
         return None
     finally:
@@ -150,7 +150,7 @@ def _stream_check(pk: int) -> dict[str, Any] | None:
     """The game's state from its row, voiding it first if its worker stopped (as state/ does);
     on a connection of its own, closed at once (the stream runs in no request's thread)."""
     try:
-        game = Game.objects.defer("replay").filter(pk=pk).first()
+        game = Table.objects.defer("replay").filter(pk=pk).first()
         if game is None:
             return None
         if services.game_is_stale(game) and services.games_void_stale(game_id=game.pk):
@@ -200,14 +200,14 @@ def game_resign(request: HttpRequest, pk: int) -> HttpResponse:
 
 def game_replay_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A finished game in the replay viewer: public, like a match's replay."""
-    game = get_object_or_404(Game.objects.select_related("owner").defer("replay", "view"),
-                             pk=pk, status=Game.Status.FINISHED)
+    game = get_object_or_404(Table.objects.select_related("owner").defer("replay", "view"),
+                             pk=pk, status=Table.Status.FINISHED)
     seats = list(game.seats.select_related("version__bot"))
-    return render(request, "play/replay.html", {"game": game, "seats": seats})
+    return render(request, "play/replay.html", {"table": game, "seats": seats})
 
 
 @require_GET
 def game_replay(request: HttpRequest, pk: int) -> JsonResponse:
-    game = get_object_or_404(Game.objects.only("replay", "status"), pk=pk,
-                             status=Game.Status.FINISHED)
+    game = get_object_or_404(Table.objects.only("replay", "status"), pk=pk,
+                             status=Table.Status.FINISHED)
     return JsonResponse(game.replay, json_dumps_params={"separators": (",", ":")})

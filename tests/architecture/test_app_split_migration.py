@@ -178,11 +178,11 @@ def _fill_tournament(apps: Apps, bots: dict[str, Any], ladder: Any) -> dict[str,
 
 
 def _fill_play(apps: Apps, bots: dict[str, Any]) -> dict[str, Any]:
-    Game = apps.get_model("play", "Game")
+    Table = apps.get_model("play", "Table")  # play at its latest: the split is older
     Seat = apps.get_model("play", "Seat")
     Move = apps.get_model("play", "Move")
-    game = Game.objects.create(owner=bots["author"], seed="seed-g", status="running",
-                               move_seconds=60, seq=2, view={"hand": [1, 2, 3]})
+    game = Table.objects.create(owner=bots["author"], seed="seed-g", status="running",
+                                move_seconds=60, seq=2, view={"hand": [1, 2, 3]})
     seats = [Seat.objects.create(game=game, seat=1, version=bots["versions"][1]),
              Seat.objects.create(game=game, seat=2, builtin="builtin:greedy"),
              Seat.objects.create(game=game, seat=3, version=bots["versions"][2])]
@@ -270,9 +270,9 @@ def _assert_tournament(old: dict[str, Any], ladder_id: int) -> None:
 
 
 def _assert_play(old: dict[str, Any]) -> None:
-    from play.models import Game
+    from play.models import Table
 
-    game = Game.objects.get(pk=old["game"].pk)
+    game = Table.objects.get(pk=old["game"].pk)
     assert (game.owner_id, game.status, game.seq, game.view) == (
         old["game"].owner_id, "running", 2, {"hand": [1, 2, 3]})
     assert [(s.pk, s.seat, s.version_id, s.builtin) for s in game.seats.all()] == [

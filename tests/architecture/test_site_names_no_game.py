@@ -1,9 +1,9 @@
-"""Architecture invariant (issue 32, docs/architecture.md "Games as plug-ins"): the site branches on a
-game's capabilities, never on its name. Outside the games' packages (engine/<game>/), their
-templates (templates/games/<game>/) and the migrations, no site module or template names a
-game: no import of a game's package, no `KAISER`/`SERGEANT_MAJOR` constant, no game's name as
-a string (docstrings and comments may say it). Since issue 32 no file is excepted; before it,
-the site's apps named a game on 80 lines."""
+"""Architecture invariant (issue 32, docs/architecture.md, "Games as plug-ins"): the site
+branches on a game's capabilities, never on its name. Outside the games' packages
+(engine/<game>/), their templates (templates/games/<game>/) and the migrations, no site module
+or template names a game: no import of a game's package, no `KAISER`/`SERGEANT_MAJOR`
+constant, no game's name as a string (docstrings and comments may say it). Since issue 32 no
+file is excepted; before it, the site's apps named a game on 80 lines."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot, BotVersion
 from bots.services import bot_version_add_builtin
-from play.models import Game
+from play.models import Table
 from tests.browser import test_browser
 from tests.browser.test_error_pages_browser import page_without_script_errors
 from tests.play import conftest as play_fixtures
@@ -66,7 +66,7 @@ def _builtin(owner: User, name: str, spec: str, game: str = "kaiser") -> BotVers
                                    spec=spec)
 
 
-def _game_against_people(person: User, play_game: Any, game: str) -> Game:
+def _game_against_people(person: User, play_game: Any, game: str) -> Table:
     """A one-deal (one-hand) game of `person` against the game's house players, the person
     answering each turn with its first legal move, played by the play worker's service."""
     from play import services
@@ -100,7 +100,7 @@ def site(settings: Any, play_game: Any) -> Site:
     from ladder.models import Ladder
     from matches import services as match_services
     from matches.models import Match
-    from play.models import Game
+    from play.models import Table
     from tournaments import services
     from tournaments.models import Tournament
 
@@ -136,7 +136,7 @@ def site(settings: Any, play_game: Any) -> Site:
             play(match)
     kaiser_game = _game_against_people(walker, play_game, "kaiser")
     sm_game = _game_against_people(walker, play_game, "sergeant-major")
-    assert Game.objects.filter(status=Game.Status.FINISHED).count() == 2
+    assert Table.objects.filter(status=Table.Status.FINISHED).count() == 2
     return Site(kaiser, three, kaiser_game.pk, sm_game.pk)
 
 

@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from bots.models import Bot, BotVersion
 from bots.services import bot_version_add_builtin
-from play.models import Game
+from play.models import Table
 from tests.browser import test_browser
 from tests.browser.test_error_pages_browser import page_without_script_errors
 from tests.browser.test_phone_layout_browser import (
@@ -58,7 +58,7 @@ def _builtin(owner: User, name: str, spec: str, game: str = "kaiser") -> BotVers
     return bot_version_add_builtin(bot=bot, spec=spec)
 
 
-def _finished_game(author: User, play_game: Any) -> Game:
+def _finished_game(author: User, play_game: Any) -> Table:
     """A one-deal game of the author against three random bots, the author answering each
     turn with a legal move, played by the play worker's service in a thread."""
     from play import services

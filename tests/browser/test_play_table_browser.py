@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from play.models import Game
+from play.models import Table
 from tests.browser import test_browser
 from tests.play.conftest import real_workers  # noqa: F401 (a fixture: the real play worker)
 from tests.play.test_play_browser import READY, _click_a_move, _log_in
@@ -127,9 +127,9 @@ def test_a_trick_the_person_completes_stays_on_the_table_with_who_played_what(
             break
     else:
         raise AssertionError(f"the person never played the fourth card of a trick: {games}")
-    assert Game.objects.filter(owner=owner).count() == len(games)
-    game = Game.objects.filter(owner=owner).latest("pk")
-    assert game.status == Game.Status.FINISHED and game.forfeit_reason == "resign"
+    assert Table.objects.filter(owner=owner).count() == len(games)
+    game = Table.objects.filter(owner=owner).latest("pk")
+    assert game.status == Table.Status.FINISHED and game.forfeit_reason == "resign"
     # The end names the teams: the person's partner is a bot too, so no "bots' team".
     expect(page.locator("#p-message")).to_have_text(
         "The other team (random (West) and random (East)) wins, "

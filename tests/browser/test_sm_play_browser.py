@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from engine.games import get_game
 from engine.sergeant_major import SERGEANT_MAJOR
-from play.models import Game
+from play.models import Table
 from tests.browser import test_browser
 from tests.play.conftest import real_workers  # noqa: F401 (a fixture: the real play worker)
 from tests.play.test_play_browser import READY, _log_in
@@ -122,7 +122,7 @@ def test_a_person_plays_a_sergeant_major_game_by_clicks_to_its_end(
             "['finished', 'void'].includes(document.getElementById('play').dataset.status)",
             arg=seq, timeout=60_000)
     expect(page.locator("#play")).to_have_attribute("data-status", "finished")
-    game = Game.objects.get(owner=owner)
+    game = Table.objects.get(owner=owner)
     replay = game.replay
     assert get_game(SERGEANT_MAJOR).validate_replay(replay) == []
     assert len(replay["games"][0]["deals"]) == 6

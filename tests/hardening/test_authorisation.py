@@ -31,7 +31,7 @@ from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_add_builtin
 from ladder.models import Ladder
 from matches.models import Match
-from play.models import Game as PlayGame
+from play.models import Table as PlayGame
 from tournaments.models import Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.django_db

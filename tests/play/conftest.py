@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import Client
 
 from play import services
-from play.models import Game
+from play.models import Table
 
 
 @pytest.fixture(autouse=True)
@@ -136,24 +136,24 @@ class GameThread:
 
 
 @pytest.fixture
-def play_game(private_broker: Any) -> Iterator[Callable[[Game], GameThread]]:
+def play_game(private_broker: Any) -> Iterator[Callable[[Table], GameThread]]:
     """start(game): its worker side in a thread (the broker is private: no worker of the
     machine picks the dispatched task up). Every thread is joined at the end."""
     threads: list[GameThread] = []
 
-    def start(game: Game) -> GameThread:
+    def start(game: Table) -> GameThread:
         threads.append(GameThread(game.pk))
         return threads[-1]
 
     yield start
     for thread in threads:
-        Game.objects.filter(pk=thread.game_id, status=Game.Status.RUNNING).update(
+        Table.objects.filter(pk=thread.game_id, status=Table.Status.RUNNING).update(
             resign_requested=True)
         thread.thread.join(30)
 
 
-def wait_view(game: Game, *, seq: int | None = None, timeout: float = 60,
-              turn: bool = True) -> Game:
+def wait_view(game: Table, *, seq: int | None = None, timeout: float = 60,
+              turn: bool = True) -> Table:
     """The game once it waits for the person (at move `seq`, if given) or is over."""
     deadline = time.monotonic() + timeout
     while True:

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from engine.validate import validate_replay
-from play.models import Game
+from play.models import Table
 from tests.browser import test_browser
 
 # Playwright's sync API runs an event loop in this thread; the test's own database calls are
@@ -118,8 +118,8 @@ def test_a_person_plays_a_whole_deal_by_clicks_and_the_replay_holds_those_moves(
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"play-over-{partner.replace(':', '-')}.png"),
                     full_page=True)
-    game = Game.objects.get(owner=owner)
-    assert game.status == Game.Status.FINISHED and game.forfeit_reason == ""
+    game = Table.objects.get(owner=owner)
+    assert game.status == Table.Status.FINISHED and game.forfeit_reason == ""
     assert validate_replay(game.replay) == []
     assert _person_moves(game.replay) == clicked and clicked
     seats = game.replay["seat_players"]
@@ -165,7 +165,7 @@ def test_the_contract_trump_and_kitty_discard_by_clicks_and_cards_by_keys(
         page.wait_for_function(
             "seq => document.getElementById('play').dataset.seq !== seq || "
             "document.getElementById('play').dataset.status === 'finished'", arg=seq)
-    game = Game.objects.get(owner=owner)
+    game = Table.objects.get(owner=owner)
     assert validate_replay(game.replay) == []
     deal = game.replay["games"][0]["deals"][0]
     assert deal["contract"]["seat"] == 0 and deal["contract"]["bid"] == made[0]

@@ -45,11 +45,11 @@ def test_the_play_docs_page_renders_and_the_replay_format_links_to_it(client: Cl
 def test_a_finished_game_names_the_winning_team_and_writes_negative_scores_with_a_minus(
     person_client: Client, make_program: Any, owner: Any
 ) -> None:
-    from play.models import Game, Seat
+    from play.models import Seat, Table
 
     partner = make_program("north-bot", b"print('hi')\n", owner=owner)
-    game = Game.objects.create(owner=owner, seed="1", move_seconds=60,
-                               status=Game.Status.FINISHED, winner=0, score=[53, -24])
+    game = Table.objects.create(owner=owner, seed="1", move_seconds=60,
+                               status=Table.Status.FINISHED, winner=0, score=[53, -24])
     Seat.objects.bulk_create([Seat(game=game, seat=1, builtin="builtin:random"),
                               Seat(game=game, seat=2, version=partner),
                               Seat(game=game, seat=3, builtin="builtin:greedy")])

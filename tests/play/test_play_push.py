@@ -20,7 +20,7 @@ from django.db import connection
 from django.test import AsyncClient, Client
 
 from play import push, services
-from play.models import Game
+from play.models import Table
 from tests.play.conftest import wait_view
 from tests.play.test_play_services import _first_legal, _new_game, _post
 
@@ -67,7 +67,7 @@ def _wait_blocked(client: redis.Redis, *, idle: int) -> None:
 
 
 def _pushed_game(person_client: Client, push_redis: str,
-                 settings: Any) -> tuple[redis.Redis, Game, CountingGame]:
+                 settings: Any) -> tuple[redis.Redis, Table, CountingGame]:
     """A client of the push Redis, and a new game played by a counting worker, with no
     heartbeat within the test's waits."""
     settings.KAISER_PLAY_HEARTBEAT_SECONDS = 30
@@ -76,12 +76,12 @@ def _pushed_game(person_client: Client, push_redis: str,
 
 
 @contextlib.contextmanager
-def _resigned_after(game: Game, worker: CountingGame) -> Iterator[None]:
+def _resigned_after(game: Table, worker: CountingGame) -> Iterator[None]:
     """Whatever the test asserted, the person resigns at its end and the worker finishes."""
     try:
         yield
     finally:
-        Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(
+        Table.objects.filter(pk=game.pk, status=Table.Status.RUNNING).update(
             resign_requested=True)
         push.wake(game.pk, "resign")
         worker.thread.join(30)
@@ -155,7 +155,7 @@ async def _events(stream: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]
                 yield json.loads("\n".join(data))
 
 
-def _events_after_a_move(game: Game, username: str, password: str,
+def _events_after_a_move(game: Table, username: str, password: str,
                          person_client: Client) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Follow events/: the current state (the person to move), then the person's first legal
     move posted; the events that follow, until the person is to move again or the game
@@ -218,7 +218,7 @@ def test_the_event_stream_sends_the_state_then_the_moves_up_to_the_persons_next_
     assert stamps == sorted(stamps) and stamps[-1] <= event["view"]["at"] <= event["now"]
     # The record (state/, what a polling page reads) is the same state.
     assert person_client.get(f"/play/{game.pk}/state/").json()["view"] == event["view"]
-    Game.objects.filter(pk=game.pk).update(resign_requested=True)
+    Table.objects.filter(pk=game.pk).update(resign_requested=True)
     push.wake(game.pk, "resign")
     assert worker.join() == "finished"
 
@@ -246,7 +246,7 @@ def test_a_bot_that_may_think_is_shown_to_move_before_it_is_asked(
         if 2 in {m["seat"] for m in moves}:
             assert waits, "the partner moved, but the page never saw it was to move"
     assert shown_to_move
-    Game.objects.filter(pk=game.pk, status=Game.Status.RUNNING).update(resign_requested=True)
+    Table.objects.filter(pk=game.pk, status=Table.Status.RUNNING).update(resign_requested=True)
     push.wake(game.pk, "resign")
     assert worker.join() in ("finished", "void")
 
@@ -255,7 +255,7 @@ def test_the_stream_reads_the_record_once_subscribed_then_sends_what_is_publishe
     person_client: Client, push_redis: str, owner: Any, password: str
 ) -> None:
     game = _new_game(person_client)  # no worker: this test writes and publishes its states
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING, seq=3,
+    Table.objects.filter(pk=game.pk).update(status=Table.Status.RUNNING, seq=3,
                                            view={"seq": 3, "your_turn": False})
 
     async def follow() -> list[dict[str, Any]]:
@@ -266,7 +266,7 @@ def test_the_stream_reads_the_record_once_subscribed_then_sends_what_is_publishe
         seen = [await anext(stream)]  # the record, read once subscribed
         # The record moves on (seq 9) while the messages of seq 4 and 5 are on their way:
         # the stream sends those, in order, not the record again.
-        await sync_to_async(Game.objects.filter(pk=game.pk).update)(
+        await sync_to_async(Table.objects.filter(pk=game.pk).update)(
             seq=9, view={"seq": 9, "your_turn": True})
         for seq in (4, 5):
             await sync_to_async(push.publish)(game.pk, {

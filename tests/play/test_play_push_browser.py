@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from engine.validate import validate_replay
-from play.models import Game
+from play.models import Table
 from tests.browser import test_browser
 from tests.play.test_play_browser import _log_in, _person_moves, _play_by_clicks
 
@@ -44,13 +44,13 @@ def _start_a_deal(page: Page, base: str, owner: Any, password: str) -> None:
     page.wait_for_url(lambda url: "/play/" in url and url.rstrip("/").split("/")[-1].isdigit())
 
 
-def _play_a_deal(page: Page, base: str, owner: Any, password: str) -> tuple[Game, list[Any]]:
+def _play_a_deal(page: Page, base: str, owner: Any, password: str) -> tuple[Table, list[Any]]:
     _start_a_deal(page, base, owner, password)
     clicked = _play_by_clicks(page)
     expect(page.locator("#play")).to_have_attribute("data-status", "finished")
     expect(page.locator("#p-replay")).to_be_visible()
-    game = Game.objects.get(owner=owner)
-    assert game.status == Game.Status.FINISHED and validate_replay(game.replay) == []
+    game = Table.objects.get(owner=owner)
+    assert game.status == Table.Status.FINISHED and validate_replay(game.replay) == []
     assert _person_moves(game.replay) == clicked and clicked
     return game, clicked
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from engine.validate import validate_replay
 from play import services
-from play.models import Game, Move
+from play.models import Move, Table
 from tests.hardening.hardening_support import processes_with, slow_bot_zip, wait_until_gone
 from tests.play.conftest import wait_view
 
@@ -29,13 +29,13 @@ def _open(client: Client, seats: list[str] = RANDOMS, **fields: str) -> Any:
     return client.post("/play/", data)
 
 
-def _new_game(client: Client, seats: list[str] = RANDOMS, **fields: str) -> Game:
+def _new_game(client: Client, seats: list[str] = RANDOMS, **fields: str) -> Table:
     response = _open(client, seats, **fields)
     assert response.status_code == 302, response.content.decode()[:500]
-    return Game.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
+    return Table.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
 
 
-def _post(client: Client, game: Game, body: Any) -> Any:
+def _post(client: Client, game: Table, body: Any) -> Any:
     return client.post(f"/play/{game.pk}/move/", json.dumps(body),
                        content_type="application/json")
 
@@ -44,7 +44,7 @@ def _first_legal(view: dict[str, Any]) -> Any:
     return view["legal"][: view["kitty"]] if view["decision"] == "discard" else view["legal"][0]
 
 
-def _play_out(client: Client, game: Game) -> list[tuple[int, Any]]:
+def _play_out(client: Client, game: Table) -> list[tuple[int, Any]]:
     """Answer every decision with its first legal move until the game is over."""
     posted = []
     while True:
@@ -83,7 +83,7 @@ def test_a_game_played_by_posted_moves_is_a_valid_replay_of_those_moves(
     posted = _play_out(person_client, game)
     assert worker.join() == "finished"
     game.refresh_from_db()
-    assert game.status == Game.Status.FINISHED and game.view["over"]
+    assert game.status == Table.Status.FINISHED and game.view["over"]
     assert validate_replay(game.replay) == []
     deals = game.replay["games"][0]["deals"]
     if length == "deal":
@@ -144,10 +144,10 @@ def test_a_move_is_stored_in_five_queries_and_one_transaction(
     tables = [found.group(1).upper() if (found := re.match(r"\s*(BEGIN|COMMIT)\b", q["sql"], re.I))
               else " ".join(sorted(set(re.findall(r'(?:FROM|INTO) "(\w+)"', q["sql"]))))
               for q in queries.captured_queries]
-    assert tables == ["django_session", "auth_user", "play_game", "play_game play_move",
+    assert tables == ["django_session", "auth_user", "play_table", "play_move play_table",
                       "BEGIN", "play_move", "COMMIT"], tables
     assert Move.objects.filter(game=game, seq=game.seq).exists()
-    Game.objects.filter(pk=game.pk).update(resign_requested=True)
+    Table.objects.filter(pk=game.pk).update(resign_requested=True)
     assert worker.join() == "finished"
 
 
@@ -188,12 +188,12 @@ def test_a_person_who_stops_answering_forfeits_on_time_and_the_bots_processes_ar
     game = _new_game(person_client, seats=[str(bot.pk)] * 3)
     worker = play_game(game)
     game = wait_view(game)
-    assert game.status == Game.Status.RUNNING and game.view["your_turn"]
+    assert game.status == Table.Status.RUNNING and game.view["your_turn"]
     assert len({pid for pid, _ in processes_with(marker)}) >= 3  # the three bots, waiting
     assert worker.join() == "finished"
     game.refresh_from_db()
     assert (game.status, game.forfeit_reason, game.forfeit_seat, game.winner) == \
-        (Game.Status.FINISHED, "timeout", 0, 1)
+        (Table.Status.FINISHED, "timeout", 0, 1)
     assert game.replay["result"]["forfeit"]["detail"] == "no move within 3 s"
     assert validate_replay(game.replay) == []
     assert wait_until_gone(marker) == []
@@ -225,9 +225,9 @@ def test_a_second_game_beyond_the_limit_is_refused(
     second = _open(person_client, ["builtin:greedy"] * 3)
     assert second.status_code == 409
     assert "1 open game already" in second.content.decode()
-    assert Game.objects.filter(owner=owner).count() == 1
+    assert Table.objects.filter(owner=owner).count() == 1
     # Once the first is over, a new one may start.
-    Game.objects.filter(owner=owner).update(status=Game.Status.VOID)
+    Table.objects.filter(owner=owner).update(status=Table.Status.VOID)
     assert _open(person_client).status_code == 302
 
 
@@ -236,7 +236,7 @@ def test_a_game_whose_worker_died_is_void_and_says_so(
 ) -> None:
     game = _new_game(person_client)
     stale = timezone.now() - timedelta(seconds=settings.KAISER_PLAY_STALE_SECONDS + 1)
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING, alive=stale,
+    Table.objects.filter(pk=game.pk).update(status=Table.Status.RUNNING, alive=stale,
                                            started=stale, view={"your_turn": True})
     state = person_client.get(f"/play/{game.pk}/state/").json()
     assert state["status"] == "void"
@@ -251,10 +251,10 @@ def test_a_running_game_met_again_by_its_task_is_void(
     person_client: Client, private_broker: Any
 ) -> None:
     game = _new_game(person_client)
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING, alive=timezone.now())
+    Table.objects.filter(pk=game.pk).update(status=Table.Status.RUNNING, alive=timezone.now())
     assert services.game_play(game_id=game.pk, worker="redelivered") == "void"
     game.refresh_from_db()
-    assert game.status == Game.Status.VOID and "stopped" in game.void_reason
+    assert game.status == Table.Status.VOID and "stopped" in game.void_reason
 
 
 def test_bad_seat_choices_are_refused_with_a_reason(
@@ -267,7 +267,7 @@ def test_bad_seat_choices_are_refused_with_a_reason(
         response = _open(person_client, seats)
         assert response.status_code == 400 and reason in response.content.decode()
     assert _open(person_client, rules="nope").status_code == 400
-    assert not Game.objects.exists()
+    assert not Table.objects.exists()
 
 
 def test_someone_elses_game_is_not_found_and_takes_no_move(
@@ -311,8 +311,8 @@ def test_the_persons_view_never_shows_a_bots_discards(owner: Any) -> None:
     from engine.kaiser.game import GameState, pair_deals
     from engine.kaiser.rules import get_rules
 
-    game = Game.objects.create(owner=owner, rules="saskatchewan", seed="1", move_seconds=60,
-                               status=Game.Status.RUNNING)
+    game = Table.objects.create(owner=owner, rules="saskatchewan", seed="1", move_seconds=60,
+                               status=Table.Status.RUNNING)
     rules = get_rules("saskatchewan")
     dealer, deals = pair_deals(rules, "1", 0)
     channel = services.Channel(game)
@@ -344,7 +344,7 @@ def test_a_hand_without_honours_may_be_thrown_in_under_the_misdeal_rule(
 ) -> None:
     game = _new_game(person_client, rules="pagat")
     # Seed m6142 deals seat 0 a hand with no J, Q, K, A, 5H or 3S first (seat 0 is asked).
-    Game.objects.filter(pk=game.pk).update(seed="m6142")
+    Table.objects.filter(pk=game.pk).update(seed="m6142")
     worker = play_game(game)
     game = wait_view(game)
     assert (game.view["decision"], game.view["legal"]) == ("misdeal", [True, False])

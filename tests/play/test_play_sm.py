@@ -16,22 +16,22 @@ from bots.services import bot_version_add_builtin
 from engine.games import get_game
 from engine.sergeant_major import SERGEANT_MAJOR
 from play import selectors
-from play.models import Game, Move
+from play.models import Move, Table
 from tests.play.conftest import wait_view
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 RANDOMS = ["builtin:random", "builtin:random"]
 
 
-def _new_game(client: Client, seats: list[str] = RANDOMS, **fields: str) -> Game:
+def _new_game(client: Client, seats: list[str] = RANDOMS, **fields: str) -> Table:
     data = {"game": SERGEANT_MAJOR, "rules": "952", "length": "deal", **fields,
             **{f"seat{n}": v for n, v in zip((1, 2), seats, strict=True)}}
     response = client.post("/play/", data)
     assert response.status_code == 302, response.content.decode()[:500]
-    return Game.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
+    return Table.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
 
 
-def _post(client: Client, game: Game, body: Any) -> Any:
+def _post(client: Client, game: Table, body: Any) -> Any:
     return client.post(f"/play/{game.pk}/move/", json.dumps(body),
                        content_type="application/json")
 
@@ -59,7 +59,7 @@ def _check_view(view: dict[str, Any]) -> None:
             assert move["action"] is None
 
 
-def _play_out(client: Client, game: Game) -> tuple[list[Any], set[str]]:
+def _play_out(client: Client, game: Table) -> tuple[list[Any], set[str]]:
     posted: list[Any] = []
     decisions: set[str] = set()
     while True:
@@ -101,7 +101,7 @@ def test_a_sergeant_major_game_played_by_posted_moves_is_a_valid_replay_of_those
     posted, decisions = _play_out(person_client, game)
     assert worker.join() == "finished"
     game.refresh_from_db()
-    assert game.status == Game.Status.FINISHED and game.view["over"]
+    assert game.status == Table.Status.FINISHED and game.view["over"]
     replay = game.replay
     assert replay["format"] == "sergeant-major-replay"
     assert get_game(SERGEANT_MAJOR).validate_replay(replay) == []
@@ -155,7 +155,7 @@ def test_a_seat_takes_only_a_player_of_the_game(person_client: Client, house: An
                                            "length": "deal", "seat1": "builtin:random",
                                            "seat2": "builtin:random"})
     assert answer.status_code == 400 and "unknown rule set" in answer.content.decode()
-    assert not Game.objects.exists()
+    assert not Table.objects.exists()
     form = person_client.get("/play/?game=sergeant-major").content.decode()
     assert 'name="seat3"' not in form and "builtin:mc" in form and "k-bot" not in form
 
@@ -165,8 +165,8 @@ def test_a_bots_record_with_people_counts_the_winning_seat(house: Any, owner: An
         bot=Bot.objects.create(owner=house, name="sm-house", game=SERGEANT_MAJOR),
         spec="builtin:greedy")
     for winner in (1, 2, 0, None):
-        game = Game.objects.create(owner=owner, game=SERGEANT_MAJOR, rules="952", seed="1",
-                                   move_seconds=60, status=Game.Status.FINISHED,
+        game = Table.objects.create(owner=owner, game=SERGEANT_MAJOR, rules="952", seed="1",
+                                   move_seconds=60, status=Table.Status.FINISHED,
                                    winner=winner, score=[0, 0, 0])
         game.seats.create(seat=1, version=version, builtin="builtin:greedy")
         game.seats.create(seat=2, builtin="builtin:random")
@@ -185,7 +185,7 @@ def test_a_kaiser_bots_record_with_people_counts_its_team(house: Any, owner: Any
 
     def game(seats: tuple[int, ...], winner: int | None, status: str = "finished",
              who: Any = version) -> None:
-        played = Game.objects.create(owner=owner, rules="official", seed="1", move_seconds=60,
+        played = Table.objects.create(owner=owner, rules="official", seed="1", move_seconds=60,
                                      status=status, winner=winner, score=[0, 0])
         for seat in (1, 2, 3):
             played.seats.create(seat=seat, version=who if seat in seats else None,

@@ -15,7 +15,7 @@ from engine.validate import validate_replay
 from ladder.models import Ladder, LadderEntry
 from matches import services as match_services
 from matches.models import Match
-from play.models import Game
+from play.models import Table
 from tests.hardening.hardening_support import processes_with, slow_bot_zip, wait_until_gone
 from tests.play.conftest import wait_view
 
@@ -23,12 +23,12 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(240)]
 
 
-def _open(client: Client) -> Game:
+def _open(client: Client) -> Table:
     response = client.post("/play/", {"rules": "official", "length": "deal",
                                       "seat1": "builtin:random", "seat2": "builtin:greedy",
                                       "seat3": "builtin:random"})
     assert response.status_code == 302, response.content.decode()[:300]
-    return Game.objects.latest("pk")
+    return Table.objects.latest("pk")
 
 
 def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
@@ -55,7 +55,7 @@ def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
         time.sleep(0.2)
     for game in games:
         game.refresh_from_db()
-        assert game.status == Game.Status.RUNNING and game.view["your_turn"]
+        assert game.status == Table.Status.RUNNING and game.view["your_turn"]
     # The people come back: their games go on and end as usual.
     for game in games:
         assert person_client.post(f"/play/{game.pk}/resign/").status_code == 302
@@ -83,8 +83,8 @@ def test_a_game_whose_worker_dies_is_void_says_so_and_leaves_no_bot_running(
     response = person_client.post("/play/", {"rules": "official", "length": "game",
                                              **{f"seat{n}": str(bot.pk) for n in (1, 2, 3)}})
     assert response.status_code == 302
-    game = wait_view(Game.objects.latest("pk"))
-    assert game.status == Game.Status.RUNNING and processes_with(marker)
+    game = wait_view(Table.objects.latest("pk"))
+    assert game.status == Table.Status.RUNNING and processes_with(marker)
     worker.kill()  # SIGKILL, the worker process alone: no goodbye
     deadline = time.monotonic() + 30
     while (state := person_client.get(f"/play/{game.pk}/state/").json())["status"] != "void":
