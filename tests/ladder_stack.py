@@ -39,9 +39,10 @@ def ladder_worker(settings: Any, tmp_path: Path, prefix: str) -> Iterator[Logged
     process.stop()
 
 
-def upload_checked(name: str, content: bytes, *, game: str, filename: str = "bot.py") -> int:
+def upload_verdict(name: str, content: bytes, *, game: str,
+                   filename: str = "bot.py") -> dict[str, Any]:
     """A new author makes a bot of `game` and uploads `content`; the real check runs (in this
-    process, eagerly) and must accept it. Returns the version's id."""
+    process, eagerly). The version as the API shows it, with the check's verdict."""
     from kaiser_site.celery import app
 
     client = APIClient()
@@ -55,9 +56,14 @@ def upload_checked(name: str, content: bytes, *, game: str, filename: str = "bot
     finally:
         app.conf.task_always_eager = False
     assert upload.status_code == 201, upload.content
-    version = client.get(f"/api/v1/versions/{upload.json()['id']}/").json()
+    return client.get(f"/api/v1/versions/{upload.json()['id']}/").json()  # type: ignore[no-any-return]
+
+
+def upload_checked(name: str, content: bytes, *, game: str, filename: str = "bot.py") -> int:
+    """upload_verdict, which must accept the program. Returns the version's id."""
+    version = upload_verdict(name, content, game=game, filename=filename)
     assert version["status"] == "active", version
-    return int(upload.json()["id"])
+    return int(version["id"])
 
 
 def wait_rated(ladder: Ladder, count: int, timeout: float) -> None:

@@ -15,7 +15,6 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -26,7 +25,7 @@ from ladder import services as ladder_services
 from ladder.models import Ladder, RatingChange
 from matches.models import Match
 from matches.stats import play_stats_fold
-from tests.ladder_stack import ladder_worker, upload_checked, wait_rated
+from tests.ladder_stack import ladder_worker, upload_checked, upload_verdict, wait_rated
 from tests.processes import LoggedProcess
 from tournaments import services as tournament_services
 from tournaments.models import Tournament
@@ -61,29 +60,6 @@ BOTS = (("duel-starter", (PROGRAMS / "duel_bot.py").read_bytes()),
 KAISER_BOT = ROOT / "bots" / "examples" / "minimal_bot.py"
 
 
-def _upload_verdict(name: str, content: bytes, *, game: str) -> dict[str, Any]:
-    """A new author makes a bot of `game` and uploads `content`; the real check runs (here,
-    eagerly). The version as the API shows it."""
-    from django.contrib.auth.models import User
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    from kaiser_site.celery import app
-
-    client = APIClient()
-    client.force_authenticate(User.objects.create_user(username=f"author-of-{name}"))
-    bot = client.post("/api/v1/bots/", {"name": name, "game": game}, format="json")
-    assert bot.status_code == 201, bot.content
-    app.conf.task_always_eager = True
-    try:
-        upload = client.post(f"/api/v1/bots/{bot.json()['id']}/versions/",
-                             {"file": SimpleUploadedFile("bot.py", content)},
-                             format="multipart")
-    finally:
-        app.conf.task_always_eager = False
-    assert upload.status_code == 201, upload.content
-    return client.get(f"/api/v1/versions/{upload.json()['id']}/").json()  # type: ignore[no-any-return]
-
-
 def _wait_finished(tournament: Tournament, timeout: float) -> Tournament:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -102,7 +78,7 @@ def test_a_game_of_the_tests_plays_through_the_whole_stack(duel: Game,
     name = duel.name
     versions = [upload_checked(bot, content, game=name) for bot, content in BOTS]
     # A bot of another game is refused by this game's check, with the reason in words.
-    verdict = _upload_verdict("duel-wrong", KAISER_BOT.read_bytes(), game=name)
+    verdict = upload_verdict("duel-wrong", KAISER_BOT.read_bytes(), game=name)
     assert verdict["status"] == "rejected" and verdict["reason"], verdict
 
     # The ladder: the game's home ladder, made from what the game says of itself.
