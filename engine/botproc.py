@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.archive import BotProgram, program_unpack
-from engine.clock import BotCpu, Move, SeatClock, sandbox_kernel_pids
+from engine.clock import BotCpu, DecisionTime, Move, SeatClock, sandbox_kernel_pids
 from engine.faults import BotFault, InfrastructureError
 from engine.games import ActWriter, Game, ReplyReader, default_game, game_of_rules
 from engine.players import Player, TimeControl
@@ -34,6 +34,7 @@ from engine.sandbox import (
 )
 from engine.sandbox import pool as seat_pool
 from engine.sandbox.config import config
+from engine.slots import Slots
 from engine.wire import parse_line
 
 MAX_LINE = 64 * 1024
@@ -207,6 +208,9 @@ class ProgramPlayer(Player):
         self._from_reply: ReplyReader | None = None
         self._next_id = 0
         self._decisions: list[int] = []  # counted ms of each decision (engine.clock)
+        self._times: list[DecisionTime] = []  # each decision's times, for the detector
+        self._slots: Slots | None = None  # strict time: the match's schedule
+        self._held: list[bytes] = []  # strict time: notifications, sent with the next message
         self._fault: BotFault | None = None
         self._time = TimeControl()
         self.clock = SeatClock(self._time, factor=1.0)  # start() sets the match's
@@ -277,6 +281,15 @@ class ProgramPlayer(Player):
         if not self._running().wait_started(_now() + wait_s):
             raise InfrastructureError(f"the sandbox did not start within {wait_s:.0f} s")
 
+    def use_slots(self, slots: Slots) -> None:
+        """Strict time: each message goes out at its slot's start (engine.slots), its
+        notifications with it."""
+        self._slots = slots
+
+    def boot_wait(self) -> None:
+        if self._proc is not None:
+            self._proc.wait_booted(_now() + SANDBOX_START_S)  # late: let_in says so
+
     def begin_game(self, game: int) -> None:
         self.clock.begin_game()
         if self._proc is not None and self._stderr_open:
@@ -301,14 +314,26 @@ class ProgramPlayer(Player):
         writer, from_reply = self._writer, self._from_reply
         assert writer is not None and from_reply is not None  # start() has run
         data = writer.message(state, legal, mid, int(self.clock.bank_ms))
-        move = self.clock.move(self.cpu)  # the bot's CPU time, read before it can run
+        slots = self._slots
+        if slots is None:
+            move = self.clock.move(self.cpu)  # the bot's CPU time, read before it can run
+        else:
+            if self._held:
+                data = b"".join(self._held) + data
+                self._held.clear()
+            start = slots.begin()  # sleeps to the slot's start: nobody's reply moves it
+            move = self.clock.move(self.cpu, strict_until=start + slots.reply_s)
         if proc.cpu_limit_hit(self.cpu.seat_ns) is not None:  # what its last turns used
             raise BotFault("resource", "the sandbox's CPU time limit stopped the bot", mid)
         self._write(data, move.wall_deadline, mid)
         self._table.turn(proc)
         reply = self._receive(move, mid)
         self._table.rest(proc)
-        self._decisions.append(self.clock.charge(move))
+        counted = self.clock.charge(move)
+        self._decisions.append(counted)
+        assert move.ended is not None
+        self._times.append(DecisionTime(move.sent, counted, (move.ended - move.sent) * 1000,
+                                        move.sleep_ms()))
         hit = self._proc.tmp_limit_hit()  # type: ignore[union-attr]
         if hit is not None:
             raise BotFault("resource", f"the sandbox's {hit} limit stopped the bot", mid)
@@ -322,6 +347,9 @@ class ProgramPlayer(Player):
 
     def notify(self, message: dict[str, Any]) -> None:
         if self._fault is not None or self._proc is None:
+            return
+        if self._slots is not None:  # strict: when a deal ended is no seat's business
+            self._held.append(json.dumps(message, separators=(",", ":")).encode() + b"\n")
             return
         try:
             self._send(message, _now() + NOTIFY_WRITE_S, self._next_id)
@@ -341,6 +369,9 @@ class ProgramPlayer(Player):
         self._table.leave(proc)  # resumed: it must read its goodbye, or be killed
         if self._greeted and self._fault is None and proc.poll() is None:
             with contextlib.suppress(BotFault, OSError):
+                held, self._held = b"".join(self._held), []
+                if held:
+                    self._write(held, _now() + 0.2, self._next_id)
                 self._send({"type": "match_end"}, _now() + 0.2, self._next_id)
                 proc.close_stdin()
             self._goodbye_until = _now() + EXIT_GRACE_S
@@ -369,6 +400,9 @@ class ProgramPlayer(Player):
 
     def decision_ms(self) -> list[int]:
         return self._decisions
+
+    def decision_times(self) -> list[DecisionTime]:
+        return self._times
 
     # --- the wire ------------------------------------------------------------------------
     def _running(self) -> SandboxProcess:

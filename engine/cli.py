@@ -15,7 +15,7 @@ from engine import clock
 from engine.builtin import resolve_player
 from engine.faults import InfrastructureError
 from engine.games import GAMES, Game, default_game, game_of_replay, get_game
-from engine.players import TimeControl
+from engine.players import TimeControl, strict_ms_error
 from engine.runner import replay_json
 from engine.validate import iter_replays, validate_replay
 
@@ -70,6 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--move-ms", type=int, default=1000)
     match.add_argument("--bank-ms", type=int, default=10000)
     match.add_argument("--startup-ms", type=int, default=5000)
+    match.add_argument("--strict-ms", type=int, default=0, metavar="T",
+                       help="strict time: every decision is a slot of T ms of wall time, its "
+                            "message sent at the slot's start, so no seat's clock tells how "
+                            "long another took; a reply later than T less a twentieth (2 ms at "
+                            "least) is a timeout (docs/protocol.md, 'Strict time'). 0: off")
     match.add_argument("--unsandboxed", action="store_true",
                        help="run bot programs WITHOUT the sandbox (local development only; "
                             "the default where bubblewrap is not installed)")
@@ -120,7 +125,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         raise CommandError(f"--games must be a positive {sets} (sets of "
                            f"{game.games_per_set} games over the same deals, the seats moved), "
                            f"not {games}")
-    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms)
+    strict = strict_ms_error(args.strict_ms)
+    if strict:
+        raise CommandError(f"--strict-ms: {strict}")
+    time_control = TimeControl(args.move_ms, args.bank_ms, args.startup_ms, args.strict_ms)
     players = _players(args, specs, time_control, game)
     progress = None if args.quiet else Progress(games)
     started = time.perf_counter()
@@ -253,10 +261,13 @@ def _clock_used(factories: list[Any]) -> str | None:
     seats = [player for factory in factories for player in getattr(factory, "players", [])]
     if not seats:
         return None
+    strict = seats[0].clock.time.strict_ms
+    extra = (f"; strict time: a slot of {strict} ms a decision, the reply due "
+             f"{seats[0].clock.time.strict_reply_ms} ms into it" if strict else "")
     if any(seat.clock.kind == "wall" for seat in seats):
         return ("clock: WALL time, not CPU time: this machine could not count a seat's CPU "
-                "time (the server always does)")
-    return clock.describe()
+                "time (the server always does)" + extra)
+    return clock.describe() + extra
 
 
 def cmd_clock(args: argparse.Namespace) -> int:

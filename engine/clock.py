@@ -31,10 +31,12 @@ import math
 import os
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from engine.faults import InfrastructureError
 from engine.players import TimeControl
@@ -192,6 +194,9 @@ def _read(path: str | Path) -> str:
 # run queue (beside four busy loops and the suite, an honest bot had 335 ms in 14.4 s, a
 # sixth of its share, and met the backstop); a bot that sleeps or is silent has about none.
 COMPUTING = 0.1
+# A move whose wall time exceeds the seat's CPU time by no more than this did not sleep: the
+# pressure is not read (most honest decisions).
+SLEEP_FLOOR_NS = 500_000
 
 
 def load_scale() -> float:
@@ -204,6 +209,47 @@ def load_scale() -> float:
     now = int(running[0].split("/")[0]) - 1 if running else 0
     busy = max(os.getloadavg()[0], float(now))
     return min(MAX_LOAD_SCALE, max(1.0, busy / (os.cpu_count() or 1)))
+
+
+# --- waiting for a core, or sleeping ---------------------------------------------------------
+
+PRESSURE = "/proc/pressure/cpu"
+_pressure = threading.local()
+
+
+def cpu_pressure_us() -> int | None:
+    """The host's CPU pressure so far (PSI's "some" total: µs in which at least one task was
+    ready to run and waited for a core), or None where the kernel does not say (no PSI).
+
+    A seat on move that is neither computing nor waiting for a core sleeps: while it sleeps
+    on a host with a core to spare, this does not grow (Move.sleep_ms). One pread of a file
+    kept open (2 µs), per thread."""
+    fd = getattr(_pressure, "fd", None)
+    if fd is None:
+        try:
+            fd = _pressure.fd = os.open(PRESSURE, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            fd = _pressure.fd = -1
+    if fd < 0:
+        return None
+    try:
+        line = os.pread(fd, 128, 0).split(b"\n", 1)[0]
+        return int(line.rsplit(b"total=", 1)[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class DecisionTime(NamedTuple):
+    """One decision of a seat, as the fair-play detector reads it (engine.fairplay): when its
+    message went out (monotonic s: a side's decisions in the engine's order), its counted
+    ms, its wall ms (message written to reply read), and the ms in which the seat slept:
+    neither computing (the whole seat's CPU, its sandbox's kernel too) nor waiting for a core
+    (the host's CPU pressure); None where the host gives no pressure figure."""
+
+    sent: float
+    counted_ms: float
+    wall_ms: float
+    sleep_ms: float | None
 
 
 # --- the bot's CPU time: its processes, not its sandbox's kernel ------------------------------
@@ -300,22 +346,35 @@ class SeatClock:
         return Move(self, read_cpu, self.time.startup_ms,
                     self.backstop_ms(self.time.startup_ms), f"{self.time.startup_ms} ms")
 
-    def move(self, read_cpu: ReadCpu) -> Move:
-        """The clock of a decision, started now (call it just before the message goes out)."""
+    def move(self, read_cpu: ReadCpu, *, strict_until: float | None = None) -> Move:
+        """The clock of a decision, started now (call it just before the message goes out).
+        strict_until: under strict time, when the reply is due (monotonic s); the slot
+        replaces the backstop, and nothing stretches it."""
+        label = f"{self.time.move_ms} ms + {int(self.bank_ms)} ms bank"
+        if strict_until is not None:
+            wall_ms = max(0.0, strict_until - time.monotonic()) * 1000
+            return Move(self, read_cpu, self.time.move_ms + self.bank_ms, wall_ms, label,
+                        strict=f"its strict slot of {self.time.strict_ms} ms (the reply is "
+                               f"due {self.time.strict_reply_ms} ms into it)")
         return Move(self, read_cpu, self.time.move_ms + self.bank_ms,
-                    self.backstop_ms(self.time.move_ms) + self.wall_bank_ms,
-                    f"{self.time.move_ms} ms + {int(self.bank_ms)} ms bank")
+                    self.backstop_ms(self.time.move_ms) + self.wall_bank_ms, label)
 
     def charge(self, move: Move) -> int:
         """The reply is in: what went beyond move_ms comes out of the banks. Returns the
-        decision's counted ms."""
+        decision's counted ms.
+
+        Wall time beyond the backstop comes out of the wall bank, divided by the host's load
+        only for a seat that computed (Move.computing): a crowded host slows a bot that
+        works, not one that sleeps, so a sleeping seat is charged its wall time in full on
+        any host (issue 41)."""
         counted_ms, wall_ms = move.finish()
         self.counted_ns += round(counted_ms * 1e6 / self.factor)
         self.kernel_ns += move.kernel_ns()
         self.bank_ms = max(0.0, self.bank_ms - max(0.0, counted_ms - self.time.move_ms))
         backstop_ms = self.backstop_ms(self.time.move_ms)
-        if wall_ms > backstop_ms:  # on a crowded host, the wall time a core would have taken
-            over_ms = wall_ms / max(move.scale, load_scale()) - backstop_ms
+        if wall_ms > backstop_ms and not move.strict:
+            scale = max(move.scale, load_scale())
+            over_ms = (wall_ms / scale if move.computing(scale) else wall_ms) - backstop_ms
             self.wall_bank_ms = max(0.0, self.wall_bank_ms - max(0.0, over_ms))
         return round(counted_ms)
 
@@ -325,12 +384,17 @@ class Move:
     backstop."""
 
     def __init__(self, seat: SeatClock, read_cpu: ReadCpu, allowance_ms: float,
-                 wall_limit_ms: float, label: str) -> None:
+                 wall_limit_ms: float, label: str, *, strict: str = "") -> None:
         self.seat, self.label = seat, label
+        self.strict = strict  # under strict time: the slot's words, for a timeout's detail
         self._read = read_cpu
         self.out = ""  # "cpu" or "wall": which clock ran out
         self._cpu0 = read_cpu()
         self._kernel0 = self._read_kernel()
+        self._seat0 = self._read_seat()
+        self._pressure0 = cpu_pressure_us()
+        self.ended: float | None = None  # when finish() was called
+        self._used = 0.0  # the counted CPU ns at finish()
         self.sent = time.monotonic()
         if self._cpu0 is None:
             self._to_wall()
@@ -349,7 +413,7 @@ class Move:
         """How long the engine may wait for the reply before it looks at the clock again;
         0: the time is up (`out` says which clock ran out)."""
         now = time.monotonic()
-        if now >= self.wall_deadline and not self._stretch(now):
+        if now >= self.wall_deadline and (self.strict or not self._stretch(now)):
             self.out = "wall"
             return 0.0
         if now >= self._check:
@@ -381,16 +445,50 @@ class Move:
     def _read_kernel(self) -> int:
         return self._read.kernel_ns if isinstance(self._read, BotCpu) else 0
 
+    def _read_seat(self) -> int | None:
+        """The whole seat's CPU time (its kernel's too) at the last read, where known."""
+        return self._read.seat_ns if isinstance(self._read, BotCpu) else None
+
     def finish(self) -> tuple[float, float]:
         """(counted ms, wall ms) from the message to now, the reply."""
-        now = time.monotonic()
-        return self._used_ns(now) * self.seat.factor / 1e6, (now - self.sent) * 1000
+        now = self.ended = time.monotonic()
+        self._used = self._used_ns(now)
+        return self._used * self.seat.factor / 1e6, (now - self.sent) * 1000
+
+    def computing(self, scale: float) -> bool:
+        """After finish(): did the seat compute (at least COMPUTING of what a core shared by
+        `scale` would have given it over the move), rather than sleep or wait?"""
+        if self._cpu0 is None or self.ended is None:
+            return False
+        return self._used >= COMPUTING * (self.ended - self.sent) * 1e9 / scale
+
+    def sleep_ms(self) -> float | None:
+        """After finish(): the move's wall time in which the seat neither computed (every
+        process of it, its sandbox's kernel included) nor could have waited for a core (the
+        host's CPU pressure did not grow): it slept, or waited on purpose. None where the host
+        has no pressure figure. Read only when the wall time exceeds the seat's CPU time."""
+        if self.ended is None or self._pressure0 is None:
+            return None
+        wall_ns = (self.ended - self.sent) * 1e9
+        seat1 = self._read_seat()
+        if self._seat0 is not None and seat1 is not None:
+            busy_ns = float(seat1 - self._seat0)
+        else:
+            busy_ns = self._used
+        gap_ns = wall_ns - busy_ns
+        if gap_ns <= SLEEP_FLOOR_NS:
+            return 0.0
+        pressure = cpu_pressure_us()
+        waited_ns = 0.0 if pressure is None else (pressure - self._pressure0) * 1000.0
+        return max(0.0, gap_ns - waited_ns) / 1e6
 
     def overrun(self) -> str:
         """Why the time is up, for the fault's detail."""
         if self.out != "wall":
             return f"{self.label} of {'CPU' if self._cpu0 is not None else 'wall-clock'} time"
         now = time.monotonic()
+        if self.strict:
+            return f"past {self.strict}, {(now - self.sent) * 1000:.0f} ms after its message"
         cpu_ms = self._used_ns(now) * self.seat.factor / 1e6
         stretched = f" (x{self.scale:.1f} for the host's load)" if self.scale > 1 else ""
         return (f"{self.label}; {now - self.sent:.1f} s of wall-clock time, past the "

@@ -91,7 +91,7 @@ class MatchRunner:
             if game:
                 players = self._open(game)
             self.games.append(self.play_game(game, players))
-            self.tables.close()  # match_end: this table's processes end before the next plays
+            self.tables.close()  # match_end: this table's processes leave; the next does not wait
             if on_progress:
                 on_progress(game + 1, self.games_total)
 

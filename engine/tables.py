@@ -13,17 +13,30 @@ stay fair. The next table's players are made when a table has started, so that t
 sandboxes boot while this table plays; they join the table (and its freezer) only when their
 own game starts. Nothing reaches them before then: they have seen no message.
 
+A table's end leaves nothing on the next table's clock (issue 41): its seats are told
+match_end and left to exit (EXIT_GRACE_S) in a thread of their own, while the next table is
+let in at once. Its start is the moment the last table's game ended, whenever the last
+table's seats exit; under strict time (engine.slots) that moment is the end of the game's
+last slot, fixed by public information alone.
+
 Architecture invariant: this module names no game; a game gives its seating (`seat_sides`)
 and its players' seeds.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.faults import BotFault
 from engine.players import Player, PlayerFactory, TimeControl
+from engine.slots import Slots
+
+# True: the next table waits until every seat of the last one has exited (the design before
+# issue 41, whose exit times game 0's seats could choose and game 1's read). Only for the
+# positive control of tests/engine/test_table_boundary.py.
+WAIT_FOR_EXITS = False
 
 SeatSides = Callable[[int], list[str]]
 SeedOf = Callable[[str, int, int], str]  # (side, slot, game) -> the player's seed
@@ -54,6 +67,8 @@ class Tables:
         self.ahead = ahead  # make the next game's table while this one plays
         self.current: list[Player] = []
         self._next: tuple[int, list[Player]] | None = None
+        self.slots = Slots(time) if time.strict else None  # the match's, across its tables
+        self._leaving: list[threading.Thread] = []  # last tables' seats, exiting
 
     def open(self, game: int) -> list[Player]:
         """The players of `game` in seat order, each started (hello answered). Raises
@@ -70,6 +85,8 @@ class Tables:
             self.current = self._make(game)
         sides = self.seat_sides(game)
         for player in self.current:  # their programs start side by side, hello one by one
+            if self.slots is not None:
+                player.use_slots(self.slots)
             player.let_in(self.time)
         for seat, player in enumerate(self.current):
             side = sides[seat]
@@ -82,6 +99,11 @@ class Tables:
             player.begin_game(game)
         if self.ahead and game + 1 < self.games:
             self._next = (game + 1, self._make(game + 1))  # they boot while this table plays
+            if self.slots is not None:
+                # Strict time: booting beside the seat on move would slow it within its slot;
+                # they boot before the first slot instead.
+                for player in self._next[1]:
+                    player.boot_wait()
         return self.current
 
     def _make(self, game: int) -> list[Player]:
@@ -98,16 +120,35 @@ class Tables:
         return made
 
     def close(self) -> None:
-        """match_end to this table's players: they stop, leaving nothing running."""
+        """match_end to this table's players, under strict time once its last slot is over.
+        They exit (or are ended after EXIT_GRACE_S) in a thread of their own: the next table
+        does not wait for them, so the moment it starts says nothing of when they left."""
         current, self.current = self.current, []
-        _close_all(current)
+        if not current:
+            return
+        if self.slots is not None:
+            self.slots.finish()
+        for player in current:  # every seat told first, here: they exit side by side
+            player.end()
+        if WAIT_FOR_EXITS:
+            _close_all(current)
+            return
+        leaving = threading.Thread(target=_close_all, args=(current,), daemon=True,
+                                   name="kaiser-table-leaving")
+        leaving.start()
+        self._leaving.append(leaving)
 
     def close_all(self) -> None:
-        """The match is over: this table and the one made for the next game."""
-        self.close()
+        """The match is over: this table, the one made for the next game, and every seat
+        still leaving: nothing of the match runs once this returns."""
+        current, self.current = self.current, []
+        _close_all(current)
         if self._next is not None:
             _close_all(self._next[1])
             self._next = None
+        for leaving in self._leaving:
+            leaving.join()
+        self._leaving = []
 
 
 def side_slot(sides: list[str], seat: int) -> int:

@@ -36,7 +36,7 @@ from pathlib import Path
 from engine.faults import InfrastructureError
 from engine.sandbox.backend import Backend, SeatParts
 from engine.sandbox.config import SandboxConfig, config
-from engine.sandbox.gvisor import choose_kernel
+from engine.sandbox.gvisor import PINNED_ATIME_NS, choose_kernel
 from engine.sandbox.gvisor_backend import GvisorBackend
 from engine.sandbox.host import HostBackend
 from engine.sandbox.limits import SandboxLimits
@@ -172,6 +172,7 @@ class SandboxProcess:
             raise ValueError("this seat has its program already")
         try:
             shutil.copytree(folder, self._bot_dir, dirs_exist_ok=True, symlinks=True)
+            pin_times(self._bot_dir)
         except OSError as exc:
             raise InfrastructureError(f"could not copy the program into its seat: {exc}") from exc
         self._run = tuple(run)
@@ -393,3 +394,20 @@ class SandboxProcess:
     def _remove_bot_dir(self) -> None:
         if self._bot_dir is not None:
             shutil.rmtree(self._bot_dir, ignore_errors=True)
+
+
+# Every file and folder of a seat's /bot is modified at this time (2020-01-01 UTC), and
+# accessed in 2100 (a read moves no access time that is ahead of it): when its copy was made
+# (as the last table began) would tell the seat how long the last table played. The change
+# time (ctime) no call can set: it says when the seat was made, as the seat's age does.
+BOT_MTIME_NS = 1_577_836_800 * 10**9
+
+
+def pin_times(root: Path) -> None:
+    """BOT_MTIME_NS and PINNED_ATIME_NS on every file and folder under root, root too
+    (symbolic links keep their own)."""
+    times = (PINNED_ATIME_NS, BOT_MTIME_NS)
+    for folder, dirs, files in os.walk(root):
+        for name in files + dirs:
+            os.utime(os.path.join(folder, name), ns=times, follow_symlinks=False)
+    os.utime(root, ns=times)
