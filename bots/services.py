@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import time
 from datetime import timedelta
 from typing import Any
@@ -203,7 +204,8 @@ def _play_check(version: BotVersion) -> tuple[dict[str, Any], str]:
     # one: engine.games' check_preset): two of Kaiser's official, three of 952-six-hands.
     size = game.games_per_set
     games = max(size, -(-settings.KAISER_CHECK_GAMES // size) * size)
-    replay = game.run_match([bot, *opponents], games=games, seed=f"check-{version.pk}",
+    # An unguessable seed (issue 41): a bot that knew the check's deals could pass it by rote.
+    replay = game.run_match([bot, *opponents], games=games, seed=f"check-{secrets.token_hex(8)}",
                             rules=game.get_rules(game.check_preset), time=time_control)
     return replay, bot.stderr_text(limit=settings.KAISER_CHECK_STDERR_MAX)
 

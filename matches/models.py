@@ -41,6 +41,14 @@ def validate_games(value: int) -> None:
         raise ValidationError("games per match must be at least 2")
 
 
+def validate_strict_ms(value: int) -> None:
+    from engine.players import strict_ms_error
+
+    error = strict_ms_error(value)
+    if error:
+        raise ValidationError(error)
+
+
 def conditions_errors(*, game: str, rules: str, games_per_match: int) -> dict[str, str]:
     """What is wrong with these play conditions for this game, by field (empty: nothing).
     A match is whole sets of games over the same deals (Kaiser: pairs, both ways round;
@@ -77,6 +85,13 @@ class PlayConditions(models.Model):
     move_ms = models.PositiveIntegerField(default=1000)
     bank_ms = models.PositiveIntegerField(default=10000)
     startup_ms = models.PositiveIntegerField(default=5000)
+    # Strict time (engine.slots; docs/protocol.md, "Strict time"): every decision a slot of
+    # this many ms of wall time, so that no seat's clock tells how long another took. 0: off.
+    strict_ms = models.PositiveIntegerField(
+        default=0, validators=[validate_strict_ms],
+        help_text="0: the normal clock. Else every decision gets exactly this many ms of wall "
+                  "time and the next message goes out when the slot ends, so partners cannot "
+                  "signal through their think time.")
 
     class Meta:
         abstract = True

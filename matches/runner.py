@@ -31,7 +31,7 @@ class Played:
 
 def match_time_control(*, match: Match) -> TimeControl:
     return TimeControl(move_ms=match.move_ms, bank_ms=match.bank_ms,
-                       startup_ms=match.startup_ms)
+                       startup_ms=match.startup_ms, strict_ms=match.strict_ms)
 
 
 def match_play_engine(*, match: Match) -> Played:

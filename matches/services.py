@@ -119,7 +119,7 @@ def match_create(
         game=conditions.game, rules=conditions.rules,
         games_per_match=conditions.games_per_match,
         move_ms=conditions.move_ms, bank_ms=conditions.bank_ms,
-        startup_ms=conditions.startup_ms,
+        startup_ms=conditions.startup_ms, strict_ms=conditions.strict_ms,
     )
     MatchSide.objects.bulk_create(MatchSide(match=match, order=order, version=version)
                                   for order, version in enumerate(versions))
