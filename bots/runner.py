@@ -9,6 +9,7 @@ from django.conf import settings
 
 from bots.models import BotVersion
 from bots.programs import program_materialize
+from engine.clock import DecisionTime
 from engine.players import Player, PlayerFactory, TimeControl
 
 
@@ -75,6 +76,13 @@ class RecordingFactory:
         """The counted (CPU) time of every decision of its seats, in ms (bot programs; empty
         for built-ins)."""
         return [ms for player in self.players for ms in player.decision_ms()]
+
+    def decision_times(self) -> list[DecisionTime]:
+        """Each decision of its seats (bot programs; empty for built-ins), in the engine's
+        order: a side's seats take turns, so their decisions sorted by when each message went
+        out are the side's decisions as the replay lists them (engine.fairplay)."""
+        merged = [t for player in self.players for t in player.decision_times()]
+        return sorted(merged, key=lambda t: t.sent)
 
     def stderr_text(self, *, limit: int) -> str:
         parts = []

@@ -15,6 +15,7 @@ from bots.forms import BotCreateForm, BotForm, UploadForm
 from bots.models import Bot, BotVersion, game_players
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
+from fairplay import selectors as fairplay_selectors
 from kaiser_site.page_cache import STATS, shared_page
 from ladder import selectors as ladder_selectors
 from matches.selectors import challenge_versions, third_player_versions
@@ -57,6 +58,11 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["third_players"] = (third_player_versions(opponent=bot)
                                 if context["challengers"] else [])
     context["players"] = game_players(bot.game)  # a match's players at its game
+    # The think-time check is its owner's to read (and staff's, in their report), no one else's.
+    check = fairplay_selectors.bot_fairplay_check(bot=bot) if bot.is_owned_by(
+        request.user) else None
+    if check is not None:
+        context.update(fairplay_check=check, spread_bits=fairplay_selectors.spread_bits())
     context.update(costliest_boards_context(
         versions=[v for v in context["versions"] if v.status == BotVersion.Status.ACTIVE],
         active=context["active"], params=request.GET))

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "ladder",
     "tournaments",
     "play",
+    "fairplay",
 ]
 
 MIDDLEWARE = [
@@ -319,6 +320,20 @@ KAISER_HEALTH_CACHE_SECONDS = env_int("KAISER_HEALTH_CACHE_SECONDS", 5)
 # S3 store) each is first written there as <match id>.json.gz (STORAGES["replay_archive"]).
 KAISER_REPLAY_RETENTION_DAYS = env_int("KAISER_REPLAY_RETENTION_DAYS", 0)
 KAISER_REPLAY_ARCHIVE_DIR = env_str("KAISER_REPLAY_ARCHIVE_DIR") or None
+
+# --- Fair play: the think-time check of each version's recent matches (fairplay app) ----------
+
+# Every KAISER_FAIRPLAY_MINUTES the beat checks again each version with matches finished since
+# the last run, over its last KAISER_FAIRPLAY_MATCHES finished matches with decision times
+# (docs/operations.md, "Fair play"); the hand test's permutations (more: a finer p-value).
+KAISER_FAIRPLAY_MATCHES = env_int("KAISER_FAIRPLAY_MATCHES", 20)
+KAISER_FAIRPLAY_MINUTES = env_int("KAISER_FAIRPLAY_MINUTES", 10)
+KAISER_FAIRPLAY_PERMUTATIONS = env_int("KAISER_FAIRPLAY_PERMUTATIONS", 999)
+CELERY_BEAT_SCHEDULE["fairplay-check-recent"] = {
+    "task": "fairplay.tasks.fairplay_check_recent",
+    "schedule": timedelta(minutes=KAISER_FAIRPLAY_MINUTES),
+    "options": {"expires": 60 * KAISER_FAIRPLAY_MINUTES},
+}
 
 # --- Games of people against bots (play app) -------------------------------------------------
 

@@ -27,6 +27,7 @@ api_v1 = [
     path("", include("ladder.api_urls")),
     path("", include("matches.api_urls")),
     path("", include("tournaments.api_urls")),
+    path("", include("fairplay.api_urls")),
     path("", include(router.urls)),
 ]
 
@@ -51,6 +52,7 @@ urlpatterns = [
     path("", include("ladder.urls")),
     path("", include("matches.urls")),
     path("", include("tournaments.urls")),
+    path("", include("fairplay.urls")),
 ]
 
 if settings.DEBUG:

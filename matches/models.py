@@ -177,6 +177,13 @@ class Match(PlayConditions):
     replay_sha256 = models.CharField(max_length=64, blank=True, editable=False)
     replay_gz = models.BinaryField(null=True, blank=True, editable=False)
     replay_size = models.PositiveIntegerField(default=0)  # uncompressed bytes
+    # Each decision's counted, wall and sleep time by side (matches.times_store: the fair-play
+    # check's input), an object beside the replay in the replay store, checked against
+    # times_sha256 like it; empty where no side was a bot program, and once pruned.
+    times_key = models.CharField(max_length=200, blank=True, default="", db_default="",
+                                 editable=False)
+    times_sha256 = models.CharField(max_length=64, blank=True, default="", db_default="",
+                                    editable=False)
     stderr_a = models.TextField(blank=True)
     stderr_b = models.TextField(blank=True)
     # A database default too: rows written without it (bulk loads, older scripts) stay valid.

@@ -60,8 +60,8 @@ def sha256_hex(blob: bytes) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def replay_key(*, match_id: int, sha256: str) -> str:
-    return f"{match_id // PER_FOLDER:05d}/{match_id}-{sha256[:16]}.json.gz"
+def replay_key(*, match_id: int, sha256: str, suffix: str = ".json.gz") -> str:
+    return f"{match_id // PER_FOLDER:05d}/{match_id}-{sha256[:16]}{suffix}"
 
 
 def key_match_id(key: str) -> int | None:
@@ -89,13 +89,15 @@ def replay_get(*, key: str, sha256: str, storage: Storage | None = None) -> byte
     return blob
 
 
-def replay_put(*, match_id: int, blob: bytes) -> StoredReplay:
+def replay_put(*, match_id: int, blob: bytes, suffix: str = ".json.gz") -> StoredReplay:
     """Write one match's replay (its gzip bytes) to the store, and read it back: the key and
     hash to record once the object is known good. An object already at the key with the same
-    bytes (a repeated attempt, a resumed migration) is kept, not written twice."""
+    bytes (a repeated attempt, a resumed migration) is kept, not written twice. `suffix`
+    names another object of the match kept the same way (its decision times:
+    matches.times_store)."""
     storage = replay_storage()
     digest = sha256_hex(blob)
-    key = replay_key(match_id=match_id, sha256=digest)
+    key = replay_key(match_id=match_id, sha256=digest, suffix=suffix)
     try:
         if storage.exists(key) and sha256_hex(_read(storage, key)) == digest:
             return StoredReplay(key, digest)

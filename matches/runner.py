@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.runner import bot_version_player
+from engine.clock import DecisionTime
 from engine.games import get_game
 from engine.players import TimeControl
 from matches.models import Match
@@ -27,6 +28,9 @@ class Played:
     play_ms: int
     decisions: dict[str, list[int]] | None = None  # side -> counted ms of each decision
     stderr_c: str = ""  # the third player's (Sergeant Major)
+    # side -> each decision's counted, wall and sleep time in the engine's order (bot
+    # programs only), for the fair-play check (matches.times_store keeps them)
+    times: dict[str, list[DecisionTime]] | None = None
 
 
 def match_time_control(*, match: Match) -> TimeControl:
@@ -52,4 +56,6 @@ def match_play_engine(*, match: Match) -> Played:
     return Played(replay=replay, stderr_a=stderr[0], stderr_b=stderr[1], stderr_c=stderr[2],
                   play_ms=elapsed,
                   decisions={side: f.decision_ms()
-                             for side, f in zip("ABC", factories, strict=False)})
+                             for side, f in zip("ABC", factories, strict=False)},
+                  times={side: f.decision_times()
+                         for side, f in zip("ABC", factories, strict=False)})

@@ -29,6 +29,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
+from engine.clock import DecisionTime
 from engine.faults import InfrastructureError
 from engine.games import get_game
 from kaiser_site.page_cache import match_topics, pages_changed
@@ -55,6 +56,7 @@ from matches.replay_store import (
     storage_walk,
 )
 from matches.stats import replay_stats
+from matches.times_store import times_encode, times_put
 
 logger = logging.getLogger(__name__)
 
@@ -336,11 +338,13 @@ def _held_game(*, match_id: int, token: str) -> str | None:
 def match_finish(
     *, match_id: int, token: str, replay: dict[str, Any], stderr_a: str = "",
     stderr_b: str = "", play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
-    stderr_c: str = "",
+    stderr_c: str = "", times: dict[str, list[DecisionTime]] | None = None,
 ) -> bool:
     """Store the replay, then the result and the rating changes at once, if this attempt still
     holds the match. False (and nothing written but the attempt's outcome) otherwise.
-    ReplayUnavailable if the replay store refused the replay (nothing written)."""
+    ReplayUnavailable if the replay store refused the replay (nothing written). `times`: each
+    side's engine.clock.DecisionTime, stored beside the replay the same way
+    (matches.times_store)."""
     from engine.runner import replay_json
 
     text = replay_json(replay).encode()
@@ -350,6 +354,8 @@ def match_finish(
     # own (replay_store.replay_key), that replays_orphans removes.
     game = _held_game(match_id=match_id, token=token)
     stored = replay_put(match_id=match_id, blob=replay_gzip(text)) if game else None
+    times_blob = times_encode(times) if game else None
+    kept = times_put(match_id=match_id, blob=times_blob) if times_blob else None
     # An attempt that no longer holds the match writes nothing but its outcome (below).
     game = game or Match.objects.values_list("game", flat=True).get(pk=match_id)
     # Boards compare the two tables of a duplicate pair, in a game that has them (Kaiser).
@@ -362,6 +368,7 @@ def match_finish(
             status=Match.Status.FINISHED, finished=now, lease_expires=None,
             replay_key=stored.key, replay_sha256=stored.sha256, replay_gz=None,
             replay_size=len(text),
+            times_key=kept.key if kept else "", times_sha256=kept.sha256 if kept else "",
             stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX],
             stderr_c=stderr_c[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
@@ -491,7 +498,7 @@ def match_play(
         stored = match_finish(match_id=match_id, token=token, replay=played.replay,
                               stderr_a=played.stderr_a, stderr_b=played.stderr_b,
                               stderr_c=played.stderr_c, play_ms=played.play_ms,
-                              decisions=played.decisions)
+                              decisions=played.decisions, times=played.times)
     except ReplayUnavailable as error:  # the store is down: the server's failure, retried
         match_release(match_id=match_id, token=token, error=f"replay store: {error}")
         raise InfrastructureError(f"replay store: {error}") from error
@@ -541,7 +548,8 @@ def replays_prune(*, now: datetime | None = None, batch: int = 500) -> int:
     cutoff = (now or timezone.now()) - timedelta(days=days)
     old = Match.objects.filter(HAS_REPLAY, status=Match.Status.FINISHED, finished__lt=cutoff)
     pruned, after = 0, 0
-    while rows := list(old.filter(pk__gt=after).order_by("pk").only("pk", *REPLAY_FIELDS)[:batch]):
+    while rows := list(old.filter(pk__gt=after).order_by("pk")
+                       .only("pk", "times_key", *REPLAY_FIELDS)[:batch]):
         after = rows[-1].pk
         for match in rows:
             pruned += _replay_prune(match, archive)
@@ -566,10 +574,12 @@ def _replay_prune(match: Match, archive: Storage | None) -> int:
     held = Match.objects.filter(pk=match.pk, replay_key=match.replay_key)
     if not match.replay_key:
         held = held.filter(replay_gz__isnull=False)
-    if not held.update(replay_key="", replay_gz=None):
+    # The decision times go with it: the fair-play check reads them against the replay.
+    if not held.update(replay_key="", replay_gz=None, times_key="", times_sha256=""):
         return 0
-    if match.replay_key:
-        replay_delete(match.replay_key)
+    for key in (match.replay_key, match.times_key):
+        if key:
+            replay_delete(key)
     return 1
 
 
@@ -624,8 +634,8 @@ def replays_orphans(*, delete: bool = False, min_age: timedelta = timedelta(hour
 
 def _key_in_use(match_id: int, key: str) -> bool:
     """Whether the key is (or may soon be) a match's replay."""
-    row = Match.objects.filter(pk=match_id).values("status", "replay_key").first()
+    row = Match.objects.filter(pk=match_id).values("status", "replay_key", "times_key").first()
     if row is None:
         return False
     moving = Match.objects.filter(pk=match_id, replay_gz__isnull=False).exists()
-    return row["replay_key"] == key or row["status"] in OPEN or moving
+    return key in (row["replay_key"], row["times_key"]) or row["status"] in OPEN or moving

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("accounts", "bots", "engine", "kaiser_site", "ladder", "matches", "operations",
-            "play", "tournaments")
+PACKAGES = ("accounts", "bots", "engine", "fairplay", "kaiser_site", "ladder", "matches",
+            "operations", "play", "tournaments")
 
 
 def _sources() -> Iterator[tuple[str, Path]]:

@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("matches", ("matches",)),
     ("ladder", ("ladder",)),
     ("tournaments, play", ("tournaments", "play")),
+    ("fairplay", ("fairplay",)),
     ("operations", ("operations",)),
     # What people, operators and Django call, and what nothing below imports: each app's
     # views, API, URLs, admin, template tags, management commands and AppConfig; the site's
@@ -37,8 +38,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                "kaiser_site.docs_pages", "kaiser_site.health", "kaiser_site.metrics",
                "kaiser_site.errors", "kaiser_site.middleware", "kaiser_site.receivers")),
 )
-SITE_APPS = ("accounts", "bots", "kaiser_site", "ladder", "matches", "operations", "play",
-             "tournaments")
+SITE_APPS = ("accounts", "bots", "fairplay", "kaiser_site", "ladder", "matches", "operations",
+             "play", "tournaments")
 
 
 def layer_of(module: str) -> int:

@@ -15,8 +15,8 @@ from engine.games import GAME_MODULES, GAMES
 from tests.architecture.test_house_rules import ROOT
 from tests.architecture.test_runtime_names_no_game import docstring_ids
 
-SITE_APPS = ("accounts", "bots", "kaiser_site", "ladder", "matches", "operations", "play",
-             "tournaments")
+SITE_APPS = ("accounts", "bots", "fairplay", "kaiser_site", "ladder", "matches", "operations",
+             "play", "tournaments")
 # Each registered game's package ("engine.kaiser") and constant ("KAISER").
 GAME_PACKAGES = tuple(module.rsplit(".", 1)[0] for module in GAME_MODULES)
 CONSTANTS = {name.upper().replace("-", "_") for name in GAMES}
