@@ -211,6 +211,18 @@ def test_replay_store_prints_the_database_with_and_without_the_replays(bench_env
                   "a million matches:", "replays_to_store: 28 moved", "one replay read:")
 
 
+@pytest.mark.sandbox
+def test_fairplay_storage_prints_the_bytes_a_match_with_and_without_the_times(
+        bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_fairplay"
+    out = run_bench("fairplay_storage", "--matches", "30", "--played", "1", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 30 finished matches",
+                  "match table with the times' key and hash:", "match table without them:",
+                  "(limit 1,024): within", "the replay store: the times")
+
+
 @pytest.mark.timeout(180)
 def test_boards_overhead_prints_both_pairings_and_the_comparison_alone(bench_env: Env) -> None:
     if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
