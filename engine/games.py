@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from engine.fairplay import PublicDecision
     from engine.players import Player, PlayerFactory, TimeControl
 
 # The registry: each game's plugin module. The first is the default game, the one a bot plays
@@ -177,6 +178,13 @@ class Game(Protocol):
     # --- replays -----------------------------------------------------------------------------
     def validate_replay(self, replay: Any) -> list[str]: ...
 
+    def fairplay_decisions(self, replay: dict[str, Any],
+                           side: str) -> list[PublicDecision] | None:
+        """Each decision `side` made in the match, in the engine's order, with its public
+        features and its dealt hand's (engine.fairplay.PublicDecision: what the fair-play
+        detector reads); None for a game that offers none (the detector then reads the
+        times alone)."""
+
     def render(self, replay: dict[str, Any], only_game: int | None = None) -> str:
         """A replay deal by deal, in people's words (the local runner's `show`)."""
 
@@ -238,7 +246,8 @@ class PackagedGame:
     <package>.match: seat_sides, player_seed, run_match, game_end, one_game_replay (and the
     protocol's hello naming the game; no deal files unless a game gives its own);
     <package>.validate:
-    validate_replay; <package>.show: render, summary; <package>.stats: empty, count, figures
+    validate_replay; <package>.fairplay: fairplay_decisions (if it has one); <package>.show:
+    render, summary; <package>.stats: empty, count, figures
     (stats_empty, stats_count, stats_figures) and, if it has one, chart (stats_chart);
     <package>.board_words: table_words, difference_text (a game with boards);
     <package>.person: one_deal_rules, person_view, person_action, result_words (person_result),
@@ -348,6 +357,18 @@ class PackagedGame:
 
     def validate_replay(self, replay: Any) -> list[str]:
         return self._part("validate").validate_replay(replay)  # type: ignore[no-any-return]
+
+    def fairplay_decisions(self, replay: dict[str, Any],
+                           side: str) -> list[PublicDecision] | None:
+        """<package>.fairplay.fairplay_decisions(replay, side); None for a game without a
+        fairplay module."""
+        try:
+            part = self._part("fairplay")
+        except ModuleNotFoundError as error:
+            if error.name != f"{self.package}.fairplay":
+                raise
+            return None
+        return part.fairplay_decisions(replay, side)  # type: ignore[no-any-return]
 
     def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
         if not getattr(self, "has_boards", False):

@@ -1,7 +1,7 @@
 """bench/think_time_channel.py at its tiny size, in the suite (as tests/bench/test_benches.py runs
 every other bench): it plays the think-time pair and an honest bot in real sandboxes and prints
-the channel's figures, the detector's verdicts and the host's load. Only that it ran and what it
-printed is asserted, never a figure."""
+the channel's figures, the detector's verdicts, the host's load and the closing table. Only that
+it ran and what it printed is asserted, never a figure."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ def test_think_time_channel_prints_the_channel_and_the_detectors_verdicts(bench_
     assert_prints(out, "load average", "think-time pair (4-bit symbols, 2 ms a step, sleep)",
                   "symbols sent", "decoded right", "bits a move: >=",
                   "a receiver that knew its base line", "detector", "the pair:",
-                  "the pair, counted time alone:", "builtin:greedy beside it",
-                  "minimal (bots/examples/minimal_bot.py):")
+                  "the pair, counted time alone:",
+                  "minimal (bots/examples/minimal_bot.py), normal:",
+                  "| clock | bot | load | partner read right |",
+                  "| normal | the pair, 4-bit symbols, 2 ms a step, sleep |")
     assert "FLAGGED" in out.split("the pair:")[1].splitlines()[0], out

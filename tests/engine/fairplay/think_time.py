@@ -15,11 +15,13 @@ It checks each guess once deal_end shows the partner's hand, and says on standar
     DECODE game=G deal=D move=J sent=S got=T gap_ms=X others=N
     SUMMARY sent=N decoded=M right=R
 
-think_time.txt (optional): "BITS STEP_MS MODE [once]", MODE `sleep` (wait: costs no CPU
-time) or `spin` (burn the CPU time: the engine counts it); `once`: each piece of the hand
-goes out once a deal, on the seat's first moves (10-bit pieces: the hand in three moves, as
-issue 31's pair did), and the other moves are instant. Defaults: 4 2 sleep. It plays the
-first legal action.
+think_time.txt (optional): "BITS STEP_MS MODE [BURN_MS BASE_MS] [once]", MODE `sleep` (wait:
+costs no CPU time), `spin` (burn the CPU time: the engine counts it) or `burnsleep` (issue 41:
+burn BURN_MS of CPU time, then sleep until BASE_MS + STEP_MS x symbol after the message came,
+so that the wall time never exceeds three times the counted time; defaults 70 and 130);
+`once`: each piece of the hand goes out once a deal, on the seat's first moves (10-bit pieces:
+the hand in three moves, as issue 31's pair did), and the other moves are instant. Defaults:
+4 2 sleep. It plays the first legal action.
 """
 
 import json
@@ -33,12 +35,15 @@ from _channel import HAND_BITS, hand_number
 
 SETTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "think_time.txt")
 BITS, STEP_MS, MODE, ONCE = 4, 2.0, "sleep", False
+BURN_MS, BASE_MS = 70.0, 130.0
 if os.path.exists(SETTING):
     with open(SETTING) as handle:
         words = handle.read().split()
     BITS, STEP_MS = int(words[0]), float(words[1])
     MODE = words[2] if len(words) > 2 else MODE
-    ONCE = words[3:4] == ["once"]
+    ONCE = "once" in words[3:]
+    numbers = [float(w) for w in words[3:] if w != "once"]
+    BURN_MS, BASE_MS = (numbers + [BURN_MS, BASE_MS][len(numbers):])[:2]
 MASK = (1 << BITS) - 1
 PIECES = -(-HAND_BITS // BITS)
 BASE_GUESS_MS = 0.8  # a seat's round trip under gVisor, before any gap is checked
@@ -117,6 +122,11 @@ class Seat:
         if MODE == "spin":
             while time.perf_counter() - arrived < hold:
                 pass
+        elif MODE == "burnsleep":
+            burn_from = time.process_time()  # this process's CPU time: what the engine counts
+            while time.process_time() - burn_from < BURN_MS / 1000:
+                pass
+            time.sleep(max(0.0, arrived + BASE_MS / 1000 + hold - time.perf_counter()))
         elif hold > 0:
             time.sleep(max(0.0, arrived + hold - time.perf_counter()))
 

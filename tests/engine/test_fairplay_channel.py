@@ -1,12 +1,14 @@
-"""Partners who time each other (issue 31), in real matches under gVisor: a pair that holds
-its replies back to spell its hand (tests/engine/fairplay/think_time.py, one program at both
-seats of its side) against builtin:greedy, and the honest example bots the same way.
+"""Partners who time each other (issues 31 and 41), in real matches under gVisor at the normal
+clock: a pair that holds its replies back to spell its hand (tests/engine/fairplay/think_time.py,
+one program at both seats of its side) against builtin:greedy, and the honest example bots the
+same way. The times are the engine's own (engine.clock.DecisionTime: wall, counted and sleep ms
+of each decision), as the site keeps them.
 
-No sandbox we run stops a seat's clock while it is frozen, so the pair does read its
-partner's symbols far above chance (the positive control: chance is out of reach, see
-docs/sandbox.md). What must hold instead: engine.kaiser.think_time's detector flags the pair, both
-the one that sleeps and the one that burns CPU, and passes every honest bot over as many
-matches of the same length."""
+No sandbox we run stops a seat's clock while it is frozen, so under the normal clock the pair
+does read its partner's symbols far above chance (the positive control; strict time closes it,
+docs/sandbox.md). What must hold instead: engine.fairplay's detector flags the pair, the one that
+sleeps, the one that burns CPU, and the one that burns a fixed CPU time and then sleeps to its
+symbol (issue 41), and passes every honest bot over as many matches of the same length."""
 
 from __future__ import annotations
 
@@ -20,9 +22,9 @@ import pytest
 
 from engine.botproc import program_player_factory
 from engine.builtin import resolve_player
+from engine.fairplay import SPREAD_BITS, RecordedSide, SideTimes, Verdict, fairplay_check
 from engine.kaiser.match import run_match
 from engine.kaiser.rules import DEFAULT_RULES
-from engine.kaiser.think_time import SPREAD_BITS, SideTimes, TimedSide, Verdict, think_time_check
 from engine.players import TimeControl
 from engine.sandbox.config import config
 from engine.sandbox.gvisor import choose_kernel
@@ -34,16 +36,18 @@ RULES = dataclasses.replace(DEFAULT_RULES, max_deals=3)  # games of at most thre
 MATCHES = 2  # for the pair and for every honest bot alike
 CLOCK = TimeControl()  # the ladder's
 SYMBOL_BITS, STEP_MS = 4, 4.0  # up to 60 ms a move
+# Issue 41's pair: 70 ms of CPU a move, then a sleep to 130 ms + 2 ms x a 5-bit symbol.
+BURNSLEEP = "5 2.0 burnsleep 70 130"
 DECODE = re.compile(r"^DECODE .* sent=(\d+) got=(\d+) ", re.M)
 
 
-def pair_program(tmp_path: Path, mode: str) -> Path:
+def pair_program(tmp_path: Path, mode: str, setting: str = "") -> Path:
     folder = tmp_path / f"think_time_{mode}"
     folder.mkdir()
     shutil.copy(PROBES / "think_time.py", folder / "bot.py")
     for helper in ("_channel.py", "_play.py"):
         shutil.copy(PROBES / helper, folder / helper)
-    (folder / "think_time.txt").write_text(f"{SYMBOL_BITS} {STEP_MS} {mode}\n")
+    (folder / "think_time.txt").write_text((setting or f"{SYMBOL_BITS} {STEP_MS} {mode}") + "\n")
     return folder
 
 
@@ -58,12 +62,11 @@ def play(program: Path) -> Played:
     assert choose_kernel(config())[0] == "gvisor", "these matches are about gVisor's seats"
     played = Played([], [])
     for seed in range(MATCHES):
-        bot = TimedSide(program_player_factory(program, time=CLOCK))
+        bot = RecordedSide(program_player_factory(program, time=CLOCK))
         replay = run_match(bot, resolve_player("builtin:greedy"), games=2,
                            seed=f"think-time/{seed}", rules=RULES, time=CLOCK)
         assert replay["result"]["forfeit"] is None, replay["result"]["forfeit"]
-        played.matches.append(SideTimes(replay, "A", bot.wall_ms,
-                                        [float(ms) for ms in bot.counted_ms]))
+        played.matches.append(bot.side_times(replay, "A"))
         played.stderr += bot.stderr_texts()
     return played
 
@@ -95,7 +98,7 @@ def test_a_pair_that_sleeps_to_signal_is_read_by_its_partner_and_flagged(
     # fixed multiple of chance: a busy host blurs the symbols, and 22 of 136 right at 1 in
     # 16, under two busy loops, is as sure a reading as 40 of 136 on a quiet one.)
     assert tried >= 50 and chance_of_at_least(right, tried, chance) < 1e-4, (tried, right)
-    verdict = think_time_check(played.matches)
+    verdict = fairplay_check(played.matches)
     assert flagged_for(verdict, "wait"), verdict.summary()
     assert verdict.wait_bits is not None and verdict.wait_bits >= SPREAD_BITS
 
@@ -103,8 +106,19 @@ def test_a_pair_that_sleeps_to_signal_is_read_by_its_partner_and_flagged(
 def test_a_pair_that_burns_cpu_to_signal_is_flagged(tmp_path: Path) -> None:
     played = play(pair_program(tmp_path, "spin"))
 
-    verdict = think_time_check(played.matches)
+    verdict = fairplay_check(played.matches)
     assert flagged_for(verdict, "cpu"), verdict.summary()
+    assert decoded(played)[0] >= 50
+
+
+def test_a_pair_that_burns_then_sleeps_is_flagged_by_its_sleep(tmp_path: Path) -> None:
+    played = play(pair_program(tmp_path, "burnsleep", BURNSLEEP))
+
+    verdict = fairplay_check(played.matches)
+    # Its waits stay under three times its CPU time: the wait spread alone would pass it.
+    assert all(m.sleep_ms is not None for m in played.matches), "the host gives no PSI"
+    assert flagged_for(verdict, "sleep"), verdict.summary()
+    assert verdict.sleep_bits is not None and verdict.sleep_bits >= SPREAD_BITS
     assert decoded(played)[0] >= 50
 
 
@@ -115,6 +129,6 @@ HONEST = ["minimal_bot.py", "random.zip", "greedy.zip", "mc.zip", "node_random.z
 def test_an_honest_example_bot_is_not_flagged(name: str) -> None:
     played = play(EXAMPLES / name)
 
-    verdict = think_time_check(played.matches)
+    verdict = fairplay_check(played.matches)
     assert not verdict.flagged, verdict.summary()
     assert verdict.decisions >= 150  # as many decisions as the pair's
