@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from bots.models import Bot
+from engine.fairplay import SPREAD_BITS
 from fairplay.models import FairPlayCheck
 
 
@@ -40,6 +41,4 @@ def bot_fairplay_check(*, bot: Bot) -> FairPlayCheck | None:
 
 def spread_bits() -> float:
     """The spread (bits a move) at which the detector flags a version."""
-    from engine.fairplay import SPREAD_BITS
-
     return float(SPREAD_BITS)

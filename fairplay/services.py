@@ -11,19 +11,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 
 from bots.models import BotVersion
+from engine.fairplay import SideTimes, fairplay_check
 from fairplay.models import FairPlayCheck
 from fairplay.selectors import spread_bits
 from matches.models import Match, MatchSide
 from matches.replay_store import ReplayUnavailable
 from matches.times_store import match_times
-
-if TYPE_CHECKING:
-    from engine.fairplay import SideTimes
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +48,6 @@ def fairplay_check_version(*, version_id: int, matches: int | None = None
             .order_by("-checked", "-id").values_list("match_ids", flat=True).first())
     if last == seen.match_ids:
         return None
-    from engine.fairplay import fairplay_check
-
     try:
         verdict = fairplay_check(seen.sides, spread_bits=spread_bits(),
                                  permutations=settings.KAISER_FAIRPLAY_PERMUTATIONS)
@@ -80,8 +76,6 @@ def _recent(*, version_id: int, count: int) -> _Seen:
 
 
 def _side_times(match: Match, letter: str) -> SideTimes | None:
-    from engine.fairplay import SideTimes
-
     try:
         times = match_times(match)
         replay: dict[str, Any] | None = match.replay()

@@ -18,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 
 from engine.clock import DecisionTime
-from engine.kaiser.think_time import side_decisions
+from engine.fairplay import side_decisions
 from ladder.models import Ladder
 from matches import services
 from matches.models import Match
@@ -78,7 +78,7 @@ def _decisions(match: Match, side: str) -> int:
     """The side's decisions in its replay, as the detector walks them."""
     replay = match.replay()
     assert replay is not None
-    return len(side_decisions(replay, side))
+    return len(side_decisions(replay, side) or [])
 
 
 @pytest.mark.sandbox
