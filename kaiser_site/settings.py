@@ -305,6 +305,16 @@ KAISER_WORKER_CAP_TO_CORES = env_bool("KAISER_WORKER_CAP_TO_CORES", True)
 # A match sent to the broker but still queued after this long is taken for lost (a Redis
 # restart empties the queue) and sent again by matches_requeue_stale.
 KAISER_DISPATCH_LOST_SECONDS = env_int("KAISER_DISPATCH_LOST_SECONDS", 900)
+# Strict time (docs/operations.md, "Strict time"): a strict match mostly sleeps to its slots,
+# so it goes to a queue of its own, served by a worker with a pool of threads that plays
+# KAISER_STRICT_CONCURRENCY of them at once (scripts/devserver.py, docker-compose.yml). None:
+# strict matches go with the others (played, but one a core like any match). A strict match's
+# time limits are its own: the match queue's plus KAISER_STRICT_SLOTS_A_GAME slots a game
+# (matches.tasks.run_match_options); 5000 fits a whole game of either (Kaiser: at most 100
+# deals of about 42 decisions; Sergeant Major: at most 60 hands of about 55).
+KAISER_STRICT_QUEUE = env_str("KAISER_STRICT_QUEUE") or None
+KAISER_STRICT_CONCURRENCY = env_int("KAISER_STRICT_CONCURRENCY", 8)
+KAISER_STRICT_SLOTS_A_GAME = env_int("KAISER_STRICT_SLOTS_A_GAME", 5000)
 KAISER_CHALLENGES_PER_HOUR = env_int("KAISER_CHALLENGES_PER_HOUR", 10)
 # The most replays one /api/v1/replays/export/ may hold (staff: any number).
 KAISER_EXPORT_MAX_REPLAYS_ANON = env_int("KAISER_EXPORT_MAX_REPLAYS_ANON", 500)

@@ -8,7 +8,11 @@ consumes the queue of matches and upload checks gets a pool of min(requested, co
 processes, and says so when it cuts. KAISER_WORKER_CAP_TO_CORES=0 keeps the requested number.
 
 The play worker (games against people, -Q play) is not capped: a game waits for its person
-most of the time with every bot seat stopped (botproc.seats_rest), and it is unrated.
+most of the time with every bot seat stopped (botproc.seats_rest), and it is unrated. Nor is
+the strict worker (-Q KAISER_STRICT_QUEUE alone, a pool of threads): a strict match sleeps
+through most of every slot of its decisions (engine.slots), so one core serves many at once
+(bench/strict_cost.py measures how many). A worker that consumes the strict queue beside the
+others is capped like any match worker.
 """
 
 from __future__ import annotations
@@ -29,6 +33,14 @@ def concurrency_for(*, requested: int, cores: int) -> int:
     return max(1, min(requested, cores))
 
 
+def strict_only(queues: list[str]) -> bool:
+    """Whether these queues are the strict worker's queue alone (KAISER_STRICT_QUEUE)."""
+    from django.conf import settings
+
+    strict = settings.KAISER_STRICT_QUEUE
+    return bool(strict) and set(queues) == {strict}
+
+
 @signals.worker_init.connect
 def _cap_to_cores(sender: Any = None, **kwargs: Any) -> None:
     """Before the pool starts: the queues are chosen (-Q), the pool size not yet used."""
@@ -36,7 +48,8 @@ def _cap_to_cores(sender: Any = None, **kwargs: Any) -> None:
 
     worker = sender
     consumed = list(worker.app.amqp.queues.consume_from)
-    if not settings.KAISER_WORKER_CAP_TO_CORES or not gated_queues(worker.app, consumed):
+    gated = gated_queues(worker.app, consumed)
+    if not settings.KAISER_WORKER_CAP_TO_CORES or not gated or strict_only(gated):
         return
     requested, cores = int(worker.concurrency), usable_cores()
     worker.concurrency = concurrency_for(requested=requested, cores=cores)

@@ -101,11 +101,13 @@ def defer_unless_sandboxed(task: Any) -> bool:
 
 
 def gated_queues(app: Any, consumed: list[str]) -> list[str]:
-    """The queues of this worker that carry matches or upload checks (the default queue)."""
+    """The queues of this worker that carry matches (strict ones too) or upload checks (the
+    default queue)."""
     from django.conf import settings
 
     default = app.conf.task_default_queue
-    wanted = {getattr(settings, "KAISER_MATCH_QUEUE", None) or default, default}
+    wanted = {getattr(settings, "KAISER_MATCH_QUEUE", None) or default, default,
+              getattr(settings, "KAISER_STRICT_QUEUE", None) or default}
     return [name for name in consumed if name in wanted]
 
 

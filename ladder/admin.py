@@ -17,7 +17,8 @@ class LadderEntryInline(admin.TabularInline):
 
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "game", "rules", "games_per_match", "active", "queue_depth"]
+    list_display = ["name", "slug", "game", "rules", "games_per_match", "strict_ms", "active",
+                    "queue_depth"]
     prepopulated_fields = {"slug": ("name",)}
     inlines = [LadderEntryInline]
 

@@ -78,6 +78,9 @@ class TimeSerializer(serializers.Serializer):
     move_ms = serializers.IntegerField()
     bank_ms = serializers.IntegerField()
     startup_ms = serializers.IntegerField()
+    strict_ms = serializers.IntegerField(
+        help_text="Strict time: every decision a slot of this many ms of wall time (0: the "
+                  "normal clock)")
 
 
 class MatchSerializer(serializers.ModelSerializer):
@@ -104,7 +107,7 @@ class MatchSerializer(serializers.ModelSerializer):
     @extend_schema_field(TimeSerializer)
     def get_time(self, match: Match) -> dict[str, int]:
         return {"move_ms": match.move_ms, "bank_ms": match.bank_ms,
-                "startup_ms": match.startup_ms}
+                "startup_ms": match.startup_ms, "strict_ms": match.strict_ms}
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
     def get_forfeit(self, match: Match) -> Any:

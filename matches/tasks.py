@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -32,9 +38,11 @@ def run_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     if defer_unless_sandboxed(self):
         return "deferred"
     worker = f"{self.request.hostname or 'local'}:{self.request.id or '-'}"
+    hard, soft = self.request.timelimit or (None, None)
     try:
-        return match_services.match_play(match_id=match_id, worker=worker,
-                                   release_on=(SoftTimeLimitExceeded,))
+        with limits_in_thread(soft=soft, hard=hard, match_id=match_id):
+            return match_services.match_play(match_id=match_id, worker=worker,
+                                             release_on=(SoftTimeLimitExceeded,))
     except InfrastructureError as error:
         status = match_models.Match.objects.filter(pk=match_id).values_list("status", flat=True)
         if status and status[0] == match_models.Match.Status.QUEUED:
@@ -42,6 +50,69 @@ def run_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
             raise self.retry(exc=error, countdown=countdown) from None
         logger.error("match %s: %s; not retried (%s)", match_id, error, status)
         return "void"
+
+
+def run_match_options(*, strict_ms: int, games: int) -> dict[str, Any]:
+    """How run_match is sent for a match (apply_async's options). A strict match waits out
+    every decision's slot, so it goes to KAISER_STRICT_QUEUE when there is one (a worker that
+    plays many at once: docs/operations.md, "Strict time"), with time limits that fit its
+    slots: the task's own (what a match needs besides its slots: boots, storing) plus
+    games x KAISER_STRICT_SLOTS_A_GAME x strict_ms, so no whole game is ever cut by them."""
+    queue = getattr(settings, "KAISER_MATCH_QUEUE", None)
+    if not strict_ms:
+        return {"queue": queue}
+    slots_s = math.ceil(games * settings.KAISER_STRICT_SLOTS_A_GAME * strict_ms / 1000)
+    return {"queue": settings.KAISER_STRICT_QUEUE or queue,
+            "soft_time_limit": settings.CELERY_TASK_SOFT_TIME_LIMIT + slots_s,
+            "time_limit": settings.CELERY_TASK_TIME_LIMIT + slots_s}
+
+
+@contextmanager
+def limits_in_thread(*, soft: float | None, hard: float | None, match_id: int) -> Iterator[None]:
+    """A message's time limits where Celery does not enforce them: a pool of threads (the
+    strict worker's). Celery's prefork parent signals its child, whose handler raises
+    SoftTimeLimitExceeded in the task; a thread gets no signal, so a timer raises the same
+    exception in the task's thread (at its next Python instruction: as the handler would) and
+    match_play releases the match as under prefork. No thread can be killed, so the hard limit
+    is only logged; the engine's own bounds (every wait of a seat, every boot) end a match.
+    A task in its process's main thread (prefork, solo) is left to Celery."""
+    if soft is None or threading.current_thread() is threading.main_thread():
+        yield
+        return
+    target, lock, armed = threading.get_ident(), threading.Lock(), [True]
+
+    def expire() -> None:
+        with lock:
+            if armed[0]:
+                logger.error("match %s: past its soft time limit (%s s) in a thread: "
+                             "released", match_id, soft)
+                _raise_in_thread(target, SoftTimeLimitExceeded)
+
+    def stuck() -> None:
+        if armed[0]:
+            logger.critical("match %s: past its hard time limit (%s s) and still running in "
+                            "a thread, which cannot be killed: restart this worker", match_id,
+                            hard)
+
+    timers = [threading.Timer(soft, expire)] + ([threading.Timer(hard, stuck)] if hard else [])
+    for timer in timers:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            armed[0] = False
+            _raise_in_thread(target, None)  # one raised but not delivered yet: withdrawn
+        for timer in timers:
+            timer.cancel()
+
+
+def _raise_in_thread(thread_id: int, exception: type[BaseException] | None) -> None:
+    """CPython's PyThreadState_SetAsyncExc: `exception` raised in that thread at its next
+    instruction (None withdraws one not raised yet)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None)
 
 
 @shared_task

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Run the web server, a Celery worker and Celery beat together; one Ctrl-C stops all three.
+"""Run the web server, the Celery workers and Celery beat together; one Ctrl-C stops all.
 
 Used by scripts/run.sh. Each child runs in its own process group, so a signal reaches the
 whole group (the worker's pool processes and their sandboxed bots too). If one child dies, the
@@ -42,9 +42,27 @@ def commands() -> dict[str, list[str]]:
         "play": [*celery, "worker", "-l", "INFO", "-Q", os.environ.get("KAISER_PLAY_QUEUE", "play"),
                  "-P", "threads", "--concurrency", os.environ.get("KAISER_PLAY_CONCURRENCY", "8"),
                  "-n", "play@%h"],
+        # Strict-time matches (docs/operations.md, "Strict time"): each mostly sleeps to its
+        # slots, so one process plays many at once in threads, beside the capped worker.
+        "strict": [*celery, "worker", "-l", "INFO", "-Q",
+                   os.environ.get("KAISER_STRICT_QUEUE", "strict"), "-P", "threads",
+                   "--concurrency", _strict_concurrency(), "-n", "strict@%h"],
         "beat": [*celery, "beat", "-l", "INFO",
                  "--schedule", str(var_dir / "celerybeat-schedule")],
     }
+
+
+def _strict_concurrency() -> str:
+    return os.environ.get("KAISER_STRICT_CONCURRENCY", "8")
+
+
+def strict_environment() -> None:
+    """Every child's view of the strict queue (web and beat send to it, the strict worker
+    reads it), and a dispatch depth that lets both workers fill their pools: matches in the
+    broker at once count the strict ones too."""
+    os.environ.setdefault("KAISER_STRICT_QUEUE", "strict")
+    worker = int(os.environ.get("KAISER_WORKER_CONCURRENCY", str(os.cpu_count() or 2)))
+    os.environ.setdefault("KAISER_DISPATCH_DEPTH", str(worker + int(_strict_concurrency())))
 
 
 def _pump(name: str, stream: IO[bytes]) -> None:
@@ -86,6 +104,7 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    strict_environment()
     children = {name: start(name, command) for name, command in commands().items()}
     print(f"devserver: started {', '.join(f'{n} (pid {c.pid})' for n, c in children.items())};"
           " Ctrl-C stops all", flush=True)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's first command: the whole site on this machine. Web server, Celery worker and
-# Celery beat together; one Ctrl-C stops all. With no configuration it uses SQLite and Kombu's
-# filesystem broker under var/ (no server needed); with REDIS_URL / DATABASE_URL set it uses them.
+# The README's first command: the whole site on this machine. Web server, Celery workers (matches,
+# strict-time matches, games against people) and Celery beat together; one Ctrl-C stops all.
+# With no configuration it uses SQLite and Kombu's filesystem broker under var/ (no server
+# needed); with REDIS_URL / DATABASE_URL set it uses them.
 set -euo pipefail
 export KAISER_WITH_BROWSER="${KAISER_WITH_BROWSER:-0}"  # the browser is only for page tests
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"

@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.models import Bot, default_game, game_choices
+from engine.players import strict_ms_error
 from ladder.api import active_version
 from ladder.models import Ladder
 from matches.models import conditions_errors
@@ -79,7 +80,8 @@ class TournamentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = ["id", "name", "game", "format", "rounds", "status", "current_round", "rules",
-                  "games_per_match", "move_ms", "bank_ms", "startup_ms", "entry_deadline",
+                  "games_per_match", "move_ms", "bank_ms", "startup_ms", "strict_ms",
+                  "entry_deadline",
                   "cancel_reason", "created", "started", "finished", "progress"]
         read_only_fields = fields
 
@@ -129,6 +131,17 @@ class TournamentCreateSerializer(serializers.Serializer):
     move_ms = serializers.IntegerField(min_value=10, max_value=60000, default=1000)
     bank_ms = serializers.IntegerField(min_value=0, max_value=600000, default=10000)
     startup_ms = serializers.IntegerField(min_value=100, max_value=60000, default=5000)
+    strict_ms = serializers.IntegerField(
+        default=0, help_text="Strict time: every decision gets exactly this many ms of wall "
+                             "time and the next message goes out when the slot ends, so "
+                             "partners cannot signal through how long they think (10 to "
+                             "60000); 0 (the default) keeps the normal clock")
+
+    def validate_strict_ms(self, value: int) -> int:
+        error = strict_ms_error(value)
+        if error:
+            raise serializers.ValidationError(error)
+        return value
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         from engine.games import get_game

@@ -13,6 +13,7 @@ from django.utils import timezone
 from bots.models import Bot, BotVersion, default_game, game_choices, game_title
 from bots.selectors import bot_active_version
 from engine.games import get_game
+from engine.players import STRICT_LIMITS_MS, strict_ms_error
 from ladder.models import Ladder
 from matches.models import conditions_errors
 from tournaments import services
@@ -53,6 +54,12 @@ class TournamentForm(forms.Form):
                                  label="Time per move (ms)")
     bank_ms = forms.IntegerField(min_value=0, max_value=600000, initial=10000,
                                  label="Time bank per game (ms)")
+    strict_ms = forms.IntegerField(
+        required=False, initial=0, label="Strict time (ms a decision)",
+        widget=forms.NumberInput(attrs={"min": 0, "max": STRICT_LIMITS_MS[1]}),
+        help_text="Every decision gets exactly this many ms of wall time and the next message "
+                  "goes out when the slot ends, so partners cannot signal through how long "
+                  "they think; 0 keeps the normal clock.")
     seeding = forms.ChoiceField(
         initial=BY_HAND,
         help_text="By hand: the order of the entrants below (open entry: the order they "
@@ -88,6 +95,13 @@ class TournamentForm(forms.Form):
             raise forms.ValidationError(f"{whole}: a match is whole sets of {size} games "
                                         f"({spec.match_about}).")
         return games
+
+    def clean_strict_ms(self) -> int:
+        value: int = self.cleaned_data.get("strict_ms") or 0
+        error = strict_ms_error(value)
+        if error:
+            raise forms.ValidationError(error[:1].upper() + error[1:] + ".")
+        return value
 
     def clean_entrants(self) -> list[BotVersion]:
         """The entrants' playing versions; every problem with them at once (a name listed
@@ -167,6 +181,7 @@ class TournamentForm(forms.Form):
             "game": _game(data),
             "rules": data["rules"], "games_per_match": data["games_per_match"],
             "move_ms": data["move_ms"], "bank_ms": data["bank_ms"],
+            "strict_ms": data["strict_ms"],
             "ladder": None if seeding == BY_HAND else Ladder.objects.get(slug=seeding),
             "versions": [] if is_open else data["entrants"],
             "entry_deadline": data["entry_deadline"] if is_open else None,

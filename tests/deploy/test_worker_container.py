@@ -20,7 +20,7 @@ import yaml
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKERS = ("worker", "play-worker")
+WORKERS = ("worker", "play-worker", "strict-worker")
 # What the worker needs, measured (docs/operations.md, "The worker container").
 WORKER_CAPS = {"CHOWN", "DAC_OVERRIDE", "KILL", "SETGID", "SETUID"}
 SANDBOX_CALLS = {"clone", "unshare", "setns", "mount", "umount2", "pivot_root", "chroot"}
@@ -75,12 +75,14 @@ def test_the_entrypoint_mounts_nothing(services: dict[str, Any], name: str) -> N
     assert "no-new-privileges:true" in services[name]["security_opt"]
 
 
-@pytest.mark.parametrize(("name", "seats"), [("worker", (8 + 4) * 2), ("play-worker", 3 * 8 + 4)])
+@pytest.mark.parametrize(("name", "seats"), [("worker", (8 + 4) * 2), ("play-worker", 3 * 8 + 4),
+                                            ("strict-worker", 8 * 8 + 4)])
 def test_every_seat_can_have_a_tmp_slot_with_the_sandboxes_inode_limit(
     services: dict[str, Any], name: str, seats: int
 ) -> None:
-    """8 seats for each match of the default concurrency (2): a table of 4 plays while the
-    next game's 4 boot; 3 bot seats for each of the play worker's 8 games; and 4 seats a
+    """8 seats for each match of the default concurrency (2, and the strict worker's 8): a
+    table of 4 plays while the next game's 4 boot; 3 bot seats for each of the play worker's
+    8 games; and 4 seats a
     worker process keeps booted ahead (the seat pool); each slot the size and inode count of
     the sandbox's limits."""
     found = slots(services[name])

@@ -1,6 +1,6 @@
 """The README's first command in miniature: scripts/devserver.py starts the web server, the
-ladder's worker, the play queue's worker and beat on the embedded defaults (SQLite, filesystem
-broker), and one SIGINT stops them all."""
+ladder's worker, the play queue's worker, the strict queue's worker and beat on the embedded
+defaults (SQLite, filesystem broker), and one SIGINT stops them all."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def test_devserver_runs_web_workers_and_beat_and_one_sigint_stops_all(tmp_path: 
         banner = proc.stdout.readline() if proc.stdout else ""
         assert banner.startswith("devserver: started web (pid ")
         pids = [int(part.split(")")[0]) for part in banner.split("(pid ")[1:]]
-        assert len(pids) == 4  # web, the ladder's worker, the play queue's worker, beat
+        assert len(pids) == 5  # web, the ladder's, the play queue's and the strict queue's
+        # workers, beat
         health = None
         for _ in range(120):
             health = _health(port)
@@ -74,4 +75,5 @@ def test_devserver_runs_web_workers_and_beat_and_one_sigint_stops_all(tmp_path: 
     assert proc.returncode == 0
     assert "devserver: all stopped" in output
     assert "[beat  ]" in output and "[worker]" in output and "[play  ]" in output
+    assert "[strict]" in output
     assert not [pid for pid in pids if _alive(pid)]
