@@ -26,8 +26,9 @@ from matches.times_store import match_times
 logger = logging.getLogger(__name__)
 
 # A match that finished (its row written) while the last run read may commit after it: the
-# next run looks this far back before the newest check, and skips what it already saw.
-SLACK = timedelta(minutes=30)
+# next run looks this far back before the newest check, and skips what it already saw. (A
+# run stopped halfway leaves the versions it did not reach to their next match.)
+SLACK = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -39,14 +40,15 @@ class _Seen:
 def fairplay_check_version(*, version_id: int, matches: int | None = None
                            ) -> FairPlayCheck | None:
     """Check the version over its last `matches` (KAISER_FAIRPLAY_MATCHES) finished matches
-    with times. None, writing nothing, when it has none or its last check saw the same ones."""
-    count = matches or settings.KAISER_FAIRPLAY_MATCHES
-    seen = _recent(version_id=version_id, count=count)
-    if not seen.match_ids:
-        return None
+    with times. None, writing nothing, when it has none or its last check saw the same ones
+    (compared first by the matches' ids, before any replay is read)."""
+    rows = _recent_sides(version_id=version_id, count=matches or settings.KAISER_FAIRPLAY_MATCHES)
     last = (FairPlayCheck.objects.filter(version_id=version_id)
             .order_by("-checked", "-id").values_list("match_ids", flat=True).first())
-    if last == seen.match_ids:
+    if not rows or last == [row.match_id for row in rows]:
+        return None
+    seen = _read(rows)
+    if not seen.match_ids or last == seen.match_ids:  # (the same, less an unreadable match)
         return None
     try:
         verdict = fairplay_check(seen.sides, spread_bits=spread_bits(),
@@ -59,13 +61,17 @@ def fairplay_check_version(*, version_id: int, matches: int | None = None
         figures=verdict.to_dict(), flagged=verdict.flagged)
 
 
-def _recent(*, version_id: int, count: int) -> _Seen:
-    """The version's newest finished matches with its side's times (newest first), each as
-    the detector reads it. A match whose replay or times the store does not give back is
-    left out (and logged)."""
-    rows = (MatchSide.objects.filter(version_id=version_id, match__status=Match.Status.FINISHED)
-            .exclude(match__times_key="").select_related("match")
-            .order_by("-match__finished", "-match_id")[:count])
+def _recent_sides(*, version_id: int, count: int) -> list[MatchSide]:
+    """The version's sides in its newest finished matches with times, newest first."""
+    return list(MatchSide.objects.filter(version_id=version_id,
+                                         match__status=Match.Status.FINISHED)
+                .exclude(match__times_key="").select_related("match")
+                .order_by("-match__finished", "-match_id")[:count])
+
+
+def _read(rows: list[MatchSide]) -> _Seen:
+    """Each match as the detector reads it. A match whose replay or times the store does not
+    give back is left out (and logged)."""
     seen = _Seen([], [])
     for row in rows:
         side = _side_times(row.match, row.letter)
