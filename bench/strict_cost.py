@@ -3,8 +3,8 @@
 control, and a strict match's wall time against its decisions x T. Prints figures; asserts
 nothing.
 
-    .venv/bin/python bench/strict_cost.py [--matches 16] [--strict-ms 20] [--concurrency 8]
-        [--bots trivial,greedy] [--tiny]
+    .venv/bin/python bench/strict_cost.py [--matches 16] [--strict-ms 20] [--concurrency 2,4,8]
+        [--bots trivial,greedy] [--strict-in threads|processes] [--tiny]
 
 For each bot (trivial: bench/trivial_bot.py, the first legal action; greedy:
 bots/examples/greedy.zip), MATCHES two-game Kaiser matches of the bot against itself in the
@@ -14,12 +14,15 @@ them (the same engine call, engine.kaiser.match.run_match, that matches.runner m
 - the normal control: a prefork worker capped to the cores (kaiser_site/worker_cores.py), i.e.
   as many processes as usable cores, each playing one match at a time;
 - strict time (T = STRICT_MS): the strict worker, one process playing CONCURRENCY matches at
-  once in threads (Celery's threads pool, -P threads; docs/operations.md, "Strict time").
+  once in threads (Celery's threads pool, -P threads; docs/operations.md, "Strict time"); a
+  run for each CONCURRENCY given. --strict-in processes plays them in as many processes
+  instead (a prefork worker not capped to the cores), to tell the GIL's part from the host's.
 
 Printed for each: matches a minute; for strict time also what the waiting alone allows at that
 concurrency (CONCURRENCY matches of decisions x T each, back to back), a match's wall time
-against its decisions x T (every decision is a slot of T ms: the target is at most 10% over),
-the forfeits (a reply later than the slot is a timeout), and the load average beside each.
+against its decisions x T over the matches played to their end (every decision is a slot of
+T ms: the target is at most 10% over; a forfeit ends a match early), the forfeits (a reply
+later than the slot is a timeout), and the load average beside each.
 --tiny: two matches a bot, two at once, two deals a game (the suite runs it so it never rots).
 """
 
@@ -48,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BOTS = {"trivial": ROOT / "bench" / "trivial_bot.py",
         "greedy": ROOT / "bots" / "examples" / "greedy.zip"}
 TARGET_OVER = 0.10  # a strict match's wall time over decisions x T
+STRICT_POOLS = {"threads": "threads of one process", "processes": "processes"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Run:
     wall_s: float  # the whole run, first match started to last one ended
     load: float  # the 1-minute load average at its end
     at_once: int
+    pool: str  # threads, processes
 
     @property
     def per_minute(self) -> float:
@@ -94,7 +99,7 @@ def run(pool: Callable[[int], Executor], at_once: int, bot: str, matches: int, s
                    for seed in range(matches)]
         played = [f.result() for f in futures]
         wall_s = time.monotonic() - began
-    return Run(played, wall_s, os.getloadavg()[0], at_once)
+    return Run(played, wall_s, os.getloadavg()[0], at_once, pool.__name__)
 
 
 def processes(count: int) -> Executor:
@@ -113,55 +118,74 @@ def forfeits(played: list[Played]) -> str:
     return f"{len(said)} ({'; '.join(sorted(set(said)))})" if said else "none"
 
 
-def report(bot: str, normal: Run, strict: Run, strict_ms: int) -> None:
-    slots_s = [p.decisions * strict_ms / 1000 for p in strict.played]
-    over = [p.wall_s / s - 1 for p, s in zip(strict.played, slots_s, strict=True) if s]
-    forced = 60 * strict.at_once / statistics.fmean(slots_s) if any(slots_s) else 0.0
-    print(f"{bot} ({BOTS[bot].relative_to(ROOT)}), {len(normal.played)} matches each way:")
-    print(f"  normal control: {normal.per_minute:6.1f} matches/min  ({normal.at_once} at once "
-          f"in processes, {normal.wall_s:.1f} s; load average {normal.load:.2f})")
-    print(f"  strict {strict_ms} ms:   {strict.per_minute:6.1f} matches/min  ({strict.at_once} "
-          f"at once in threads, {strict.wall_s:.1f} s; load average {strict.load:.2f}) = "
-          f"{strict.per_minute / normal.per_minute:.0%} of the normal control")
-    print(f"  what the waiting alone allows at {strict.at_once} at once: {forced:6.1f} "
-          f"matches/min (decisions x T back to back); reached {strict.per_minute / forced:.0%}"
-          if forced else "  no decisions played under strict time")
-    if over:
-        wall = statistics.fmean(p.wall_s for p in strict.played)
-        print(f"  a strict match's wall time: mean {wall:.2f} s for "
-              f"{statistics.fmean(p.decisions for p in strict.played):.0f} decisions "
-              f"(decisions x T = {statistics.fmean(slots_s):.2f} s): "
-              f"{statistics.fmean(over):+.1%} over (max {max(over):+.1%}; target <= "
-              f"{TARGET_OVER:.0%}); load average {strict.load:.2f}")
-    print(f"  a normal match's wall time: mean "
-          f"{statistics.fmean(p.wall_s for p in normal.played):.2f} s for "
-          f"{statistics.fmean(p.decisions for p in normal.played):.0f} decisions")
-    print(f"  forfeits: normal {forfeits(normal.played)}; strict {forfeits(strict.played)}")
+def report_normal(bot: str, normal: Run) -> None:
+    print(f"{bot} ({BOTS[bot].relative_to(ROOT)}), {len(normal.played)} matches a run:")
+    print(f"  normal control: {normal.per_minute:6.1f} matches/min ({normal.at_once} at once in "
+          f"processes, {normal.wall_s:.1f} s; a match {mean(normal.played, 'wall_s'):.2f} s, "
+          f"{mean(normal.played, 'decisions'):.0f} decisions; forfeits "
+          f"{forfeits(normal.played)}; load average {normal.load:.2f})")
+
+
+def report_strict(normal: Run, strict: Run, strict_ms: int) -> None:
+    """The strict run's rate beside the control's and what the waiting alone allows (its
+    matches' decisions x T, at this many at once), and its whole matches' wall time against
+    their decisions x T (a forfeit ends a match early: it says nothing of the slots)."""
+    slots_s = statistics.fmean(p.decisions * strict_ms / 1000 for p in strict.played)
+    forced = 60 * strict.at_once / slots_s if slots_s else 0.0
+    print(f"  strict {strict_ms} ms, {strict.at_once} at once ({strict.pool}): "
+          f"{strict.per_minute:6.1f} matches/min = {strict.per_minute / normal.per_minute:.0%} "
+          f"of the normal control; the waiting alone allows {forced:.1f} (reached "
+          f"{strict.per_minute / forced if forced else 0:.0%}); {strict.wall_s:.1f} s; load "
+          f"average {strict.load:.2f}")
+    whole = [p for p in strict.played if p.forfeit is None and p.decisions]
+    if whole:
+        slots = [p.decisions * strict_ms / 1000 for p in whole]
+        over = sum(p.wall_s for p in whole) / sum(slots) - 1
+        worst = max(p.wall_s / s - 1 for p, s in zip(whole, slots, strict=True))
+        print(f"    a whole strict match ({len(whole)}): mean {mean(whole, 'wall_s'):.2f} s for "
+              f"{mean(whole, 'decisions'):.0f} decisions (decisions x T "
+              f"{statistics.fmean(slots):.2f} s): {over:+.1%} over (the worst {worst:+.1%}; "
+              f"target <= {TARGET_OVER:.0%})")
+    else:
+        print("    no strict match played to its end")
+    print(f"    forfeits: {forfeits(strict.played)}")
+
+
+def mean(played: list[Played], field: str) -> float:
+    return statistics.fmean(getattr(p, field) for p in played)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=16)
     parser.add_argument("--strict-ms", type=int, default=20)
-    parser.add_argument("--concurrency", type=int,
-                        default=int(os.environ.get("KAISER_STRICT_CONCURRENCY", "8")),
-                        help="strict matches at once in the strict worker's one process")
+    parser.add_argument("--concurrency", default=os.environ.get("KAISER_STRICT_CONCURRENCY", "8"),
+                        help="strict matches at once in the strict worker's one process: "
+                             "one number, or several (2,4,8): a strict run each")
     parser.add_argument("--bots", default="trivial,greedy")
+    parser.add_argument("--strict-in", choices=("threads", "processes"), default="threads",
+                        help="the strict runs' pool: threads of one process (the strict "
+                             "worker's), or processes (a prefork worker not capped)")
     parser.add_argument("--tiny", action="store_true")
     args = parser.parse_args()
     max_deals = None
     if args.tiny:
-        args.matches, args.concurrency, max_deals = 2, 2, 2
+        args.matches, args.concurrency, max_deals = 2, "2", 2
+    levels = [int(n) for n in str(args.concurrency).split(",")]
     cores = usable_cores()
     print(f"strict cost: two-game Kaiser matches in the sandbox, T = {args.strict_ms} ms; "
           f"normal control {cores} at once (processes: the cores), strict "
-          f"{args.concurrency} at once (threads of one process); {os.cpu_count()} cores, "
+          f"{args.concurrency} at once ({STRICT_POOLS[args.strict_in]}); "
+          f"{os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.2f} at the start"
           + (f"; {max_deals} deals a game" if max_deals else ""))
     for bot in args.bots.split(","):
         normal = run(processes, cores, bot, args.matches, 0, max_deals)
-        strict = run(threads, args.concurrency, bot, args.matches, args.strict_ms, max_deals)
-        report(bot, normal, strict, args.strict_ms)
+        report_normal(bot, normal)
+        for level in levels:
+            pool = threads if args.strict_in == "threads" else processes
+            strict = run(pool, level, bot, args.matches, args.strict_ms, max_deals)
+            report_strict(normal, strict, args.strict_ms)
 
 
 if __name__ == "__main__":

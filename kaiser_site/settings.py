@@ -310,8 +310,8 @@ KAISER_DISPATCH_LOST_SECONDS = env_int("KAISER_DISPATCH_LOST_SECONDS", 900)
 # KAISER_STRICT_CONCURRENCY of them at once (scripts/devserver.py, docker-compose.yml). None:
 # strict matches go with the others (played, but one a core like any match). A strict match's
 # time limits are its own: the match queue's plus KAISER_STRICT_SLOTS_A_GAME slots a game
-# (matches.tasks.run_match_options); 5000 fits a whole game of either (Kaiser: at most 100
-# deals of about 42 decisions; Sergeant Major: at most 60 hands of about 55).
+# (kaiser_site.worker_cores.match_send_options); 5000 fits a whole game of either (Kaiser: at
+# most 100 deals of about 42 decisions; Sergeant Major: at most 60 hands of about 55).
 KAISER_STRICT_QUEUE = env_str("KAISER_STRICT_QUEUE") or None
 KAISER_STRICT_CONCURRENCY = env_int("KAISER_STRICT_CONCURRENCY", 8)
 KAISER_STRICT_SLOTS_A_GAME = env_int("KAISER_STRICT_SLOTS_A_GAME", 5000)

@@ -18,6 +18,7 @@ others is capped like any match worker.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from celery import signals
@@ -39,6 +40,23 @@ def strict_only(queues: list[str]) -> bool:
 
     strict = settings.KAISER_STRICT_QUEUE
     return bool(strict) and set(queues) == {strict}
+
+
+def match_send_options(*, strict_ms: int, games: int) -> dict[str, Any]:
+    """How run_match is sent for a match (apply_async's options). A strict match waits out
+    every decision's slot, so it goes to KAISER_STRICT_QUEUE when there is one (a worker that
+    plays many at once: docs/operations.md, "Strict time"), with time limits that fit its
+    slots: the task's own (what a match needs besides its slots: boots, storing) plus
+    games x KAISER_STRICT_SLOTS_A_GAME x strict_ms, so no whole game is ever cut by them."""
+    from django.conf import settings
+
+    queue = getattr(settings, "KAISER_MATCH_QUEUE", None)
+    if not strict_ms:
+        return {"queue": queue}
+    slots_s = math.ceil(games * settings.KAISER_STRICT_SLOTS_A_GAME * strict_ms / 1000)
+    return {"queue": settings.KAISER_STRICT_QUEUE or queue,
+            "soft_time_limit": settings.CELERY_TASK_SOFT_TIME_LIMIT + slots_s,
+            "time_limit": settings.CELERY_TASK_TIME_LIMIT + slots_s}
 
 
 @signals.worker_init.connect

@@ -220,12 +220,12 @@ def matches_dispatch() -> list[int]:
 
 def _enqueue(match_id: int) -> None:
     """Send the match to its queue: a strict match to the strict worker's, with its own time
-    limits (matches.tasks.run_match_options)."""
-    from matches.tasks import run_match_options
+    limits (kaiser_site.worker_cores.match_send_options)."""
+    from kaiser_site.worker_cores import match_send_options
 
     strict_ms, games = Match.objects.filter(pk=match_id).values_list(
         "strict_ms", "games_per_match").first() or (0, 0)
-    task_send(RUN_MATCH, match_id, **run_match_options(strict_ms=strict_ms, games=games))
+    task_send(RUN_MATCH, match_id, **match_send_options(strict_ms=strict_ms, games=games))
 
 
 def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -50,21 +48,6 @@ def run_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
             raise self.retry(exc=error, countdown=countdown) from None
         logger.error("match %s: %s; not retried (%s)", match_id, error, status)
         return "void"
-
-
-def run_match_options(*, strict_ms: int, games: int) -> dict[str, Any]:
-    """How run_match is sent for a match (apply_async's options). A strict match waits out
-    every decision's slot, so it goes to KAISER_STRICT_QUEUE when there is one (a worker that
-    plays many at once: docs/operations.md, "Strict time"), with time limits that fit its
-    slots: the task's own (what a match needs besides its slots: boots, storing) plus
-    games x KAISER_STRICT_SLOTS_A_GAME x strict_ms, so no whole game is ever cut by them."""
-    queue = getattr(settings, "KAISER_MATCH_QUEUE", None)
-    if not strict_ms:
-        return {"queue": queue}
-    slots_s = math.ceil(games * settings.KAISER_STRICT_SLOTS_A_GAME * strict_ms / 1000)
-    return {"queue": settings.KAISER_STRICT_QUEUE or queue,
-            "soft_time_limit": settings.CELERY_TASK_SOFT_TIME_LIMIT + slots_s,
-            "time_limit": settings.CELERY_TASK_TIME_LIMIT + slots_s}
 
 
 @contextmanager

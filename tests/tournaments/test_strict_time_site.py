@@ -12,9 +12,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from kaiser_site.worker_cores import match_send_options
 from ladder.models import Ladder
 from matches.models import Match
-from matches.tasks import run_match_options
 from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
@@ -149,10 +149,10 @@ def test_a_strict_match_goes_to_the_strict_queue_with_limits_that_fit_its_slots(
     settings.KAISER_MATCH_QUEUE, settings.KAISER_STRICT_QUEUE = "matches", "strict"
     settings.CELERY_TASK_SOFT_TIME_LIMIT, settings.CELERY_TASK_TIME_LIMIT = 300, 360
     settings.KAISER_STRICT_SLOTS_A_GAME = 5000
-    assert run_match_options(strict_ms=0, games=2) == {"queue": "matches"}
+    assert match_send_options(strict_ms=0, games=2) == {"queue": "matches"}
     # 2 games x 5000 slots x 20 ms = 200 s on top of the task's own limits.
-    assert run_match_options(strict_ms=20, games=2) == {
+    assert match_send_options(strict_ms=20, games=2) == {
         "queue": "strict", "soft_time_limit": 500, "time_limit": 560}
     settings.KAISER_STRICT_QUEUE = None  # no strict worker: with the others, limits its own
-    assert run_match_options(strict_ms=1000, games=4) == {
+    assert match_send_options(strict_ms=1000, games=4) == {
         "queue": "matches", "soft_time_limit": 20300, "time_limit": 20360}
