@@ -6,8 +6,8 @@ the last game ended, not when its seats exited, so the reading is at chance, in 
 in Sergeant Major; the positive control waits for the exits as the tables did before
 (engine.tables.WAIT_FOR_EXITS), and the same probe then reads far above chance.
 
-Matches of six games of one deal each: a boundary a game after the first, so the sandboxes'
-boots, not the play, are most of the time."""
+Matches of eight or nine games of one deal each: a boundary a game after the first, so the
+sandboxes' boots, not the play, are most of the time."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ PROBE = Path(__file__).parent / "fairplay" / "exit_phase.py"
 # the exit, as a pair that wants its boundary read would.
 LEVELS, STEP_MS, OFFSET_MS, HOLD_MS = 4, 160, 90, 500
 CHANCE = 1 / LEVELS
-GAMES = 6  # a match's boundaries: 5
+# A match's games: a boundary a game after the first (7 in Kaiser, 8 in Sergeant Major).
+GAMES = {"kaiser": 8, SERGEANT_MAJOR: 9}
 CLOCK = TimeControl()
 EXIT = re.compile(r"^EXIT game=(\d+) seat=\d+ symbol=(\d+)$", re.M)
 READ = re.compile(r"^READ game=(\d+) seat=\d+ got=(\d+) ", re.M)
@@ -60,7 +61,7 @@ class Boundary:
 
 def play_kaiser(bot: ProgramFactory, seed: str) -> dict[str, Any]:
     rules = dataclasses.replace(KAISER_RULES, max_deals=1)
-    return kaiser_match(bot, resolve_player("builtin:greedy"), games=GAMES, seed=seed,
+    return kaiser_match(bot, resolve_player("builtin:greedy"), games=GAMES["kaiser"], seed=seed,
                         rules=rules, time=CLOCK)
 
 
@@ -69,7 +70,8 @@ def play_sergeant_major(bot: ProgramFactory, seed: str) -> dict[str, Any]:
     rules = dataclasses.replace(SM_RULES, win_tricks=None, hands=1, max_hands=1)
     others = [resolve_player(f"builtin:{name}", game=SERGEANT_MAJOR)
               for name in ("greedy", "random")]
-    return sm_match([bot, *others], games=GAMES, seed=seed, rules=rules, time=CLOCK)
+    return sm_match([bot, *others], games=GAMES[SERGEANT_MAJOR], seed=seed, rules=rules,
+                    time=CLOCK)
 
 
 GAMES_PLAYED: dict[str, Callable[[ProgramFactory, str], dict[str, Any]]] = {
@@ -108,7 +110,7 @@ def read_over(game: str, tmp_path: Path, matches: int, tag: str) -> list[Boundar
         replay = GAMES_PLAYED[game](bot, f"boundary/{tag}/{n}")
         assert replay["result"]["forfeit"] is None, replay["result"]["forfeit"]
         tried = boundaries(bot)
-        assert [b.game for b in tried] == list(range(1, GAMES)), tried  # every one read
+        assert [b.game for b in tried] == list(range(1, GAMES[game])), tried  # every one read
         found += tried
     return found
 
@@ -117,10 +119,7 @@ def right(found: list[Boundary]) -> int:
     return sum(b.sent == b.got for b in found)
 
 
-@pytest.mark.parametrize("game", ["kaiser", SERGEANT_MAJOR])
-def test_the_next_table_reads_the_last_ones_exit_at_chance(game: str, tmp_path: Path) -> None:
-    found = read_over(game, tmp_path, matches=8, tag="free")
-
+def assert_at_chance(game: str, found: list[Boundary]) -> None:
     low, high = chance_interval(len(found), CHANCE)
     print(f"{game}, free exits: {right(found)} of {len(found)} boundaries right "
           f"(chance's 95% interval {low} to {high})")
@@ -128,15 +127,40 @@ def test_the_next_table_reads_the_last_ones_exit_at_chance(game: str, tmp_path: 
     assert low <= right(found) <= high, (right(found), len(found), (low, high))
 
 
-@pytest.mark.alone  # the delay it reads is the host's: the suite's own load would blur it
-@pytest.mark.parametrize("game", ["kaiser", SERGEANT_MAJOR])
-def test_positive_control_where_the_next_table_waits_for_the_exits_the_probe_reads_them(
-        game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "WAIT_FOR_EXITS", True)
-
-    found = read_over(game, tmp_path, matches=4, tag="waited")
-
+def assert_read(game: str, found: list[Boundary]) -> None:
     p = chance_of_at_least(right(found), len(found), CHANCE)
     print(f"{game}, exits waited for: {right(found)} of {len(found)} right (p = {p:.1e})")
-    assert len(found) == 20
-    assert chance_of_at_least(right(found), len(found), CHANCE) < 0.001, (right(found), found)
+    assert len(found) >= 14
+    assert p < 0.001, (right(found), found)
+
+
+# Kaiser's tests and then Sergeant Major's (not the two chance tests side by side): pytest-xdist
+# hands each worker a run of the file's tests, and the two long ones then start on different
+# workers. The positive controls run alone: the delay they read is the host's, and the suite's
+# own load would blur it.
+
+def test_the_next_kaiser_table_reads_the_last_ones_exit_at_chance(tmp_path: Path) -> None:
+    assert_at_chance("kaiser", read_over("kaiser", tmp_path, matches=6, tag="free"))
+
+
+@pytest.mark.alone
+def test_positive_control_a_kaiser_table_that_waits_for_the_exits_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "WAIT_FOR_EXITS", True)
+
+    assert_read("kaiser", read_over("kaiser", tmp_path, matches=2, tag="waited"))
+
+
+def test_the_next_sergeant_major_table_reads_the_last_ones_exit_at_chance(
+        tmp_path: Path) -> None:
+    found = read_over(SERGEANT_MAJOR, tmp_path, matches=5, tag="free")
+
+    assert_at_chance(SERGEANT_MAJOR, found)
+
+
+@pytest.mark.alone
+def test_positive_control_a_sergeant_major_table_that_waits_for_the_exits_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "WAIT_FOR_EXITS", True)
+
+    assert_read(SERGEANT_MAJOR, read_over(SERGEANT_MAJOR, tmp_path, matches=2, tag="waited"))
