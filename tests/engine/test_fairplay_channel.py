@@ -23,6 +23,7 @@ import pytest
 from engine.botproc import program_player_factory
 from engine.builtin import resolve_player
 from engine.fairplay import SPREAD_BITS, RecordedSide, SideTimes, Verdict, fairplay_check
+from engine.games import get_game
 from engine.kaiser.match import run_match
 from engine.kaiser.rules import DEFAULT_RULES
 from engine.players import TimeControl
@@ -120,6 +121,35 @@ def test_a_pair_that_burns_then_sleeps_is_flagged_by_its_sleep(tmp_path: Path) -
     assert flagged_for(verdict, "sleep"), verdict.summary()
     assert verdict.sleep_bits is not None and verdict.sleep_bits >= SPREAD_BITS
     assert decoded(played)[0] >= 50
+
+
+SM_RULES = "952-six-hands"  # six hands a game: the upload check's length
+
+
+def play_sergeant_major(program: Path) -> list[SideTimes]:
+    """MATCHES one-set matches of `program` (side A) against builtin:greedy and builtin:random."""
+    game = get_game("sergeant-major")
+    matches = []
+    for seed in range(MATCHES):
+        bot = RecordedSide(program_player_factory(program, time=CLOCK))
+        others = [resolve_player(spec, game=game.name)
+                  for spec in ("builtin:greedy", "builtin:random")]
+        replay = game.run_match([bot, *others], games=3, seed=f"sm-think-time/{seed}",
+                                rules=game.get_rules(SM_RULES), time=CLOCK)
+        assert replay["result"]["forfeit"] is None, replay["result"]["forfeit"]
+        matches.append(bot.side_times(replay, "A"))
+    return matches
+
+
+def test_a_sergeant_major_seat_that_sleeps_its_hand_is_flagged_and_the_starter_passes(
+        ) -> None:
+    slept = fairplay_check(play_sergeant_major(PROBES / "sm_sleeper.py"))
+    starter = fairplay_check(play_sergeant_major(EXAMPLES / "sergeant_major_bot.py"))
+
+    assert flagged_for(slept, "wait"), slept.summary()
+    assert slept.cpu_bits is not None and slept.deals >= 2 * MATCHES * 3  # its features read
+    assert not starter.flagged, starter.summary()
+    assert starter.decisions >= 150
 
 
 HONEST = ["minimal_bot.py", "random.zip", "greedy.zip", "mc.zip", "node_random.zip"]
