@@ -1,10 +1,11 @@
 """The next table hears nothing of the last one leaving (issue 41), with real seats under
 gVisor: game 0's seats, which saw every hand at deal_end, exit at a phase of the wall clock
 that spells a symbol of deal 0's hands, and game 1's seats read the phase at their first
-statement (tests/engine/fairplay/exit_phase.py). engine.tables lets the next table in when
-the last game ended, not when its seats exited, so the reading is at chance, in Kaiser and
-in Sergeant Major; the positive control waits for the exits as the tables did before
-(engine.tables.WAIT_FOR_EXITS), and the same probe then reads far above chance.
+statement (tests/engine/fairplay/exit_phase.py); and so at each boundary of a match.
+engine.tables lets the next table in when the last game ended, not when its seats exited, so
+the reading is at chance, in Kaiser and in Sergeant Major; the positive control waits for the
+exits as the tables did before (engine.tables.WAIT_FOR_EXITS), and the same probe then reads
+far above chance.
 
 Matches of eight or nine games of one deal each: a boundary a game after the first, so the
 sandboxes' boots, not the play, are most of the time."""
@@ -37,12 +38,12 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(300)]
 PROBE = Path(__file__).parent / "fairplay" / "exit_phase.py"
 # 4 levels of 160 ms: the cycle (640 ms) and the exit after it fit in the second a seat has to
 # exit (engine.botproc.EXIT_GRACE_S). Where the exit is waited for, the next seat's first
-# statement comes 25 to 80 ms after it under gVisor on a quiet host, and up to 240 ms on one
-# loaded 10 times over (the sandbox's teardown): OFFSET_MS is that delay's middle, and a
-# level is wide enough for most of its spread. More levels would read more bits a boundary
-# where the host is quiet, and nothing where it is not. HOLD_MS: one seat of the side holds
-# its first move back so long that the next table has booted (while this one plays) before
-# the exit, as a pair that wants its boundary read would.
+# statement comes 15 to 80 ms after it under gVisor on a quiet host, and up to 240 ms on one
+# loaded 10 times over (the sandbox's teardown): with OFFSET_MS, a level reads delays of 10 to
+# 170 ms. More levels would read more bits a boundary where the host is quiet, and nothing
+# where it is not. HOLD_MS: one seat of the side holds its first move back so long (and a
+# random part of a cycle more) that the next table has booted, while this one plays, before
+# the exit: as a pair that wants its boundary read would.
 LEVELS, STEP_MS, OFFSET_MS, HOLD_MS = 4, 160, 90, 500
 CHANCE = 1 / LEVELS
 # A match's games: a boundary a game after the first (7 in Kaiser, 8 in Sergeant Major).
