@@ -195,11 +195,10 @@ def test_a_sides_messages_go_out_on_the_slot_grid_however_long_its_replies_took(
           f"{statistics.median(late):.2f}); replies {min(walls):.1f} to {max(walls):.1f} ms")
     assert len(late) >= 20
     assert max(walls) - min(walls) > 15  # the replies' times vary by half the holds' range
-    # Late only by the host's delays: a few tenths of a ms a slot as a rule; where the host is
-    # loaded many times over, the engine's own thread waits for a core now and then (100 ms
-    # and more at a load of 20 on two cores).
-    assert statistics.median(late) < 3
-    assert sum(1 for ms in late if ms < 5) >= 0.75 * len(late), late
+    # Late only by the host's delays: a few tenths of a ms a slot as a rule. Not every gap:
+    # beside busy loops the engine's own sleep wakes late by several ms now and then, and at a
+    # load of 20 on two cores its thread waits 100 ms and more for a core.
+    assert statistics.median(late) < EARLY_MS, late
 
 
 def test_a_reply_past_its_strict_slot_is_a_timeout_that_names_the_slot() -> None:
