@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.players import TimeControl
+if TYPE_CHECKING:  # engine.players imports this module when a player uses slots
+    from engine.players import TimeControl
 
 
 class Slots:
     """One match's schedule: the start of the next decision's slot."""
 
-    def __init__(self, time_control: TimeControl) -> None:
+    def __init__(self, time_control: "TimeControl") -> None:
         self.period_s = time_control.strict_ms / 1000
         self.reply_s = time_control.strict_reply_ms / 1000
         self.next: float | None = None  # the next slot's start (monotonic s); None: at once

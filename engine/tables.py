@@ -134,7 +134,7 @@ class Tables:
             _close_all(current)
             return
         leaving = threading.Thread(target=_close_all, args=(current,), daemon=True,
-                                   name="kaiser-table-leaving")
+                                   name="table-leaving")
         leaving.start()
         self._leaving.append(leaving)
 

@@ -28,7 +28,8 @@ setup = {}
 def on_hello(message):
     rules = Rules.from_dict(message["rules"])
     setup["rules"] = rules
-    time = TimeControl(**message["time"])
+    known = ("move_ms", "bank_ms", "startup_ms")  # strict time adds keys it does not need
+    time = TimeControl(**{k: v for k, v in message["time"].items() if k in known})
     setup["move_ms"] = time.move_ms
     # The player's own seed: the protocol has no match seed, and the play need not vary.
     player.start(seat=message["seat"], rules=rules, games=message["match"]["games"],
