@@ -203,7 +203,9 @@ def test_migration_0009_makes_every_matchs_sides_from_its_columns(before_sides: 
     # Every match has as many sides as it has players, and no side is made twice.
     assert MatchSide.objects.count() == 2 * 8 + 3 * 2
     # The columns are untouched: the readers still read them.
-    assert Match.objects.get(pk=made["sm"]).points == {"A": 1.5, "B": 1.0, "C": 0.5}
+    # (only this column: the model has columns later migrations add)
+    assert Match.objects.filter(pk=made["sm"]).values_list("points", flat=True).get() == {
+        "A": 1.5, "B": 1.0, "C": 0.5}
     # And back: the table goes, the matches stay.
     _executor().migrate([BEFORE])
     old = _executor().loader.project_state([BEFORE]).apps
