@@ -121,7 +121,8 @@ def right(found: list[Boundary]) -> int:
 
 
 def assert_at_chance(game: str, found: list[Boundary]) -> None:
-    low, high = chance_interval(len(found), CHANCE, level=0.99)  # a correct engine fails 95% 3 times in 100
+    # 99%: at 95% a correct engine failed this about 3 times in 100
+    low, high = chance_interval(len(found), CHANCE, level=0.99)
     print(f"{game}, free exits: {right(found)} of {len(found)} boundaries right "
           f"(chance's 95% interval {low} to {high})")
     assert len(found) >= 40
