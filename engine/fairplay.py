@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import operator
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -510,6 +510,22 @@ def side_times_of(line: dict[str, Any], *, per_process: bool) -> SideTimes:
     if per_process:
         times = [None if t is None else engine_order(replay, side, t) for t in times]
     return SideTimes(replay, side, times[0], times[1], times[2])
+
+
+def public_decisions(decisions: Iterable[Any], features: Callable[[Any], tuple[float, ...]],
+                     hand: Callable[[int], tuple[float, ...]],
+                     hand_names: tuple[str, ...]) -> list[PublicDecision]:
+    """A game's decisions (each with game, deal, seat, move and its dealt hand's mask,
+    `dealt`) as the detector reads them; a hand's features are computed once a hand."""
+    hands: dict[int, tuple[float, ...]] = {}
+    found = []
+    for d in decisions:
+        if d.dealt not in hands:
+            hands[d.dealt] = hand(d.dealt)
+        found.append(PublicDecision(game=d.game, deal=d.deal, seat=d.seat, move=d.move,
+                                    features=features(d), hand=hands[d.dealt],
+                                    hand_names=hand_names))
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:

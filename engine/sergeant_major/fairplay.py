@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.fairplay import PublicDecision
+from engine.fairplay import PublicDecision, public_decisions
 from engine.sergeant_major.cards import CARD_NAMES, CARD_OF, SUITS, cards_mask
 from engine.sergeant_major.game import DECISIONS, DISCARD, TRUMP, Deal, SMState
 from engine.sergeant_major.match import FORMAT, seat_sides
@@ -48,12 +48,8 @@ class Decision:
 def fairplay_decisions(replay: dict[str, Any], side: str) -> list[PublicDecision]:
     """Every decision `side` made in the match, in the engine's order, as the detector reads
     it."""
-    hands: dict[int, tuple[float, ...]] = {}
-    return [PublicDecision(game=d.game, deal=d.deal, seat=d.seat, move=d.move,
-                           features=public_features(d),
-                           hand=hands.setdefault(d.dealt, hand_features(d.dealt)),
-                           hand_names=HAND_NAMES)
-            for d in side_decisions(replay, side)]
+    return public_decisions(side_decisions(replay, side), public_features, hand_features,
+                            HAND_NAMES)
 
 
 def side_decisions(replay: dict[str, Any], side: str) -> list[Decision]:
