@@ -147,7 +147,7 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
                "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
                "replay_size, stderr_a, stderr_b, error, created, dispatched, started, finished, "
                "play_ms, attempts, lease_token, rules, games_per_match, move_ms, bank_ms, "
-               "startup_ms, stats_folded, replay_key, replay_sha256")
+               "startup_ms, strict_ms, stats_folded, replay_key, replay_sha256")
     connection.ensure_connection()
     raw = connection.connection
     with raw.cursor() as cur, cur.copy(f"COPY tournaments_match ({columns}) FROM STDIN") as copy:
@@ -164,7 +164,7 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
                 '{"seat": 1, "player": "B", "reason": "timeout"}' if fault else None,
                 gz, size, "", "", "", when - timedelta(seconds=40), when - timedelta(seconds=30),
                 when - timedelta(seconds=20), when, 120, 1, "", "official", 2, 1000, 10000, 5000,
-                False, "", ""))  # the replays stay in the rows: served as not moved yet
+                0, False, "", ""))  # the replays stay in the rows: served as not moved yet
     raw.commit()
     ratings_copy(entries, rng)
 

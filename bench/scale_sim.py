@@ -253,14 +253,14 @@ def match_rows(versions: list[int], count: int, refs: list[tuple[str, str]],
                None, size, "", "", "", "", when - timedelta(seconds=40),
                when - timedelta(seconds=30), when - timedelta(seconds=20), when, 120, 1, "",
                ladder.rules, ladder.games_per_match, ladder.move_ms, ladder.bank_ms,
-               ladder.startup_ms, stats_json[k], True, refs[k][0], refs[k][1])
+               ladder.startup_ms, ladder.strict_ms, stats_json[k], True, refs[k][0], refs[k][1])
 
 
 MATCH_COLUMNS = ("kind, ladder_id, rated, version_a_id, version_b_id, seed, status, score, "
                  "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
                  "replay_size, stderr_a, stderr_b, stderr_c, error, created, dispatched, "
                  "started, finished, play_ms, attempts, lease_token, rules, games_per_match, "
-                 "move_ms, bank_ms, startup_ms, stats, stats_folded, replay_key, replay_sha256")
+                 "move_ms, bank_ms, startup_ms, strict_ms, stats, stats_folded, replay_key, replay_sha256")
 
 
 def ratings_copy(now: Any) -> None:

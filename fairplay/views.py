@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from fairplay import selectors
 
@@ -15,9 +16,11 @@ STAFF_ONLY = ("The fair-play report is for staff only: it flags bots for a perso
               "at, it does not judge them. An owner sees their own bot's check on its page.")
 
 
+@require_GET
 @login_required
 def fairplay_report(request: HttpRequest) -> HttpResponse:
-    """Anonymous visitors are sent to log in; a signed-in author gets the 403 page."""
+    """A page to read, never to post to. Anonymous visitors are sent to log in; a signed-in
+    author gets the 403 page."""
     if not (request.user.is_active and request.user.is_staff):
         raise PermissionDenied(STAFF_ONLY)
     return render(request, "fairplay/report.html", {

@@ -40,6 +40,7 @@ def test_no_environment_gives_the_embedded_development_defaults(tmp_path: Path) 
     assert (tmp_path / "var" / "broker" / "queue").is_dir()
     assert got["memory"] == 512
     assert got["beat"] == ["bots.tasks.bot_versions_requeue_stale",
+                           "fairplay.tasks.fairplay_check_recent",
                            "ladder.tasks.ladder_fits_refresh",
                            "ladder.tasks.ladder_schedule",
                            "matches.tasks.matches_requeue_stale",
