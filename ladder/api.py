@@ -39,7 +39,7 @@ class LadderSerializer(serializers.ModelSerializer):
     @extend_schema_field(TimeSerializer)
     def get_time(self, ladder: Ladder) -> dict[str, int]:
         return {"move_ms": ladder.move_ms, "bank_ms": ladder.bank_ms,
-                "startup_ms": ladder.startup_ms}
+                "startup_ms": ladder.startup_ms, "strict_ms": ladder.strict_ms}
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
