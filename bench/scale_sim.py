@@ -260,7 +260,8 @@ MATCH_COLUMNS = ("kind, ladder_id, rated, version_a_id, version_b_id, seed, stat
                  "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
                  "replay_size, stderr_a, stderr_b, stderr_c, error, created, dispatched, "
                  "started, finished, play_ms, attempts, lease_token, rules, games_per_match, "
-                 "move_ms, bank_ms, startup_ms, strict_ms, stats, stats_folded, replay_key, replay_sha256")
+                 "move_ms, bank_ms, startup_ms, strict_ms, stats, stats_folded, replay_key, "
+                 "replay_sha256")
 
 
 def ratings_copy(now: Any) -> None:

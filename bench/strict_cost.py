@@ -45,13 +45,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine import tables  # noqa: E402
 from engine.botproc import program_player_factory  # noqa: E402
 from engine.clock import usable_cores  # noqa: E402
 from engine.kaiser.match import run_match  # noqa: E402
 from engine.kaiser.rules import DEFAULT_RULES  # noqa: E402
 from engine.players import TimeControl  # noqa: E402
 from engine.slots import Slots  # noqa: E402
-from engine import tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = {"trivial": ROOT / "bench" / "trivial_bot.py",
@@ -110,10 +110,9 @@ def play_one(bot: str, seed: int, strict_ms: int, max_deals: int | None) -> Play
     decisions = sum(len(p.decision_ms()) for side in sides for p in side.players)
     forfeit = replay["result"]["forfeit"]
     said = None if forfeit is None else f"{forfeit['reason']} by {forfeit['player']}"
-    slots = SeenSlots.seen.last
-    if slots is None:
-        return Played(wall_s, decisions, said)
-    return Played(wall_s, decisions, said, slots.count, slots.late_s)
+    slots = SeenSlots.seen.last  # None under the normal control
+    return Played(wall_s, decisions, said, slots.count if slots else 0,
+                  slots.late_s if slots else 0.0)
 
 
 def run(pool: Callable[[int], Executor], at_once: int, bot: str, matches: int, strict_ms: int,
