@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # engine.players imports this module when a player uses slots
 class Slots:
     """One match's schedule: the start of the next decision's slot."""
 
-    def __init__(self, time_control: "TimeControl") -> None:
+    def __init__(self, time_control: TimeControl) -> None:
         self.period_s = time_control.strict_ms / 1000
         self.reply_s = time_control.strict_reply_ms / 1000
         self.next: float | None = None  # the next slot's start (monotonic s); None: at once

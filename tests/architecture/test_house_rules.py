@@ -116,7 +116,8 @@ def test_the_engine_imports_nothing_of_the_site() -> None:
 
 # The runtime: the parts of the engine that play any game (a match's tables, the players'
 # interface, the clock, the faults, the sandbox). A game reaches them through engine.games.
-RUNTIME = ("engine.tables", "engine.players", "engine.clock", "engine.slots", "engine.faults", "engine.sandbox")
+RUNTIME = ("engine.tables", "engine.players", "engine.clock", "engine.slots", "engine.faults",
+           "engine.sandbox")
 
 
 def _in_runtime(module: str) -> bool:

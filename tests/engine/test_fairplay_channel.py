@@ -112,14 +112,17 @@ def test_a_pair_that_burns_cpu_to_signal_is_flagged(tmp_path: Path) -> None:
     assert decoded(played)[0] >= 50
 
 
-def test_a_pair_that_burns_then_sleeps_is_flagged_by_its_sleep(tmp_path: Path) -> None:
+def test_a_pair_that_burns_then_sleeps_is_flagged_by_the_wall_clock(tmp_path: Path) -> None:
     played = play(pair_program(tmp_path, "burnsleep", BURNSLEEP))
 
     verdict = fairplay_check(played.matches)
     # Its waits stay under three times its CPU time: the wait spread alone would pass it.
     assert all(m.sleep_ms is not None for m in played.matches), "the host gives no PSI"
-    assert flagged_for(verdict, "sleep"), verdict.summary()
-    assert verdict.sleep_bits is not None and verdict.sleep_bits >= SPREAD_BITS
+    # Flagged by what the wall clock shows: its sleep on a quiet host; on a host loaded many
+    # times over its burn stretches, its sleeps shrink and the wait beside its counted time
+    # shows instead (CI once: sleep 1.46 bits a move, wait 2.61 at a load of 20).
+    assert flagged_for(verdict, "sleep") or flagged_for(verdict, "wait"), verdict.summary()
+    assert max(verdict.sleep_bits or 0.0, verdict.wait_bits or 0.0) >= SPREAD_BITS
     assert decoded(played)[0] >= 50
 
 

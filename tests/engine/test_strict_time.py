@@ -91,13 +91,13 @@ def pair_match(program: Path, clock: TimeControl, seed: str, *, rules: Rules = R
 
 
 def read_pairs(program: Path, clock: TimeControl, symbols: int) -> Reading:
-    """Matches until the partners have decoded `symbols` symbols (at most eight matches).
+    """Matches until the partners have decoded `symbols` symbols (at most sixteen matches).
 
     Under strict time a reply later than its slot is a timeout, and on a host loaded many
     times over a seat's round trip can take that long: such a match ends there, its finished
     deals count, and the next one plays on (the detail is kept, for the failure message)."""
     reading = Reading()
-    while reading.tried < symbols and reading.matches < 8:
+    while reading.tried < symbols and reading.matches < 16:
         replay, pair = pair_match(program, clock, f"{SEEDS}/{reading.matches}")
         reading.matches += 1
         forfeit = replay["result"]["forfeit"]
