@@ -173,9 +173,8 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> Any:
         if self.action == "list":
             return _filtered_matches(self.request)
-        if self.action == "replay":  # the replay's fields and whose fault it is
-            return Match.objects.only("pk", "status", *REPLAY_FIELDS).prefetch_related(
-                sides_with_bots())
+        if self.action == "replay":  # one query; the sides only for a fault (whose it is)
+            return Match.objects.only("pk", "status", "forfeit", *REPLAY_FIELDS)
         return Match.objects.select_related("ladder").defer("replay_gz").prefetch_related(
             sides_with_bots())
 
@@ -197,7 +196,7 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             raise ReplayPruned()
         if replay is None:
             raise Http404("this match has no replay")
-        if not match_fault_whole_for(request.user, match):
+        if match.forfeit and not match_fault_whole_for(request.user, match):
             replay = replay_public(replay)
         return Response(replay)
 

@@ -210,8 +210,11 @@ class Match(PlayConditions):
 
     @cached_property
     def side_list(self) -> list[MatchSide]:
-        """Its sides in order (A, B, ...): prefetched (`sides_with_bots`) or read once."""
-        return list(self.sides.all())
+        """Its sides in order (A, B, ...): prefetched (`sides_with_bots`) or read once, with
+        their versions and bots."""
+        if "sides" in getattr(self, "_prefetched_objects_cache", {}):
+            return list(self.sides.all())
+        return list(self.sides.select_related("version__bot").order_by("order"))
 
     @property
     def version_ids(self) -> list[int]:

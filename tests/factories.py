@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.db.models import QuerySet
+
 from bots.models import BotVersion
 from matches.models import Match, MatchSide, side_letter
 
@@ -60,3 +62,17 @@ def games_of(match: Match | int) -> list[int | None]:
 def versions_of(matches: Iterable[Match]) -> list[list[int]]:
     """Each match's versions in side order."""
     return [[side.version_id for side in side_rows(match)] for match in matches]
+
+
+def played_by(version: BotVersion, *others: BotVersion) -> QuerySet[Match]:
+    """The matches `version` played (against all of `others`, if given)."""
+    matches = Match.objects.filter(sides__version=version)
+    for other in others:
+        matches = matches.filter(sides__version=other)
+    return matches
+
+
+def share_of(match: Match, version: BotVersion) -> float:
+    """The version's share of a two-side match's score (the score is A's)."""
+    assert match.score is not None
+    return match.score if match.version_ids[0] == version.pk else 1 - match.score

@@ -135,14 +135,14 @@ def test_a_bots_owner_reads_its_stderr_through_the_api_while_others_share_a_copy
     arena: Arena, other: User,
 ) -> None:
     url = f"/api/v1/matches/{arena.matches[-1].pk}/"  # B (oscar's bot) logged a line
-    assert APIClient().get(url).json()["stderr_b"] is None
+    assert APIClient().get(url).json()["sides"][1]["stderr"] is None
     owner = APIClient()
     owner.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=other).key}")
     mine = owner.get(url)
-    assert mine.json()["stderr_b"] == "B's secret log line"
+    assert mine.json()["sides"][1]["stderr"] == "B's secret log line"
     assert page_cache.HEADER not in mine
     shared = APIClient().get(url)
-    assert (shared[page_cache.HEADER], shared.json()["stderr_b"]) == ("hit", None)
+    assert (shared[page_cache.HEADER], shared.json()["sides"][1]["stderr"]) == ("hit", None)
 
 
 def test_a_visitor_with_a_session_or_a_message_is_served_a_page_of_their_own(
