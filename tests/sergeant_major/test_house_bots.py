@@ -97,7 +97,7 @@ def test_a_lone_authors_sergeant_major_bot_plays_the_house_bots_a_rated_match(
 
     assert ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3)) >= 1
     for match in Match.objects.filter(ladder=ladder):
-        names = {v.bot.name for v in (match.version_a, match.version_b, match.version_c)}
+        names = {side.version.bot.name for side in match.side_list}
         assert names == {"lonely-bot", "sm-random", "sm-greedy"} and match.rated
     match = Match.objects.filter(ladder=ladder).earliest("pk")
     assert _page_words(lone_author) == (
@@ -141,7 +141,7 @@ def test_a_kaiser_bot_alone_with_the_house_bots_is_paired_with_one(db: None,
     main = Ladder.objects.get(slug="main")
     assert ladder_services.ladder_schedule(ladder_id=main.pk, rng=random.Random(1)) >= 1
     for match in Match.objects.filter(ladder=main):
-        assert version.pk in (match.version_a_id, match.version_b_id)
-        assert {match.version_a.bot.owner.username, match.version_b.bot.owner.username} == {
+        assert version.pk in match.version_ids
+        assert {side.version.bot.owner.username for side in match.side_list} == {
             "solo", "house"}
     assert _page_words(version) == "Queued for its first rated match on the Main ladder."

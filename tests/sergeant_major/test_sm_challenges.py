@@ -33,7 +33,7 @@ def test_a_challenge_names_two_opponents_and_plays_the_games_ladder(
     match = Match.objects.get(pk=response.json()["id"])
     assert (match.game, match.ladder.slug, match.rules, match.games_per_match) == (
         "sergeant-major", "sergeant-major", "952-six-hands", 3)
-    assert (match.version_a_id, match.version_b_id, match.version_c_id) == (mine.pk, b.pk, c.pk)
+    assert match.version_ids == [mine.pk, b.pk, c.pk]
     assert match.kind == "challenge" and match.rated
 
 
