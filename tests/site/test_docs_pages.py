@@ -103,7 +103,7 @@ def test_reference_is_linked_from_home_docs_upload_and_match_pages(
     bot = Bot.objects.create(owner=owner, name="linked")
     upload = client.get(f"/bots/{bot.pk}/upload/").content.decode()
     assert 'href="/docs/protocol/"' in upload and 'href="/docs/runner/kaiser-engine.pyz"' in upload
-    match = match_create(version_a=make_builtin("rules-a"), version_b=make_builtin("rules-b"),
+    match = match_create(versions=[make_builtin("rules-a"), make_builtin("rules-b")],
                          kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert '<a href="/docs/rules/#pagat" id="match-rules">pagat rules</a>' in page
