@@ -236,7 +236,7 @@ def main() -> None:
         processes.stop_all()
     faults.remove_store_trigger()
     print(f"fault recovery: {len(matches)} rated matches (a slow sandboxed bot in "
-          f"{sum(1 for m in matches if m.version_a.kind == 'zip')}), two workers, "
+          f"{sum(1 for m in matches if m.side_list[0].version.kind == 'zip')}), two workers, "
           f"{connection.vendor} + private redis-server, lease {LEASE_SECONDS} s")
     print(f"  faults ({len(faults.log)}), every {args.period:.0f} s while matches remained:")
     for at, what in faults.log:
