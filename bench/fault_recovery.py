@@ -63,7 +63,7 @@ def _setup(matches: int, marker: str) -> tuple[object, list[object]]:
     from hardening_support import queue_matches, slow_bot_zip
 
     from bots.models import Bot, BotProgram, BotVersion
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from ladder.models import Ladder
 
     call_command("migrate", verbosity=0)
@@ -80,7 +80,7 @@ def _setup(matches: int, marker: str) -> tuple[object, list[object]]:
                                name=f"slow{i}"), number=1, kind="zip",
         program=program, filename="bot.zip", size=len(content), status="active")
         for i in range(3)]
-    fast = [bot_version_add_builtin(bot=Bot.objects.create(
+    fast = [bot_builtin_add(bot=Bot.objects.create(
                 owner=User.objects.create_user(username=f"{user}-house{i}"), name=f"house{i}"),
                                     spec="builtin:greedy" if i % 2 else "builtin:random")
             for i in range(5)]

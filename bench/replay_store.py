@@ -53,13 +53,13 @@ def _played(count: int) -> list[Any]:
     from django.contrib.auth.models import User
 
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from ladder.models import Ladder
     from matches import services
     from matches.models import Match
 
     ladder = Ladder.objects.create(name="Bench", slug="bench", games_per_match=2)
-    sides = [bot_version_add_builtin(bot=Bot.objects.create(
+    sides = [bot_builtin_add(bot=Bot.objects.create(
         owner=User.objects.create_user(f"owner-{name}"), name=f"bench-{name}"),
         spec=f"builtin:{name}")  # named apart from the house bots (ladder 0007)
         for name in ("greedy", "random")]

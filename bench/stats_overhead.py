@@ -50,11 +50,11 @@ def _versions() -> dict[str, Any]:
     from django.contrib.auth.models import User
 
     from bots.models import Bot, BotProgram, BotVersion
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     house = User.objects.create_user("bench-house")
     # Named apart from the house bots, which every migrated database has (ladder 0007).
-    made = {name: bot_version_add_builtin(bot=Bot.objects.create(owner=house,
+    made = {name: bot_builtin_add(bot=Bot.objects.create(owner=house,
                                                                  name=f"bench-{name}"),
                                           spec=f"builtin:{name}")
             for name in ("greedy", "random")}

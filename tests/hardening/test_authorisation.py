@@ -28,7 +28,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_create, bot_version_add_builtin
+from bots.services import bot_builtin_add, bot_create
 from ladder.models import Ladder
 from matches.models import Match
 from play.models import Table as PlayGame
@@ -60,8 +60,8 @@ class World:
 def world(owner: User, other: User, staff: User) -> World:
     bot = bot_create(owner=owner, name="Alpha")
     rival = bot_create(owner=other, name="Omega")
-    a = bot_version_add_builtin(bot=bot, spec="builtin:greedy")
-    b = bot_version_add_builtin(bot=rival, spec="builtin:random")
+    a = bot_builtin_add(bot=bot, spec="builtin:greedy")
+    b = bot_builtin_add(bot=rival, spec="builtin:random")
     version = BotVersion.objects.create(
         bot=bot, number=2, kind=BotVersion.Kind.PYTHON, filename="alpha.py",
         status=BotVersion.Status.REJECTED, reason="crash", check_stderr=f"Traceback {SECRET}")
@@ -390,14 +390,14 @@ def _everything_readable(world: World, role: str) -> str:
 
 
 @pytest.mark.parametrize("role", ["anon", "other"])
-def test_nobody_but_the_owner_sees_a_bots_stderr_anywhere(role: str, world: World) -> None:
+def test_nobody_but_the_owner_sees_the_stderr_of_a_bot_anywhere(role: str, world: World) -> None:
     seen = _everything_readable(world, role)
     assert SECRET not in seen
     if role == "anon":
         assert RIVAL_SECRET not in seen
 
 
-def test_the_owner_sees_their_bots_stderr_and_not_the_opponents(world: World) -> None:
+def test_the_owner_sees_the_stderr_of_their_bots_not_the_opponents(world: World) -> None:
     seen = _everything_readable(world, "owner")
     assert SECRET in seen  # the crawl does reach the places stderr is shown
     assert RIVAL_SECRET not in seen

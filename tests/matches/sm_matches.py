@@ -28,12 +28,12 @@ def stored_sm_match(replay: dict[str, Any], house: Any) -> Any:
     from django.utils import timezone
 
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from matches.models import Match
     from matches.replay_store import replay_gzip, replay_put
     from tests.factories import match_make
 
-    versions = [bot_version_add_builtin(
+    versions = [bot_builtin_add(
         bot=Bot.objects.create(owner=house, name=f"sm-{name}", game=SERGEANT_MAJOR),
         spec=f"builtin:{spec}") for name, spec in (("alpha", "greedy"), ("beta", "random"),
                                                    ("gamma", "random"))]

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from engine.builtin import resolve_player
 from engine.faults import BotFault
 from engine.kaiser.match import run_match
@@ -41,7 +41,7 @@ class Arena:
 
 def _builtin(owner: User, name: str, spec: str) -> BotVersion:
     bot = Bot.objects.create(owner=owner, name=name, description=f"{name} plays {spec}.")
-    return bot_version_add_builtin(bot=bot, spec=spec)
+    return bot_builtin_add(bot=bot, spec=spec)
 
 
 def play(a: BotVersion, b: BotVersion, *, ladder: Ladder | None = None,

@@ -98,7 +98,7 @@ def test_pages_for_signed_in_authors_only_send_visitors_to_log_in(arena: Arena) 
         assert response["Location"].startswith(reverse("login"))
 
 
-def test_home_shows_the_leaderboard_with_elo_fitted_interval_games_and_win_rate(
+def test_home_shows_the_leaderboard_with_elo_fitted_interval_game_count_and_win_rate(
     arena: Arena,
 ) -> None:
     body = _text(Client().get(reverse("home")))

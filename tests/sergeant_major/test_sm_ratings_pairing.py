@@ -87,7 +87,7 @@ def test_triples_respect_owners_house_bots_and_pending_matches() -> None:
 
 
 @pytest.mark.django_db
-def test_the_scheduler_makes_triples_of_the_games_bots_only(
+def test_the_scheduler_makes_triples_of_bots_of_the_game_only(
         make_sm_builtin: Callable[..., Any], make_builtin: Callable[..., Any]) -> None:
     from ladder.models import Ladder, LadderEntry
     from ladder.services import ladder_schedule

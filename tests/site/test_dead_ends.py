@@ -65,14 +65,14 @@ def test_a_queued_match_page_follows_the_match_and_offers_no_replay_yet(
 def test_rating_chart_has_a_time_axis_and_marks_where_each_version_started(
     client: Client, ladder: Ladder, make_builtin: Callable[..., BotVersion]
 ) -> None:
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     first, rival = make_builtin("charted"), make_builtin("rival", "builtin:random")
     for version in (first, first, None, None):
         if version is None:  # the bot's second version plays from here on
             version = BotVersion.objects.filter(bot=first.bot).order_by("-number").first()
             if version == first:
-                version = bot_version_add_builtin(bot=first.bot, spec="builtin:greedy")
+                version = bot_builtin_add(bot=first.bot, spec="builtin:greedy")
         match = services.match_create(versions=[version, rival],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                       rated=True)

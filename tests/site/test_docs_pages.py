@@ -109,7 +109,7 @@ def test_reference_is_linked_from_home_docs_upload_and_match_pages(
     assert '<a href="/docs/rules/#pagat" id="match-rules">pagat rules</a>' in page
 
 
-def test_docs_page_shows_the_runner_version_and_sha256_of_what_it_serves(client: Client) -> None:
+def test_docs_page_shows_the_runner_version_with_the_sha256_it_serves(client: Client) -> None:
     page = client.get("/docs/").content.decode()
     download = client.get("/docs/runner/kaiser-engine.pyz")
     assert download.status_code == 200

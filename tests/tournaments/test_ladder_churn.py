@@ -24,11 +24,11 @@ def _scheduled_pairs(ladder) -> Counter:
 
 def test_the_house_bots_alone_on_the_main_ladder_are_never_scheduled(owner, make_builtin):
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     house = services.house_bots_ensure()
     user = house[0].bot.owner
-    bot_version_add_builtin(bot=Bot.objects.create(owner=user, name="mc"), spec="builtin:mc")
+    bot_builtin_add(bot=Bot.objects.create(owner=user, name="mc"), spec="builtin:mc")
     main = services.ladder_main_ensure()
     for seed in range(20):
         assert services.ladder_schedule(ladder_id=main.pk, rng=random.Random(seed)) == 0

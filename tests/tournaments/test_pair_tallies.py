@@ -19,7 +19,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 
 from bots.models import Bot
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from ladder import ratings, selectors, services
 from ladder.models import Ladder, LadderEntry, PairTally
 from matches import services as match_services
@@ -66,7 +66,7 @@ def _sm_bots(count: int) -> None:
     for i in range(count):
         owner = User.objects.create_user(username=f"owner-of-sm-{i}")
         bot = Bot.objects.create(owner=owner, name=f"sm-{i}", game="sergeant-major")
-        bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
+        bot_builtin_add(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
 
 
 @pytest.fixture

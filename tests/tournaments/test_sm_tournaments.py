@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 
 from bots.models import Bot
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from matches.models import Match
 from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentBye
@@ -26,7 +26,7 @@ SM = {"game": "sergeant-major", "rules": "952-six-hands", "games_per_match": 3}
 def sm_bot(house: User) -> Any:
     def make(name: str, spec: str = "builtin:greedy") -> Any:
         bot = Bot.objects.create(owner=house, name=name, game="sergeant-major")
-        return bot_version_add_builtin(bot=bot, spec=spec)
+        return bot_builtin_add(bot=bot, spec=spec)
     return make
 
 
