@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_speed  # noqa: E402
 
-page_speed.DB_NAME = "kaiser_bench_boards"
+page_speed.DB_NAME = os.environ.get("KAISER_BENCH_BOARDS_DB", "kaiser_bench_boards")
 # Three of the six pages are API calls: the anonymous throttle (120/min) would refuse them.
 os.environ["KAISER_THROTTLE_ANON"] = "1000000/min"
 page_speed.PAGE_OF = [
