@@ -216,6 +216,10 @@ class Match(PlayConditions):
             return list(self.sides.all())
         return list(self.sides.select_related("version__bot").order_by("order"))
 
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.pop("side_list", None)  # its sides are read again too, when next asked
+        super().refresh_from_db(*args, **kwargs)
+
     @property
     def version_ids(self) -> list[int]:
         """The players' versions in side order."""
