@@ -15,7 +15,19 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, connections, transaction
-from django.db.models import Case, Count, F, FloatField, Max, Min, Q, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    FloatField,
+    Max,
+    Min,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce, Exp, Greatest, Least
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
@@ -140,7 +152,9 @@ def ratings_rebuild(*, ladder: Ladder) -> int:
         state = {v: (e.elo if e.pinned else ratings.START, 0) for v, e in entries.items()}
         rated = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
                  .annotate(first_change=Min("rating_changes__id"))
-                 .order_by(F("first_change").asc(nulls_last=True), "finished", "pk"))
+                 .order_by(F("first_change").asc(nulls_last=True), "finished", "pk")
+                 .prefetch_related(Prefetch("sides", queryset=MatchSide.objects.defer("stderr")
+                                            .order_by("order"))))
         replayed = 0
         for match in rated.iterator(chunk_size=500):
             _rebuild_one(match, entries, state)

@@ -21,7 +21,7 @@ from tournaments import services
 def _ladder_match(ladder, a, b):
     for v in (a, b):
         LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-    return match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+    return match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                  conditions=ladder, ladder=ladder, rated=True)
 
 
