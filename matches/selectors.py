@@ -43,8 +43,7 @@ def match_list(
 ) -> QuerySet[Match]:
     """Matches, newest first, filtered by bot (any side), its opponent bot, version,
     ladder, tournament, status, and the time they finished."""
-    qs = Match.objects.select_related("ladder").defer("replay_gz").prefetch_related(
-        sides_with_bots())
+    qs = Match.objects.select_related("ladder").defer("replay_gz")
     for bot_id in (bot, opponent):
         if bot_id is not None:
             qs = qs.filter(pk__in=MatchSide.objects.filter(version__bot_id=bot_id)
