@@ -139,7 +139,7 @@ def test_the_page_keeps_paging_and_the_api_its_page_size(world: World, client: C
     assert len(response.json()["results"]) == 2
 
 
-def test_version_and_time_filters_are_shared(world: World, client: Client,
+def test_the_version_filter_and_the_time_filters_are_shared(world: World, client: Client,
                                              anon_client: APIClient) -> None:
     version = world.versions["mybot"].pk
     today = timezone.now().date().isoformat()
