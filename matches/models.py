@@ -200,6 +200,12 @@ class Match(PlayConditions):
             models.Index(fields=["ladder", "status"]),
             models.Index(fields=["tournament", "round"]),
             models.Index(fields=["status", "finished"]),
+            # What the pages read of a match beside its sides (a bot's matches: head to
+            # head, the leaderboard's statistics, the bot page's token), joined from the
+            # sides by key: index-only on PostgreSQL, not a heap read of a million-row table
+            # a side (the included columns are PostgreSQL's; SQLite ignores them).
+            models.Index(fields=["id"], name="match_side_facts",
+                         include=["status", "ladder", "score", "finished", "started"]),
             # The matches whose statistics wait for play_stats_fold: a few rows at any time.
             models.Index(fields=["id"], name="match_stats_to_fold",
                          condition=models.Q(stats_folded=False, stats__isnull=False)),
@@ -274,10 +280,13 @@ class MatchSide(models.Model):
     columns that held them beside these rows). A game with any number of players has as
     many rows."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    # (no index of their own: matchside_order_once and matchside_version_recent begin with
+    # them, and the planner took the narrower plain one, then read the table)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides",
+                              db_index=False)
     order = models.PositiveSmallIntegerField()  # 0 for A, 1 for B, ...
     version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT,
-                                related_name="match_sides")
+                                related_name="match_sides", db_index=False)
     games = models.PositiveIntegerField(null=True, blank=True)  # games won
     # Its points where the game scores each side (Sergeant Major); null else.
     points = models.FloatField(null=True, blank=True)

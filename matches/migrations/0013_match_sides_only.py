@@ -108,6 +108,21 @@ class Migration(migrations.Migration):
                                     related_name="+", to="bots.botversion"),
         ),
         migrations.RunPython(columns_to_sides, sides_to_columns),
+        migrations.AlterField(
+            model_name="matchside", name="match",
+            field=models.ForeignKey(db_index=False, on_delete=models.deletion.CASCADE,
+                                    related_name="sides", to="matches.match"),
+        ),
+        migrations.AlterField(
+            model_name="matchside", name="version",
+            field=models.ForeignKey(db_index=False, on_delete=models.deletion.PROTECT,
+                                    related_name="match_sides", to="bots.botversion"),
+        ),
+        migrations.AddIndex(
+            model_name="match",
+            index=models.Index(fields=["id"], include=["status", "ladder", "score", "finished",
+                                                       "started"], name="match_side_facts"),
+        ),
         migrations.RemoveIndex(model_name="matchside", name="matchside_version_recent"),
         migrations.AddIndex(
             model_name="matchside",
