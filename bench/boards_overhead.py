@@ -38,7 +38,7 @@ def _time_one(a: Any, b: Any, ladder: Any, with_boards: bool) -> float:
     if not with_boards:
         boards.board_comparison = lambda replay: []  # type: ignore[assignment]
     try:
-        match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        match = services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
         started = time.perf_counter()
         assert services.match_play(match_id=match.pk, worker="bench") == "finished"

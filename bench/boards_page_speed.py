@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_speed  # noqa: E402
 
-page_speed.DB_NAME = "kaiser_bench_boards"
+page_speed.DB_NAME = os.environ.get("KAISER_BENCH_BOARDS_DB", "kaiser_bench_boards")
 # Three of the six pages are API calls: the anonymous throttle (120/min) would refuse them.
 os.environ["KAISER_THROTTLE_ANON"] = "1000000/min"
 page_speed.PAGE_OF = [
@@ -61,9 +61,12 @@ def boards_fill(replays: list[tuple[bytes, int, float, int, int]]) -> int:
         for k, found in enumerate(boards):
             cur.execute("UPDATE tournaments_match SET boards = %s "
                         "WHERE (seed::bigint %% %s) = %s", [json.dumps(found), len(boards), k])
-        cur.execute("SELECT m.id, m.version_a_id, m.version_b_id, m.seed, va.bot_id, vb.bot_id "
-                    "FROM tournaments_match m JOIN bots_botversion va ON va.id = m.version_a_id "
-                    "JOIN bots_botversion vb ON vb.id = m.version_b_id ORDER BY m.id")
+        cur.execute("SELECT m.id, sa.version_id, sb.version_id, m.seed, va.bot_id, vb.bot_id "
+                    "FROM tournaments_match m "
+                    'JOIN matches_matchside sa ON sa.match_id = m.id AND sa."order" = 0 '
+                    'JOIN matches_matchside sb ON sb.match_id = m.id AND sb."order" = 1 '
+                    "JOIN bots_botversion va ON va.id = sa.version_id "
+                    "JOIN bots_botversion vb ON vb.id = sb.version_id ORDER BY m.id")
         rows = cur.fetchall()
     count = 0
     with raw.cursor() as cur, cur.copy(

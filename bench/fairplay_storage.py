@@ -74,7 +74,7 @@ def _played(count: int) -> list[Any]:
     played = []
     for n in range(count):
         a, b = sides if n % 2 == 0 else sides[::-1]
-        match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        match = services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
         assert services.match_play(match_id=match.pk, worker="bench") == "finished"
         played.append(Match.objects.get(pk=match.pk))
@@ -84,15 +84,13 @@ def _played(count: int) -> list[Any]:
 
 def _fill(model: list[Any], count: int) -> None:
     """`count` more finished matches naming the model matches' replays and times."""
-    from matches.models import Match
+    from matches.models import Match, MatchSide
 
     first = model[0]
     for start in range(0, count, 2000):
-        Match.objects.bulk_create(Match(
-            kind=first.kind, ladder_id=first.ladder_id, rated=False,
-            version_a_id=first.version_a_id, version_b_id=first.version_b_id, seed=str(n),
+        made = Match.objects.bulk_create(Match(
+            kind=first.kind, ladder_id=first.ladder_id, rated=False, seed=str(n),
             status=Match.Status.FINISHED, score=model[n % len(model)].score,
-            games_a=model[n % len(model)].games_a, games_b=model[n % len(model)].games_b,
             replay_key=model[n % len(model)].replay_key,
             replay_sha256=model[n % len(model)].replay_sha256,
             times_key=model[n % len(model)].times_key,
@@ -100,6 +98,11 @@ def _fill(model: list[Any], count: int) -> None:
             replay_size=model[n % len(model)].replay_size,
             stats=model[n % len(model)].stats, finished=first.finished)
             for n in range(start, min(count, start + 2000)))
+        MatchSide.objects.bulk_create(
+            MatchSide(match=match, order=side.order, version_id=side.version_id,
+                      games=side.games)
+            for n, match in enumerate(made, start=start)
+            for side in model[n % len(model)].side_list)
 
 
 def _table_bytes(connection: Any) -> int:

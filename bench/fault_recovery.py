@@ -63,7 +63,7 @@ def _setup(matches: int, marker: str) -> tuple[object, list[object]]:
     from hardening_support import queue_matches, slow_bot_zip
 
     from bots.models import Bot, BotProgram, BotVersion
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from ladder.models import Ladder
 
     call_command("migrate", verbosity=0)
@@ -80,7 +80,7 @@ def _setup(matches: int, marker: str) -> tuple[object, list[object]]:
                                name=f"slow{i}"), number=1, kind="zip",
         program=program, filename="bot.zip", size=len(content), status="active")
         for i in range(3)]
-    fast = [bot_version_add_builtin(bot=Bot.objects.create(
+    fast = [bot_builtin_add(bot=Bot.objects.create(
                 owner=User.objects.create_user(username=f"{user}-house{i}"), name=f"house{i}"),
                                     spec="builtin:greedy" if i % 2 else "builtin:random")
             for i in range(5)]
@@ -236,7 +236,7 @@ def main() -> None:
         processes.stop_all()
     faults.remove_store_trigger()
     print(f"fault recovery: {len(matches)} rated matches (a slow sandboxed bot in "
-          f"{sum(1 for m in matches if m.version_a.kind == 'zip')}), two workers, "
+          f"{sum(1 for m in matches if m.side_list[0].version.kind == 'zip')}), two workers, "
           f"{connection.vendor} + private redis-server, lease {LEASE_SECONDS} s")
     print(f"  faults ({len(faults.log)}), every {args.period:.0f} s while matches remained:")
     for at, what in faults.log:

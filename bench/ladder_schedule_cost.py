@@ -55,7 +55,7 @@ def _populate(bots: int, matches: int) -> object:
 
     from bots.models import Bot, BotVersion
     from ladder.models import Ladder, LadderEntry
-    from matches.models import Match
+    from matches.models import Match, MatchSide
 
     call_command("migrate", verbosity=0)
     versions = [BotVersion.objects.create(
@@ -66,13 +66,13 @@ def _populate(bots: int, matches: int) -> object:
     ladder = Ladder.objects.create(name="bench", slug="bench", queue_depth=1)
     LadderEntry.objects.bulk_create(LadderEntry(ladder=ladder, version=v) for v in versions)
     rng, now = random.Random(1), timezone.now()
-    rows = []
-    for _ in range(matches):
-        a, b = rng.sample(versions, 2)
-        rows.append(Match(kind="ladder", ladder=ladder, version_a=a, version_b=b, seed="x",
-                          status="finished", score=rng.random(), games_a=1, games_b=1,
-                          finished=now, rated=True))
-    Match.objects.bulk_create(rows, batch_size=5000)
+    rows = Match.objects.bulk_create(
+        (Match(kind="ladder", ladder=ladder, seed="x", status="finished", score=rng.random(),
+               finished=now, rated=True) for _ in range(matches)), batch_size=5000)
+    MatchSide.objects.bulk_create(
+        (MatchSide(match=match, order=order, version=version, games=1)
+         for match in rows for order, version in enumerate(rng.sample(versions, 2))),
+        batch_size=5000)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:  # as autovacuum would have by now: real plans
             cursor.execute("ANALYZE")

@@ -83,14 +83,17 @@ def _setup(games: int) -> tuple[object, object, object]:
 
 
 def _engine_rate(a: object, b: object, ladder: object, matches: int) -> float:
-    from matches.models import Match
+    from matches.models import Match, MatchSide
     from matches.runner import match_play_engine
 
     began = time.monotonic()
     for i in range(matches):
-        match = Match(version_a=a, version_b=b, seed=f"engine-{i}", rules=ladder.rules,
+        match = Match(seed=f"engine-{i}", rules=ladder.rules,
                       games_per_match=ladder.games_per_match, move_ms=ladder.move_ms,
                       bank_ms=ladder.bank_ms, startup_ms=ladder.startup_ms)
+        # Unsaved: its sides given, as the runner reads them (Match.side_list).
+        match.side_list = [MatchSide(order=order, version=version)
+                           for order, version in enumerate((a, b))]
         played = match_play_engine(match=match)
         assert played.replay["result"]["forfeit"] is None, played.replay["result"]
     return matches / (time.monotonic() - began)

@@ -52,14 +52,14 @@ def _setup(bots: int) -> None:
     from django.core.management import call_command
 
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from ladder.models import Ladder
 
     call_command("migrate", verbosity=0)
     owners = [User.objects.create_user(username=f"author{i}") for i in range(10)]
     for i in range(bots):
         bot = Bot.objects.create(owner=owners[i % 10], name=f"bot{i:03d}")
-        bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 3 else "builtin:random")
+        bot_builtin_add(bot=bot, spec="builtin:greedy" if i % 3 else "builtin:random")
     Ladder.objects.filter(slug="main").update(active=True, queue_depth=QUEUE_DEPTH)
 
 

@@ -41,10 +41,11 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DB_NAME = "kaiser_bench_pages"
+DB_NAME = os.environ.get("KAISER_BENCH_PAGES_DB", "kaiser_bench_pages")
 _URL = os.environ.get("DATABASE_URL", "")
 SERVER = (_URL.rpartition("/")[0] if _URL.startswith(("postgres://", "postgresql://"))
           else "postgres://postgres@127.0.0.1:5432")
@@ -132,7 +133,7 @@ def bots_create(count: int) -> list[int]:
 
 def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int, float, int,
                                                                       int]]) -> None:
-    """COPY the finished matches and their rating changes, oldest first."""
+    """COPY the finished matches, their sides and their rating changes, oldest first."""
     from django.db import connection
     from django.utils import timezone
 
@@ -143,13 +144,13 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
     rng = random.Random(2)
     start = timezone.now() - timedelta(days=30)
     step = timedelta(days=30) / count
-    columns = ("kind, ladder_id, rated, version_a_id, version_b_id, seed, status, score, "
-               "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
-               "replay_size, stderr_a, stderr_b, error, created, dispatched, started, finished, "
+    columns = ("kind, ladder_id, rated, seed, status, score, forfeit, replay_gz, "
+               "replay_size, error, created, dispatched, started, finished, "
                "play_ms, attempts, lease_token, rules, games_per_match, move_ms, bank_ms, "
                "startup_ms, strict_ms, stats_folded, replay_key, replay_sha256")
     connection.ensure_connection()
     raw = connection.connection
+    sides = []  # each match's (version, games won, fault) by side
     with raw.cursor() as cur, cur.copy(f"COPY tournaments_match ({columns}) FROM STDIN") as copy:
         for i in range(count):
             a, b = rng.sample(versions, 2)
@@ -157,16 +158,30 @@ def matches_copy(versions: list[int], count: int, replays: list[tuple[bytes, int
             fault = rng.random() < 0.02
             if fault:
                 score, ga, gb = 1.0, 2, 0
+            sides.append([(a, ga, ""), (b, gb, "timeout" if fault else "")])
             when = start + step * i
             copy.write_row((
-                "ladder", ladder.pk, True, a, b, str(i), "finished", score, ga, gb,
-                "B" if fault else "", "timeout" if fault else "",
+                "ladder", ladder.pk, True, str(i), "finished", score,
                 '{"seat": 1, "player": "B", "reason": "timeout"}' if fault else None,
-                gz, size, "", "", "", when - timedelta(seconds=40), when - timedelta(seconds=30),
+                gz, size, "", when - timedelta(seconds=40), when - timedelta(seconds=30),
                 when - timedelta(seconds=20), when, 120, 1, "", "official", 2, 1000, 10000, 5000,
                 0, False, "", ""))  # the replays stay in the rows: served as not moved yet
+    sides_copy(raw, sides)
     raw.commit()
     ratings_copy(entries, rng)
+
+
+def sides_copy(raw: Any, sides: list[list[tuple[int, int, str]]]) -> None:
+    """COPY the sides of the matches just copied (in id order), one row a side."""
+    with raw.cursor() as cur:
+        cur.execute("SELECT id FROM tournaments_match ORDER BY id")
+        ids = [row[0] for row in cur.fetchall()]
+    with raw.cursor() as cur, cur.copy(
+            'COPY matches_matchside (match_id, "order", version_id, games, stderr, fault) '
+            "FROM STDIN") as copy:
+        for match_id, match_sides in zip(ids, sides, strict=True):
+            for order, (version, games, fault) in enumerate(match_sides):
+                copy.write_row((match_id, order, version, games, "", fault))
 
 
 def ratings_copy(entries: dict[int, int], rng: random.Random) -> None:
@@ -177,8 +192,11 @@ def ratings_copy(entries: dict[int, int], rng: random.Random) -> None:
     games = dict.fromkeys(entries.values(), 0)
     raw = connection.connection
     with raw.cursor() as cur:
-        cur.execute("SELECT id, version_a_id, version_b_id, finished FROM tournaments_match "
-                    "ORDER BY id")
+        cur.execute("SELECT m.id, a.version_id, b.version_id, m.finished "
+                    "FROM tournaments_match m "
+                    'JOIN matches_matchside a ON a.match_id = m.id AND a."order" = 0 '
+                    'JOIN matches_matchside b ON b.match_id = m.id AND b."order" = 1 '
+                    "ORDER BY m.id")
         rows = cur.fetchall()
     with raw.cursor() as cur, cur.copy(
             "COPY tournaments_ratingchange (match_id, entry_id, before, after, created) "
@@ -305,14 +323,11 @@ def query_counts(versions: list[int]) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from bots.models import BotVersion
-    from matches.models import Match
+    from matches.models import Match, MatchSide
 
     played = BotVersion.objects.filter(pk__in=versions).values_list("pk", "bot_id", "bot__name")
-    per_version = dict(Match.objects.order_by().values_list("version_a_id").annotate(
+    per_version = dict(MatchSide.objects.order_by().values_list("version_id").annotate(
         n=Count("id")))
-    for version, n in Match.objects.order_by().values_list("version_b_id").annotate(
-            n=Count("id")):
-        per_version[version] = per_version.get(version, 0) + n
     ranked = sorted(played, key=lambda v: per_version.get(v[0], 0))
     few, many = ranked[0], ranked[-1]
     match = Match.objects.order_by("-id").values_list("id", flat=True).first()

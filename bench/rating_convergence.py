@@ -224,7 +224,7 @@ class Ladder:
 
     def record(self, a: Hashable, b: Hashable, score: float, games: int) -> None:
         da, db = ratings.elo_changes(rating_a=self.elo[a], rating_b=self.elo[b], score=score,
-                                     games_a=self.matches[a], games_b=self.matches[b])
+                                     played_a=self.matches[a], played_b=self.matches[b])
         self.elo[a] += da
         self.elo[b] += db
         for p, other in ((a, b), (b, a)):

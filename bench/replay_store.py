@@ -53,20 +53,20 @@ def _played(count: int) -> list[Any]:
     from django.contrib.auth.models import User
 
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from ladder.models import Ladder
     from matches import services
     from matches.models import Match
 
     ladder = Ladder.objects.create(name="Bench", slug="bench", games_per_match=2)
-    sides = [bot_version_add_builtin(bot=Bot.objects.create(
+    sides = [bot_builtin_add(bot=Bot.objects.create(
         owner=User.objects.create_user(f"owner-{name}"), name=f"bench-{name}"),
         spec=f"builtin:{name}")  # named apart from the house bots (ladder 0007)
         for name in ("greedy", "random")]
     played = []
     for n in range(count):
         a, b = sides if n % 2 == 0 else sides[::-1]
-        match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        match = services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
         assert services.match_play(match_id=match.pk, worker="bench") == "finished"
         played.append(Match.objects.get(pk=match.pk))
@@ -75,19 +75,22 @@ def _played(count: int) -> list[Any]:
 
 def _fill(model: list[Any], count: int) -> None:
     """`count` more finished matches holding the model matches' replays in their rows."""
-    from matches.models import Match
+    from matches.models import Match, MatchSide
 
     blobs = [m.replay_stored() for m in model]
     first = model[0]
     for start in range(0, count, 2000):
-        Match.objects.bulk_create(Match(
-            kind=first.kind, ladder_id=first.ladder_id, rated=False,
-            version_a_id=first.version_a_id, version_b_id=first.version_b_id, seed=str(n),
+        made = Match.objects.bulk_create(Match(
+            kind=first.kind, ladder_id=first.ladder_id, rated=False, seed=str(n),
             status=Match.Status.FINISHED, score=model[n % len(model)].score,
-            games_a=model[n % len(model)].games_a, games_b=model[n % len(model)].games_b,
             replay_gz=blobs[n % len(blobs)], replay_size=model[n % len(model)].replay_size,
             stats=model[n % len(model)].stats, finished=first.finished)
             for n in range(start, min(count, start + 2000)))
+        MatchSide.objects.bulk_create(
+            MatchSide(match=match, order=side.order, version_id=side.version_id,
+                      games=side.games)
+            for n, match in enumerate(made, start=start)
+            for side in model[n % len(model)].side_list)
 
 
 def _sizes(connection: Any) -> tuple[int, int]:

@@ -53,6 +53,7 @@ import statistics
 import sys
 import tempfile
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -221,10 +222,12 @@ def main_ladder() -> int:
 
 def match_rows(versions: list[int], count: int, refs: list[tuple[str, str]],
                replays: list[Replay], now: Any, rng: random.Random,
-               tally: Counter[tuple[int, int, str]]) -> Iterator[tuple[Any, ...]]:
+               tally: Counter[tuple[int, int, str]], sides: array[int]
+               ) -> Iterator[tuple[Any, ...]]:
     """The finished ladder matches, oldest first, one a second up to `now`. Opponents are near
     in strength (within 40 places of a hidden order), as the ladder pairs them. `tally`
-    counts (version, replay, side) for the play statistics' totals."""
+    counts (version, replay, side) for the play statistics' totals; `sides` gets each
+    match's A version, A's games, B version, B's games and whether B forfeited (sides_copy)."""
     import json
 
     from ladder.models import Ladder
@@ -247,21 +250,33 @@ def match_rows(versions: list[int], count: int, refs: list[tuple[str, str]],
             score, ga, gb = 1.0, 2, 0
         tally[(va, k, "A")] += 1
         tally[(vb, k, "B")] += 1
+        sides.extend((va, ga, vb, gb, fault))
         when = now - timedelta(seconds=count - i)
-        yield ("ladder", ladder.pk, True, va, vb, str(i), "finished", score, ga, gb,
-               "B" if fault else "", "timeout" if fault else "", fault_json if fault else None,
-               None, size, "", "", "", "", when - timedelta(seconds=40),
+        yield ("ladder", ladder.pk, True, str(i), "finished", score, fault_json if fault else None,
+               None, size, "", when - timedelta(seconds=40),
                when - timedelta(seconds=30), when - timedelta(seconds=20), when, 120, 1, "",
                ladder.rules, ladder.games_per_match, ladder.move_ms, ladder.bank_ms,
                ladder.startup_ms, ladder.strict_ms, stats_json[k], True, refs[k][0], refs[k][1])
 
 
-MATCH_COLUMNS = ("kind, ladder_id, rated, version_a_id, version_b_id, seed, status, score, "
-                 "games_a, games_b, forfeit_player, forfeit_reason, forfeit, replay_gz, "
-                 "replay_size, stderr_a, stderr_b, stderr_c, error, created, dispatched, "
+MATCH_COLUMNS = ("kind, ladder_id, rated, seed, status, score, forfeit, replay_gz, "
+                 "replay_size, error, created, dispatched, "
                  "started, finished, play_ms, attempts, lease_token, rules, games_per_match, "
                  "move_ms, bank_ms, startup_ms, strict_ms, stats, stats_folded, replay_key, "
                  "replay_sha256")
+
+
+def sides_copy(sides: array[int]) -> None:
+    """The sides of the matches just copied (match_rows' `sides`, in id order), two a match."""
+    conn = raw()
+    with conn.cursor(name="match_ids", withhold=True) as read:
+        read.itersize = 50_000
+        read.execute("SELECT id FROM tournaments_match ORDER BY id")
+        ids = array("q", (row[0] for row in read))
+    rows = ((match_id, order, sides[5 * k + 2 * order], sides[5 * k + 2 * order + 1], "",
+             "timeout" if order == 1 and sides[5 * k + 4] else "")
+            for k, match_id in enumerate(ids) for order in (0, 1))
+    copy_rows("matches_matchside", 'match_id, "order", version_id, games, stderr, fault', rows)
 
 
 def ratings_copy(now: Any) -> None:
@@ -282,12 +297,15 @@ def ratings_copy(now: Any) -> None:
             write.copy("COPY tournaments_ratingchange (match_id, entry_id, before, after, "
                        "created) FROM STDIN") as copy:
         read.itersize = 20_000
-        read.execute("SELECT id, version_a_id, version_b_id, score, finished FROM "
-                     "tournaments_match WHERE kind = 'ladder' ORDER BY id")
+        read.execute("SELECT m.id, a.version_id, b.version_id, m.score, m.finished FROM "
+                     "tournaments_match m "
+                     'JOIN matches_matchside a ON a.match_id = m.id AND a."order" = 0 '
+                     'JOIN matches_matchside b ON b.match_id = m.id AND b."order" = 1 '
+                     "WHERE m.kind = 'ladder' ORDER BY m.id")
         for match_id, a, b, score, when in read:
             ea, eb = entries[a], entries[b]
             da, db = ratings.elo_changes(rating_a=elo[ea], rating_b=elo[eb], score=score,
-                                         games_a=games[ea], games_b=games[eb])
+                                         played_a=games[ea], played_b=games[eb])
             for entry, d in ((ea, da), (eb, db)):
                 copy.write_row((match_id, entry, elo[entry], elo[entry] + d, when))
                 elo[entry] += d
@@ -363,6 +381,7 @@ def tournament_finish(tournament_id: int, refs: list[tuple[str, str]], replays: 
     and let the service pair the next round; stop halfway through `stop_round`."""
     from django.utils import timezone
 
+    from matches import services as match_services
     from matches.models import Match
     from tournaments import services
     from tournaments.models import Tournament
@@ -381,9 +400,10 @@ def tournament_finish(tournament_id: int, refs: list[tuple[str, str]], replays: 
                 score, ga, gb = 1.0 - score, gb, ga
             now = timezone.now()
             Match.objects.filter(pk=match.pk).update(
-                status=Match.Status.FINISHED, score=score, games_a=ga, games_b=gb,
+                status=Match.Status.FINISHED, score=score,
                 replay_key=refs[k][0], replay_sha256=refs[k][1], replay_size=size,
                 started=now, finished=now, play_ms=100, attempts=1)
+            match_services.match_sides_result(match_id=match.pk, games={"A": ga, "B": gb})
             services.tournament_advance(tournament_id=tournament_id)
         if stopping:
             return
@@ -400,10 +420,12 @@ def fill(args: argparse.Namespace) -> None:
     with timed("owners, bots, versions, ladder entries (COPY)"):
         versions = owners_and_bots(args.bots, now)
     tally: Counter[tuple[int, int, str]] = Counter()
-    with timed("finished matches (COPY)"):
-        rows = match_rows(versions, args.matches, refs, replays, now, rng, tally)
+    sides = array("q")
+    with timed("finished matches and their sides (COPY)"):
+        rows = match_rows(versions, args.matches, refs, replays, now, rng, tally, sides)
         first = next(rows)  # the generator's own queries run before the COPY starts
         copy_rows("tournaments_match", MATCH_COLUMNS, itertools.chain([first], rows))
+        sides_copy(sides)
     with timed("rating changes, two a match (COPY), and the entries' Elo"):
         ratings_copy(now)
     with timed("the ladder's tallies per pair (GROUP BY, as the migration fills them)"):

@@ -201,8 +201,8 @@ class Ladder:
         changes = dict.fromkeys(points, 0.0)
         for (x, y), score in scores.items():
             delta = 0.5 * ratings.elo_delta(rating_a=self.elo[x], rating_b=self.elo[y],
-                                            score=score, games_a=self.matches[x],
-                                            games_b=self.matches[y])
+                                            score=score, played_a=self.matches[x],
+                                            played_b=self.matches[y])
             changes[x] += delta
             changes[y] -= delta
         for p, change in changes.items():

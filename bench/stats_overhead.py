@@ -50,11 +50,11 @@ def _versions() -> dict[str, Any]:
     from django.contrib.auth.models import User
 
     from bots.models import Bot, BotProgram, BotVersion
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     house = User.objects.create_user("bench-house")
     # Named apart from the house bots, which every migrated database has (ladder 0007).
-    made = {name: bot_version_add_builtin(bot=Bot.objects.create(owner=house,
+    made = {name: bot_builtin_add(bot=Bot.objects.create(owner=house,
                                                                  name=f"bench-{name}"),
                                           spec=f"builtin:{name}")
             for name in ("greedy", "random")}
@@ -75,7 +75,7 @@ def _time_one(a: Any, b: Any, ladder: Any, with_stats: bool) -> float:
     if not with_stats:
         services.replay_stats = lambda replay, **_: None  # type: ignore[assignment]
     try:
-        match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        match = services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
         started = time.perf_counter()
         assert services.match_play(match_id=match.pk, worker="bench") == "finished"

@@ -23,11 +23,10 @@ def whole_for(user: Any, version: Any) -> bool:
 
 
 def match_fault_whole_for(user: Any, match: Any) -> bool:
-    """Whether `user` sees the fault of `match` (a tournaments Match) whole: the owner of the
-    bot at fault (match.forfeit_player) and staff do."""
-    side = {"A": "version_a", "B": "version_b", "C": "version_c"}.get(match.forfeit_player)
-    at_fault = getattr(match, side, None) if side else None  # only that version is read
-    return whole_for(user, at_fault)
+    """Whether `user` sees the fault of `match` (a matches Match) whole: the owner of the
+    bot at fault (the side with a fault: Match.fault_side) and staff do."""
+    side = match.fault_side
+    return whole_for(user, side.version if side is not None else None)
 
 
 def detail_clip(text: str) -> str:

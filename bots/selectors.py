@@ -14,7 +14,7 @@ def bot_list() -> QuerySet[Bot]:
     """Bots with their counts of versions and of checked versions, and the number of the
     version that plays (null: none; a retired bot's is the one it played)."""
     return with_playing_version(Bot.objects.select_related("owner").annotate(
-        version_count=Count("versions"),
+        versions_count=Count("versions"),
         active_count=Count("versions", filter=Q(versions__status=BotVersion.Status.ACTIVE)),
     ))
 

@@ -25,8 +25,8 @@ from kaiser_site.task_send import task_send
 
 logger = logging.getLogger(__name__)
 
-# The upload check (bots.tasks.bot_version_check), sent by name: see kaiser_site.task_send.
-CHECK_TASK = "bots.tasks.bot_version_check"
+# The upload check (bots.tasks.bot_upload_check), sent by name: see kaiser_site.task_send.
+CHECK_TASK = "bots.tasks.bot_upload_check"
 CHECK_OPPONENT = "builtin:random"
 
 
@@ -154,7 +154,7 @@ def _enqueue_check(version_id: int) -> None:
                        error)
 
 
-def bot_version_add_builtin(*, bot: Bot, spec: str) -> BotVersion:
+def bot_builtin_add(*, bot: Bot, spec: str) -> BotVersion:
     """A house player (builtin:greedy...) as a version: trusted code, active at once."""
     from engine.builtin import resolve_player
 
@@ -169,7 +169,7 @@ def bot_version_add_builtin(*, bot: Bot, spec: str) -> BotVersion:
         )
 
 
-def bot_version_check(*, version_id: int) -> BotVersion | None:
+def bot_upload_check(*, version_id: int) -> BotVersion | None:
     """Play the check match and record the verdict. Returns None if another run decided it.
 
     Raises engine.faults.InfrastructureError when the sandbox itself failed: the caller retries,
@@ -251,7 +251,7 @@ def _record_verdict(
     return version
 
 
-def bot_version_check_postpone(*, version_id: int, reason: str) -> None:
+def bot_upload_check_postpone(*, version_id: int, reason: str) -> None:
     """The check could not run (the server's fault): back to pending, to be tried again later."""
     BotVersion.objects.filter(
         pk=version_id, status__in=[BotVersion.Status.PENDING, BotVersion.Status.CHECKING]

@@ -15,17 +15,17 @@ CHECK_RETRIES = 5
 
 
 @shared_task(bind=True, max_retries=CHECK_RETRIES, acks_late=True)
-def bot_version_check(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
+def bot_upload_check(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
     """Check an uploaded version. A sandbox failure is retried, never held against the bot;
     a worker that cannot sandbox puts the check back without counting a retry."""
     if defer_unless_sandboxed(self):
         return "deferred"
     try:
-        version = services.bot_version_check(version_id=version_id)
+        version = services.bot_upload_check(version_id=version_id)
     except InfrastructureError as error:
         if self.request.retries >= CHECK_RETRIES:
             logger.error("check of version %s postponed: %s", version_id, error)
-            services.bot_version_check_postpone(version_id=version_id, reason=str(error))
+            services.bot_upload_check_postpone(version_id=version_id, reason=str(error))
             return "postponed"
         raise self.retry(exc=error, countdown=min(300, 10 * 2**self.request.retries)) from None
     return version.status if version else "already decided"

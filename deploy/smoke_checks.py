@@ -41,8 +41,7 @@ def _sides_wrong(match: Match) -> bool:
     """A finished ladder match: one change per side if rated (three in Sergeant Major's, which
     every stack plays since its house bots came with the migrations), none if not."""
     changed = sorted(match.rating_changes.values_list("entry__version_id", flat=True))
-    sides = [match.version_a_id, match.version_b_id, match.version_c_id]
-    expected = sorted(side for side in sides if side is not None) if match.rated else []
+    expected = sorted(match.version_ids) if match.rated else []
     return changed != expected
 
 

@@ -42,7 +42,7 @@ MATCH_STATUSES = ("queued", "running", "finished", "failed", "void")
 def _match_families() -> Iterator[Metric]:
     from django.db.models import Count, Min, Q, Sum
 
-    from matches.models import Match
+    from matches.models import Match, MatchSide
 
     by_status = dict(Match.objects.order_by().values_list("status").annotate(n=Count("pk")))
     matches = GaugeMetricFamily("kaiser_matches", "Matches in the database, by status "
@@ -59,9 +59,8 @@ def _match_families() -> Iterator[Metric]:
 
     forfeits = CounterMetricFamily("kaiser_match_forfeits", "Finished matches lost by a "
                                    "bot's fault, by the fault (forfeit reason)", labels=["reason"])
-    for reason, n in (Match.objects.filter(status=Match.Status.FINISHED).exclude(
-            forfeit_reason="").order_by().values_list("forfeit_reason")
-            .annotate(n=Count("pk")).order_by("forfeit_reason")):
+    for reason, n in (MatchSide.objects.filter(match__status=Match.Status.FINISHED).exclude(
+            fault="").order_by().values_list("fault").annotate(n=Count("pk")).order_by("fault")):
         forfeits.add_metric([reason], n)
     yield forfeits
 

@@ -127,12 +127,12 @@ def elo_is_provisional(*, games: int) -> bool:
 
 
 def elo_delta(
-    *, rating_a: float, rating_b: float, score: float, games_a: int, games_b: int
+    *, rating_a: float, rating_b: float, score: float, played_a: int, played_b: int
 ) -> float:
     """The change to A's rating (B's is its negative). One K per match keeps it zero-sum."""
     if not 0.0 <= score <= 1.0:
         raise ValueError(f"score must be between 0 and 1, not {score}")
-    k = max(elo_k(games=games_a), elo_k(games=games_b))
+    k = max(elo_k(games=played_a), elo_k(games=played_b))
     return k * (score - elo_expected(rating_a=rating_a, rating_b=rating_b))
 
 
@@ -141,14 +141,14 @@ def elo_changes(
     rating_a: float,
     rating_b: float,
     score: float,
-    games_a: int,
-    games_b: int,
+    played_a: int,
+    played_b: int,
     pinned_a: bool = False,
     pinned_b: bool = False,
 ) -> tuple[float, float]:
     """The changes to A's and B's ratings after one match; a pinned (anchor) rating never moves."""
     delta = elo_delta(
-        rating_a=rating_a, rating_b=rating_b, score=score, games_a=games_a, games_b=games_b
+        rating_a=rating_a, rating_b=rating_b, score=score, played_a=played_a, played_b=played_b
     )
     return (0.0 if pinned_a else delta, 0.0 if pinned_b else -delta)
 
@@ -201,7 +201,7 @@ def elo_changes_pairwise(
     changes = dict.fromkeys(ratings, 0.0)
     for x, y, score in pairs:
         delta = elo_delta(rating_a=ratings[x], rating_b=ratings[y], score=score,
-                          games_a=games[x], games_b=games[y]) / opponents
+                          played_a=games[x], played_b=games[y]) / opponents
         changes[x] += delta
         changes[y] -= delta
     return {p: (0.0 if p in fixed else change) for p, change in changes.items()}
@@ -244,7 +244,7 @@ def elo_replay(
         ra, ga = state.get(result.a, (START, 0))
         rb, gb = state.get(result.b, (START, 0))
         da, db = elo_changes(
-            rating_a=ra, rating_b=rb, score=result.score, games_a=ga, games_b=gb,
+            rating_a=ra, rating_b=rb, score=result.score, played_a=ga, played_b=gb,
             pinned_a=result.a in pinned, pinned_b=result.b in pinned,
         )
         state[result.a] = (ra + da, ga + 1)

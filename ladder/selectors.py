@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import Coalesce, RowNumber
 from django.shortcuts import get_object_or_404
 
@@ -21,7 +21,7 @@ from bots.models import Bot, default_game
 from ladder import ratings
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches import selectors as match_selectors
-from matches.models import Match
+from matches.models import Match, MatchSide
 
 # The ladder shown at / and challenged on when none is named.
 MAIN_LADDER = "main"
@@ -94,15 +94,15 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
     return [rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]]
 
 
-def _result(a: int, b: int, score: float, games: int, c: int | None,
-            points: dict[str, float] | None, ups: dict[str, float] | None = None
+def _result(score: float, games: int, sides: list[tuple[int, float | None, float | None]]
             ) -> ratings.Result | ratings.MultiResult:
-    """A match's result for the rating code: a three-player one by each version's points
-    (and ups, where the match has them)."""
-    if c is None or points is None:
-        return ratings.Result(a, b, score, games)
-    return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games,
-                               {a: ups["A"], b: ups["B"], c: ups["C"]} if ups else None)
+    """A match's result for the rating code from its sides (version, points, ups) in order:
+    a match of more than two by each version's points (and ups, where it has them)."""
+    if len(sides) == 2 or any(points is None for _, points, _ in sides):
+        return ratings.Result(sides[0][0], sides[1][0], score, games)
+    ups = {version: u for version, _, u in sides}
+    return ratings.MultiResult({version: p for version, p, _ in sides}, games,
+                               None if None in ups.values() else ups)
 
 
 # Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
@@ -192,11 +192,15 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
     """Elo replayed from the stored history: must agree with the stored ratings."""
     pins = dict(LadderEntry.objects.filter(ladder=ladder, pinned=True)
                 .values_list("version_id", "elo"))
-    rows = (Match.objects.filter(ladder=ladder).annotate(first_change=Min("rating_changes__id"))
-            .filter(first_change__isnull=False).order_by("first_change")
-            .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
-                         "games_per_match", "version_c_id", "points", "ups"))
-    results = [_result(*row) for row in rows]
+    rows = list(Match.objects.filter(ladder=ladder)
+                .annotate(first_change=Min("rating_changes__id"))
+                .filter(first_change__isnull=False).order_by("first_change")
+                .values_list("pk", Coalesce("outcome", "score"), "games_per_match"))
+    sides: dict[int, list[tuple[int, float | None, float | None]]] = defaultdict(list)
+    for match_id, *side in MatchSide.objects.filter(match_id__in=[r[0] for r in rows]).order_by(
+            "match_id", "order").values_list("match_id", "version_id", "points", "ups"):
+        sides[match_id].append(tuple(side))  # type: ignore[arg-type]
+    results = [_result(score, games, sides[pk]) for pk, score, games in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 
 
@@ -219,24 +223,25 @@ class BoardRow:
         return self.wins / self.matches if self.matches else None
 
 
-def _side_stats(ladder: Ladder, side: str, ids: list[int]) -> QuerySet[Any]:
-    won = Q(score__gt=0.5) if side == "a" else Q(score__lt=0.5)
-    return (Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED,
-                                 **{f"version_{side}_id__in": ids})
-            .order_by().values(f"version_{side}_id")
-            .annotate(n=Count("id"), w=Count("id", filter=won), last=Max("finished")))
-
-
 def _match_stats(ladder: Ladder, ids: list[int]) -> dict[int, tuple[int, int, datetime | None]]:
-    """Per version: finished matches on the ladder, matches won, the last one's time."""
-    stats: dict[int, tuple[int, int, datetime | None]] = {}
-    for side in ("a", "b"):
-        for row in _side_stats(ladder, side, ids):
-            version = row[f"version_{side}_id"]
-            n, w, last = stats.get(version, (0, 0, None))
-            times = [t for t in (last, row["last"]) if t is not None]
-            stats[version] = (n + row["n"], w + row["w"], max(times, default=None))
-    return stats
+    """Per version: finished matches on the ladder, matches won (as the match rows show it:
+    of two sides, A above a half of the score, B below; of more, the most games, alone), the
+    last one's time. One grouped read of the versions' sides joined to their matches (an
+    index-only scan of match_side_facts a side)."""
+    if ladder.players == 2:
+        won = Q(order=0, match__score__gt=0.5) | Q(order=1, match__score__lt=0.5)
+    else:  # (a correlated probe a side: a third of the page's time at a million matches)
+        level = MatchSide.objects.filter(match_id=OuterRef("match_id"),
+                                         games__gte=OuterRef("games")).exclude(pk=OuterRef("pk"))
+        won = ~Q(Exists(level))
+    rows = (MatchSide.objects.filter(version_id__in=ids, match__ladder=ladder,
+                                     match__status=Match.Status.FINISHED)
+            .order_by().values("version_id")
+            # (counted by match_id: in matchside_version_recent, so its scan is index-only;
+            # the side's own id sent PostgreSQL to 5,000 scattered pages of the table)
+            .annotate(n=Count("match_id"), w=Count("match_id", filter=won),
+                      last=Max("match__finished")))
+    return {row["version_id"]: (row["n"], row["w"], row["last"]) for row in rows}
 
 
 def ratings_recent(*, entry_ids: list[int], points: int) -> dict[int, list[float]]:
@@ -350,20 +355,18 @@ def bot_facts(*, bot: Bot, version_ids: list[int] | None = None) -> BotFacts:
 
 def _matches_state(ids: list[int]) -> tuple[Any, ...]:
     """The versions' matches as bot_facts' token sees them: top id, latest end and start, how
-    many are queued and running. Each side from its own index (index-only for A and B:
-    match_version_{a,b}_recent); an OR of the sides read each match's row, scattered over
-    the table (30 ms at a million matches with a cold cache)."""
+    many are queued and running: their sides (matchside_version_recent) joined to their
+    matches by primary key."""
     if not ids:
         return ()
-    marks, table = ", ".join(["%s"] * len(ids)), Match._meta.db_table
-    sides = " UNION ALL ".join(
-        f"SELECT id, finished, started, status FROM {table} WHERE version_{side}_id IN ({marks})"
-        for side in ("a", "b", "c"))
-    sql = (f"SELECT MAX(id), MAX(finished), MAX(started), "
-           f"SUM(CASE WHEN status = %s THEN 1 ELSE 0 END), "
-           f"SUM(CASE WHEN status = %s THEN 1 ELSE 0 END) FROM ({sides}) s")
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (f"SELECT MAX(m.id), MAX(m.finished), MAX(m.started), "
+           f"SUM(CASE WHEN m.status = %s THEN 1 ELSE 0 END), "
+           f"SUM(CASE WHEN m.status = %s THEN 1 ELSE 0 END) "
+           f"FROM {MatchSide._meta.db_table} s JOIN {Match._meta.db_table} m "
+           f"ON m.id = s.match_id WHERE s.version_id IN ({marks})")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [Match.Status.QUEUED, Match.Status.RUNNING, *ids, *ids, *ids])
+        cursor.execute(sql, [Match.Status.QUEUED, Match.Status.RUNNING, *ids])
         return tuple(cursor.fetchone())
 
 
@@ -429,8 +432,8 @@ def bot_ladder_wait(*, bot: Bot, playing: Any) -> str:
     if entry is not None and entry.games:
         return ""
     open_matches = Match.objects.filter(
-        Q(version_a=playing) | Q(version_b=playing) | Q(version_c=playing),
-        ladder=ladder, rated=True, status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+        sides__version=playing, ladder=ladder, rated=True,
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
     if open_matches.filter(status=Match.Status.RUNNING).exists():
         return f"Playing its first rated match on the {ladder.name} now."
     if open_matches.exists():

@@ -15,9 +15,20 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, connections, transaction
-from django.db.models import Case, Count, F, FloatField, Max, Min, Q, QuerySet, Value, When
-from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Coalesce, Exp, Greatest, Least
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    FloatField,
+    Max,
+    Min,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Exp, Greatest, Least
 from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
@@ -25,7 +36,7 @@ from bots.models import BotVersion, default_game
 from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
-from matches.models import RATED_SAME_OWNER, Match, side_letter
+from matches.models import RATED_SAME_OWNER, Match, MatchSide, side_letter
 from matches.services import OPEN, match_create, matches_dispatch, setting_int
 
 
@@ -62,13 +73,17 @@ def match_pairs(match: Match) -> list[tuple[str, str, float]]:
     actual score against y. Two players: A's outcome (match_outcome, from the boards where
     the game has them), stored on the match; more: their points and ups
     (ratings.pairwise_scores)."""
-    if len(match.version_ids) == 2:
+    sides = match.side_list
+    if len(sides) == 2:
         outcome = match_outcome(match)
         Match.objects.filter(pk=match.pk).update(outcome=outcome)
         match.outcome = outcome
         return [("A", "B", outcome)]
-    assert match.points is not None
-    return ratings.pairwise_scores(match.points, match.ups)  # type: ignore[return-value]
+    points = {side.letter: side.points for side in sides}
+    ups = {side.letter: side.ups for side in sides}
+    assert None not in points.values()
+    return ratings.pairwise_scores(  # type: ignore[return-value]
+        points, None if None in ups.values() else ups)
 
 
 def match_outcome(match: Match) -> float:
@@ -76,7 +91,7 @@ def match_outcome(match: Match) -> float:
     won for a forfeit or where no board was played at both tables (ratings.match_outcome)."""
     assert match.score is not None
     return ratings.match_outcome(swings=ratings.board_swings(match.boards),
-                                 games_score=match.score, forfeit=bool(match.forfeit_player))
+                                 games_score=match.score, forfeit=match.fault_side is not None)
 
 
 def _tallies_add(match: Match, pairs: list[tuple[Any, Any, float]]) -> None:
@@ -105,22 +120,21 @@ def pair_tallies_rebuild(*, match_model: Any = Match, tally_model: Any = PairTal
                          using: str = "default") -> int:
     """Every ladder's pair tallies made again from its rated results, in the database: one
     INSERT ... SELECT ... GROUP BY, no match read into Python. The migration that made the
-    table runs it on a populated site (with its historical models), bench/scale_sim.py after
+    table ran a copy of it frozen at its schema, bench/scale_sim.py after
     its bulk load, `manage.py pair_tallies_rebuild` on demand. The table is locked against
     writes first: a match finishing meanwhile waits, then adds itself to the new tallies
     (its result was not committed when they were counted). Returns the pairs written."""
-    compiled = [rows.query.get_compiler(using=using).as_sql()
-                for rows in _pair_rows(match_model.objects.using(using))]
+    part, params = _pair_rows(match_model.objects.using(using)).query.get_compiler(
+        using=using).as_sql()
     table = tally_model._meta.db_table
     sql = (f"INSERT INTO {table} (ladder_id, low_id, high_id, games, low_wins) "
-           f"SELECT t_ladder, t_low, t_high, SUM(t_games), SUM(t_wins) FROM ("
-           + " UNION ALL ".join(part for part, _ in compiled)
-           + ") AS pairs GROUP BY t_ladder, t_low, t_high")
+           f"SELECT t_ladder, t_low, t_high, SUM(t_games), SUM(t_wins) FROM ({part}) AS pairs "
+           f"GROUP BY t_ladder, t_low, t_high")
     with transaction.atomic(using=using), connections[using].cursor() as cursor:
         if connections[using].vendor == "postgresql":  # (SQLite: one writer at a time anyway)
             cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
         cursor.execute(f"DELETE FROM {table}")
-        cursor.execute(sql, [p for _, params in compiled for p in params])
+        cursor.execute(sql, params)
         return int(cursor.rowcount)
 
 
@@ -138,7 +152,9 @@ def ratings_rebuild(*, ladder: Ladder) -> int:
         state = {v: (e.elo if e.pinned else ratings.START, 0) for v, e in entries.items()}
         rated = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
                  .annotate(first_change=Min("rating_changes__id"))
-                 .order_by(F("first_change").asc(nulls_last=True), "finished", "pk"))
+                 .order_by(F("first_change").asc(nulls_last=True), "finished", "pk")
+                 .prefetch_related(Prefetch("sides", queryset=MatchSide.objects.defer("stderr")
+                                            .order_by("order"))))
         replayed = 0
         for match in rated.iterator(chunk_size=500):
             _rebuild_one(match, entries, state)
@@ -171,42 +187,38 @@ def _rebuild_one(match: Match, entries: dict[int, LadderEntry],
         state[v] = (rating + by_side[side], games + 1)
 
 
-def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
+def _pair_rows(matches: QuerySet[Any]) -> QuerySet[Any]:
     """The rows (ladder, low, high, games, low's wins) that the rated results add to the
-    tallies, as _tallies_add adds them: a two-player match one row, a three-player match one
-    a pair, scored by the pair's points (0.5 each when neither took any)."""
-    rated = matches.filter(rated=True, status="finished", ladder__isnull=False,
-                           games_per_match__gt=0).order_by()
-    two = rated.filter(Q(version_c__isnull=True) | Q(points__isnull=True), score__isnull=False)
-    # The rated outcome where the ladder stored one; the games won before it had the column
-    # (ladder's migration 0006 runs this with the historical Match, which has none).
-    has_outcome = any(f.name == "outcome" for f in matches.model._meta.get_fields())
-    score = Coalesce("outcome", "score") if has_outcome else F("score")
-    parts = [_pair_row(two, "version_a_id", "version_b_id", score)]
-    three = rated.filter(version_c__isnull=False, points__isnull=False)
-    for x, y in (("A", "B"), ("A", "C"), ("B", "C")):
-        px = Cast(KT(f"points__{x}"), FloatField())
-        py = Cast(KT(f"points__{y}"), FloatField())
-        share = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
-                     output_field=FloatField())
-        if has_outcome:  # (the ups came with the outcome: ratings.pairwise_scores)
-            gap = (Cast(KT(f"ups__{x}"), FloatField())
-                   - Cast(KT(f"ups__{y}"), FloatField())) / ratings.UPS_SCALE
-            mixed = ((1.0 - ratings.UPS_WEIGHT) * share
-                     + ratings.UPS_WEIGHT / (1.0 + Exp(-gap)))
-            share = Case(When(ups__isnull=True, then=share), default=mixed,
-                         output_field=FloatField())
-        parts.append(_pair_row(three, f"version_{x.lower()}_id", f"version_{y.lower()}_id",
-                               share))
-    return parts
-
-
-def _pair_row(matches: QuerySet[Any], x: str, y: str, score: Any) -> QuerySet[Any]:
-    games = F("games_per_match")
+    tallies, as _tallies_add adds them: one a pair of sides (x before y) of each rated
+    match. A two-player match's (and any match's without points: A and B only) scored by
+    A's outcome; a match of more, by the pair's points (0.5 each when neither took any),
+    mixed with their ups where it has them (ratings.pairwise_scores)."""
+    rated = MatchSide.objects.filter(
+        match__in=matches.filter(rated=True, status="finished", ladder__isnull=False,
+                                 games_per_match__gt=0, score__isnull=False).order_by()
+    ).order_by()
+    # One filter() call: the other side (y) is one join, which the annotations reuse.
+    by_outcome = Q(order=0, match__sides__order=1) & (
+        Q(points__isnull=True) | Q(match__sides__points__isnull=True))
+    by_points = Q(points__isnull=False, match__sides__points__isnull=False)
+    pairs = rated.filter(Q(match__sides__order__gt=F("order")) & (by_outcome | by_points))
+    x, y = F("version_id"), F("match__sides__version_id")
+    px, py = F("points"), F("match__sides__points")
+    share = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
+                 output_field=FloatField())
+    gap = (F("ups") - F("match__sides__ups")) / ratings.UPS_SCALE
+    mixed = (1.0 - ratings.UPS_WEIGHT) * share + ratings.UPS_WEIGHT / (1.0 + Exp(-gap))
+    score = Case(
+        When(Q(points__isnull=True) | Q(match__sides__points__isnull=True),
+             then=Coalesce("match__outcome", "match__score")),
+        When(Q(ups__isnull=True) | Q(match__sides__ups__isnull=True), then=share),
+        default=mixed, output_field=FloatField())
+    games = F("match__games_per_match")
     wins = score * games
-    return matches.annotate(
-        t_ladder=F("ladder_id"), t_low=Least(x, y), t_high=Greatest(x, y), t_games=games,
-        t_wins=Case(When(Q(**{f"{x}__lt": F(y)}), then=wins), default=games - wins,
+    return pairs.annotate(
+        t_ladder=F("match__ladder_id"), t_low=Least(x, y), t_high=Greatest(x, y),
+        t_games=games,
+        t_wins=Case(When(Q(version_id__lt=y), then=wins), default=games - wins,
                     output_field=FloatField()),
     ).values_list("t_ladder", "t_low", "t_high", "t_games", "t_wins")
 
@@ -236,10 +248,8 @@ def ladder_entries_sync(*, ladder: Ladder) -> None:
 
 def _recent_opponents(ladder: Ladder) -> dict[int, tuple[int, ...]]:
     recent: dict[int, list[int]] = {}
-    rows = (Match.objects.filter(ladder=ladder, kind=Match.Kind.LADDER)
-            .order_by("-id").values_list("version_a_id", "version_b_id", "version_c_id")[:200])
-    for row in reversed(rows):
-        players = [v for v in row if v is not None]
+    newest = Match.objects.filter(ladder=ladder, kind=Match.Kind.LADDER).order_by("-id")
+    for players in reversed(_players_of(newest.values_list("pk", flat=True)[:200])):
         for v in players:
             recent.setdefault(v, []).extend(o for o in players if o != v)
     return {k: tuple(v[-3:]) for k, v in recent.items()}
@@ -250,10 +260,8 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
     # seconds of a tick (bench/scale_sim.py).
     entries = list(LadderEntry.objects.filter(ladder=ladder, active=True).values_list(
         "version_id", "elo", "games", "pinned", "version__bot__owner_id"))
-    pending: Counter[int] = Counter()
-    for row in Match.objects.filter(status__in=OPEN).values_list(
-            "version_a_id", "version_b_id", "version_c_id"):
-        pending.update(v for v in row if v is not None)
+    pending = Counter(MatchSide.objects.filter(match__status__in=OPEN).values_list(
+        "version_id", flat=True))
     recent = _recent_opponents(ladder)
     house = set(BotVersion.objects.filter(bot__owner__username=HOUSE_USER)
                 .values_list("pk", flat=True))
@@ -266,25 +274,28 @@ def _ladder_entrants(ladder: Ladder) -> list[pairing.Entrant]:
             for version, elo, games, pinned, owner in entries]
 
 
+def _players_of(match_ids: Any) -> list[list[int]]:
+    """Each match's versions in side order, in the order of `match_ids` (a list or a
+    values_list of ids): one query."""
+    ids = list(match_ids)
+    players: dict[int, list[int]] = {pk: [] for pk in ids}
+    for match_id, version_id in MatchSide.objects.filter(match_id__in=ids).order_by(
+            "match_id", "order").values_list("match_id", "version_id"):
+        players[match_id].append(version_id)
+    return [players[pk] for pk in ids]
+
+
 def _meetings_on(ladder: Ladder) -> Callable[[Any], dict[Any, int]]:
     """meetings(version_id): the rated matches it finished against each opponent on the
-    ladder. Two grouped reads on the (version, -id) indexes, one a side: a bot's own matches
-    only, never the whole ladder's (bench/ladder_schedule_cost.py: +4 ms a fill at 100 bots
-    and 100,000 matches, where one GROUP BY over the ladder took 250 ms)."""
+    ladder. One grouped read from the version's sides (matchside_version_recent) to their
+    matches' other sides: a bot's own matches only, never the whole ladder's
+    (bench/ladder_schedule_cost.py: one GROUP BY over the ladder took 250 ms at 100,000)."""
     def meetings(version_id: Any) -> dict[Any, int]:
-        done = Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
-        met: Counter[Any] = Counter()
-        # (a two-player game's C queries would find nothing)
-        sides = ("version_a_id", "version_b_id", "version_c_id")[:ladder.players]
-        for mine in sides:
-            for theirs in sides:
-                if theirs == mine:
-                    continue
-                rows = (done.filter(**{mine: version_id}).values_list(theirs)
-                        .annotate(n=Count("pk")).order_by())
-                for opponent, n in rows:
-                    met[opponent] += n
-        return dict(met)
+        rows = (MatchSide.objects.filter(
+            match__sides__version_id=version_id, match__ladder=ladder, match__rated=True,
+            match__status=Match.Status.FINISHED).exclude(version_id=version_id)
+            .values_list("version_id").annotate(n=Count("pk")).order_by())
+        return dict(rows)
 
     return meetings
 
@@ -308,9 +319,8 @@ def _ladder_fill(ladder: Ladder, rng: random.Random, sync: bool) -> int:
         versions = BotVersion.objects.select_related("bot").in_bulk(
             [k for g in groups for k in g])
         for group in groups:
-            players = [versions[k] for k in group] + [None]
-            match_create(version_a=players[0], version_b=players[1], version_c=players[2],
-                         kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder, rated=True)
+            match_create(versions=[versions[k] for k in group], kind=Match.Kind.LADDER,
+                         conditions=ladder, ladder=ladder, rated=True)
         return len(groups)
 
 
@@ -491,6 +501,5 @@ def challenge_create(
         if rated:
             for v, _ in players:
                 _entry_for(ladder.pk, v.pk)
-        return match_create(version_a=version, version_b=opponent, version_c=opponent_c,
-                            kind=Match.Kind.CHALLENGE, conditions=ladder, ladder=ladder,
-                            rated=rated, requested_by=user)
+        return match_create(versions=[v for v, _ in players], kind=Match.Kind.CHALLENGE,
+                            conditions=ladder, ladder=ladder, rated=rated, requested_by=user)

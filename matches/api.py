@@ -8,7 +8,6 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -32,17 +31,10 @@ from engine.games import get_game
 from kaiser_site.page_cache import AnonymousSharedReads
 from matches import filters as match_filters
 from matches import selectors
-from matches.models import REPLAY_FIELDS, Match, MatchSide
+from matches.models import REPLAY_FIELDS, Match, MatchSide, sides_with_bots
 from matches.replay_store import ReplayUnavailable
 
 logger = logging.getLogger(__name__)
-
-
-class SideSerializer(serializers.Serializer):
-    version = serializers.IntegerField(source="pk")
-    bot = serializers.IntegerField(source="bot_id")
-    name = serializers.CharField(source="bot.name")
-    number = serializers.IntegerField()
 
 
 class MatchSideSerializer(serializers.Serializer):
@@ -56,6 +48,7 @@ class MatchSideSerializer(serializers.Serializer):
     number = serializers.IntegerField(source="version.number")
     games = serializers.IntegerField(allow_null=True)
     points = serializers.FloatField(allow_null=True)
+    ups = serializers.FloatField(allow_null=True)
     fault = serializers.CharField()
     stderr = serializers.SerializerMethodField()
 
@@ -68,12 +61,6 @@ class MatchSideSerializer(serializers.Serializer):
         return text
 
 
-def sides_prefetch() -> Prefetch:
-    """A match's sides for the serializer, in one query for a page of matches."""
-    return Prefetch("sides", queryset=MatchSide.objects.select_related("version__bot")
-                    .defer("stderr").order_by("order"))
-
-
 class TimeSerializer(serializers.Serializer):
     move_ms = serializers.IntegerField()
     bank_ms = serializers.IntegerField()
@@ -84,24 +71,17 @@ class TimeSerializer(serializers.Serializer):
 
 
 class MatchSerializer(serializers.ModelSerializer):
-    a = SideSerializer(source="version_a")
-    b = SideSerializer(source="version_b")
-    c = SideSerializer(source="version_c", allow_null=True)  # Sergeant Major's third player
     ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     time = serializers.SerializerMethodField()
     forfeit = serializers.SerializerMethodField()
-    stderr_a = serializers.SerializerMethodField()
-    stderr_b = serializers.SerializerMethodField()
-    stderr_c = serializers.SerializerMethodField()
-    sides = MatchSideSerializer(many=True, read_only=True)
+    sides = MatchSideSerializer(source="side_list", many=True, read_only=True)
 
     class Meta:
         model = Match
-        fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "game", "a",
-                  "b", "c", "seed", "rules", "games_per_match", "time", "score", "games_a",
-                  "games_b", "games_c", "forfeit", "error", "created", "started", "finished",
-                  "play_ms", "attempts", "replay_size", "stderr_a", "stderr_b", "stderr_c",
-                  "sides"]
+        fields = ["id", "kind", "status", "ladder", "tournament", "round", "rated", "game",
+                  "sides", "seed", "rules", "games_per_match", "time", "score", "forfeit",
+                  "error", "created", "started", "finished", "play_ms", "attempts",
+                  "replay_size"]
         read_only_fields = fields
 
     @extend_schema_field(TimeSerializer)
@@ -116,28 +96,6 @@ class MatchSerializer(serializers.ModelSerializer):
         if match_fault_whole_for(self.context["request"].user, match):
             return match.forfeit
         return forfeit_public(match.forfeit)
-
-    def _stderr(self, match: Match, version: BotVersion, field: str) -> str | None:
-        """A bot's stderr is its owner's (and staff's) only; null for everyone else."""
-        user = self.context["request"].user
-        if not (user.is_staff or version.bot.is_owned_by(user)):
-            return None
-        text: str = Match.objects.filter(pk=match.pk).values_list(field, flat=True)[0]
-        return text
-
-    @extend_schema_field(serializers.CharField(allow_null=True))
-    def get_stderr_a(self, match: Match) -> str | None:
-        return self._stderr(match, match.version_a, "stderr_a")
-
-    @extend_schema_field(serializers.CharField(allow_null=True))
-    def get_stderr_b(self, match: Match) -> str | None:
-        return self._stderr(match, match.version_b, "stderr_b")
-
-    @extend_schema_field(serializers.CharField(allow_null=True))
-    def get_stderr_c(self, match: Match) -> str | None:
-        if match.version_c is None:
-            return None
-        return self._stderr(match, match.version_c, "stderr_c")
 
 
 def int_param(request: Request, name: str, *, required: bool = False) -> int | None:
@@ -196,12 +154,11 @@ def _filtered_matches(request: Request) -> Any:
     if filters.unknown:
         raise ValidationError({name: f"there is no {match_filters.NAMED[name]} {value!r}"
                                for name, value in filters.unknown.items()})
-    return match_filters.matches_filtered(filters=filters).select_related(
-        "version_a__bot", "version_b__bot", "ladder").defer(
-        # Newest first by id (ids are given in creation order), as the /matches/ page: on the
-        # (version, -id) and primary key indexes, where -created sorted every match (6 s at a
-        # million: bench/scale_sim.py).
-        "replay_gz", "stderr_a", "stderr_b").prefetch_related(sides_prefetch()).order_by("-id")
+    # Newest first by id (ids are given in creation order), as the /matches/ page: on the
+    # sides' (version, -match) and primary key indexes, where -created sorted every match (6 s
+    # at a million: bench/scale_sim.py).
+    return match_filters.matches_filtered(filters=filters).select_related("ladder").defer(
+        "replay_gz").prefetch_related(sides_with_bots()).order_by("-id")
 
 
 @extend_schema_view(
@@ -216,12 +173,10 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> Any:
         if self.action == "list":
             return _filtered_matches(self.request)
-        if self.action == "replay":  # one query: the replay's fields and whose fault it is
-            return Match.objects.only("pk", "status", "forfeit_player", "version_a",
-                                      "version_b", "version_c", *REPLAY_FIELDS)
-        return Match.objects.select_related("version_a__bot", "version_b__bot", "ladder"
-                                            ).defer("replay_gz", "stderr_a", "stderr_b"
-                                                    ).prefetch_related(sides_prefetch())
+        if self.action == "replay":  # one query; the sides only for a fault (whose it is)
+            return Match.objects.only("pk", "status", "forfeit", *REPLAY_FIELDS)
+        return Match.objects.select_related("ladder").defer("replay_gz").prefetch_related(
+            sides_with_bots())
 
     @extend_schema(summary="The match's replay (replay-format.md), decompressed; a fault's "
                    "detail is clipped to 200 characters unless you own the bot at fault",
@@ -241,7 +196,7 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             raise ReplayPruned()
         if replay is None:
             raise Http404("this match has no replay")
-        if not match_fault_whole_for(request.user, match):
+        if match.forfeit and not match_fault_whole_for(request.user, match):
             replay = replay_public(replay)
         return Response(replay)
 
@@ -322,8 +277,9 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
 
 
 def _players(match: Match) -> dict[str, dict[str, Any]]:
-    return {side: {"version": v.pk, "bot": v.bot_id, "name": v.bot.name, "number": v.number}
-            for side, v in (("A", match.version_a), ("B", match.version_b))}
+    return {side.letter: {"version": side.version_id, "bot": side.version.bot_id,
+                          "name": side.version.bot.name, "number": side.version.number}
+            for side in match.side_list}
 
 
 class CostliestBoardsView(APIView):

@@ -27,8 +27,8 @@ def costliest(boards: list[dict[str, Any]], side: str, limit: int) -> list[dict[
 def board_losses(*, match: Match, boards: list[dict[str, Any]]) -> list[BoardLoss]:
     """The BoardLoss rows of a finished match (not saved): each side's worst boards."""
     rows = []
-    for side, version, opponent in (("A", match.version_a, match.version_b),
-                                    ("B", match.version_b, match.version_a)):
+    a, b = (side.version for side in match.side_list)  # boards are a two-side comparison
+    for side, version, opponent in (("A", a, b), ("B", b, a)):
         sign = 1 if side == "A" else -1
         for lost in costliest(boards, side, BOARD_LOSSES_PER_MATCH):
             difference = lost["difference"] or {}

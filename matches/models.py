@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import gzip
 import json
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Prefetch
 
 from bots.models import game_field, game_players
 from matches.replay_store import replay_get
@@ -137,12 +139,8 @@ class Match(PlayConditions):
     round = models.PositiveIntegerField(null=True, blank=True)
     position = models.PositiveIntegerField(null=True, blank=True)  # place in a knockout bracket
     rated = models.BooleanField(default=True)  # moves the ladder's Elo when finished
-    version_a = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
-    version_b = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
-    # The third player, set exactly when the game has three (match_players_check; the sides
-    # are MatchSide rows, as many as the game's players).
-    version_c = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+",
-                                  null=True, blank=True)
+    # Its players are MatchSide rows (`sides`), one a side, as many as the game seats: each
+    # side's version, games won, points, ups, stderr and fault are stored there only.
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
         related_name="challenges",
@@ -151,24 +149,14 @@ class Match(PlayConditions):
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
-    # The result: A's share (Kaiser: of the games; Sergeant Major: of the points), games won
-    # by each, the fault that ended it if any.
+    # The result: A's share (Kaiser: of the games; Sergeant Major: of the points); each
+    # side's part of it is on its MatchSide row.
     score = models.FloatField(null=True, blank=True)
-    games_a = models.PositiveIntegerField(null=True, blank=True)
-    games_b = models.PositiveIntegerField(null=True, blank=True)
-    games_c = models.PositiveIntegerField(null=True, blank=True)
-    # Each side's points ({"A": 2.5, "B": 0.5, "C": 0.0}) in a three-player game, whose
-    # pairwise ratings need all three (Kaiser's score says it all: null).
-    points = models.JSONField(null=True, blank=True)
     # A's actual score for the ratings (Kaiser: from the boards, ladder.ratings.match_outcome;
     # the games won for a forfeit), set by the ladder when it rates the match; null otherwise.
     outcome = models.FloatField(null=True, blank=True)
-    # Each side's ups and downs over every hand of a three-player match played to its end
-    # ({"A": 12, "B": -3, "C": -9}): its pairs' rated outcomes read them (ladder.ratings
-    # .pairwise_scores). Null for Kaiser, a forfeit, and matches stored before them.
-    ups = models.JSONField(null=True, blank=True)
-    forfeit_player = models.CharField(max_length=1, blank=True)  # "A", "B" or "C"
-    forfeit_reason = models.CharField(max_length=20, blank=True)
+    # The fault that ended it, as the replay gives it (player, reason, seat, detail); the
+    # side at fault has its reason on its row (MatchSide.fault).
     forfeit = models.JSONField(null=True, blank=True)
     # The replay: an object in the replay store (matches.replay_store) named by replay_key,
     # whose bytes hash to replay_sha256; replay_gz holds it instead for a match finished
@@ -184,10 +172,6 @@ class Match(PlayConditions):
                                  editable=False)
     times_sha256 = models.CharField(max_length=64, blank=True, default="", db_default="",
                                     editable=False)
-    stderr_a = models.TextField(blank=True)
-    stderr_b = models.TextField(blank=True)
-    # A database default too: rows written without it (bulk loads, older scripts) stay valid.
-    stderr_c = models.TextField(blank=True, default="", db_default="")
     error = models.TextField(blank=True)
     # Scheduling and the lease that decides which worker plays (not the broker).
     created = models.DateTimeField(auto_now_add=True)
@@ -211,54 +195,54 @@ class Match(PlayConditions):
         db_table = "tournaments_match"
         ordering = ["-created", "-id"]
         verbose_name_plural = "matches"
-        constraints = [
-            models.CheckConstraint(
-                condition=~models.Q(version_a=models.F("version_b")), name="match_not_self"
-            ),
-            models.CheckConstraint(
-                condition=models.Q(version_c__isnull=True)
-                | (~models.Q(version_c=models.F("version_a"))
-                   & ~models.Q(version_c=models.F("version_b"))),
-                name="match_c_not_self",
-            ),
-        ]
         indexes = [
             models.Index(fields=["status", "dispatched"]),
             models.Index(fields=["ladder", "status"]),
             models.Index(fields=["tournament", "round"]),
             models.Index(fields=["status", "finished"]),
-            # A bot's matches one side at a time, newest first, carrying the columns the bot
-            # page, the leaderboard's statistics and head to head read: index-only scans of
-            # the bot's few hundred entries instead of as many random reads of a table of a
-            # million rows (the included columns are PostgreSQL's; SQLite ignores them).
-            models.Index(fields=["version_a", "-id"], name="match_version_a_recent",
-                         include=["status", "ladder", "score", "finished", "started",
-                                  "version_b"]),
-            models.Index(fields=["version_b", "-id"], name="match_version_b_recent",
-                         include=["status", "ladder", "score", "finished", "started",
-                                  "version_a"]),
-            models.Index(fields=["version_c", "-id"], name="match_version_c_newest"),
+            # What the pages read of a match beside its sides (a bot's matches: head to
+            # head, the leaderboard's statistics, the bot page's token), joined from the
+            # sides by key: index-only on PostgreSQL, not a heap read of a million-row table
+            # a side (the included columns are PostgreSQL's; SQLite ignores them).
+            models.Index(fields=["id"], name="match_side_facts",
+                         include=["status", "ladder", "score", "finished", "started"]),
             # The matches whose statistics wait for play_stats_fold: a few rows at any time.
             models.Index(fields=["id"], name="match_stats_to_fold",
                          condition=models.Q(stats_folded=False, stats__isnull=False)),
         ]
 
     def __str__(self) -> str:
-        c = f" vs {self.version_c_id}" if self.version_c_id else ""
-        return f"match {self.pk}: {self.version_a_id} vs {self.version_b_id}{c} ({self.status})"
+        return f"match {self.pk}: {' vs '.join(map(str, self.version_ids))} ({self.status})"
+
+    @cached_property
+    def side_list(self) -> list[MatchSide]:
+        """Its sides in order (A, B, ...): prefetched (`sides_with_bots`) or read once, with
+        their versions and bots."""
+        if "sides" in getattr(self, "_prefetched_objects_cache", {}):
+            return list(self.sides.all())
+        return list(self.sides.select_related("version__bot").order_by("order"))
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.pop("side_list", None)  # its sides are read again too, when next asked
+        super().refresh_from_db(*args, **kwargs)
 
     @property
     def version_ids(self) -> list[int]:
-        """The players' versions in side order (A, B and, in a three-player game, C)."""
-        ids = [self.version_a_id, self.version_b_id]
-        return ids + [self.version_c_id] if self.version_c_id else ids
+        """The players' versions in side order."""
+        return [side.version_id for side in self.side_list]
+
+    @property
+    def fault_side(self) -> MatchSide | None:
+        """The side whose fault ended the match, if one did."""
+        return next((side for side in self.side_list if side.fault), None)
 
     def clean(self) -> None:
         """The admin's forms check what the challenge service checks (see RATED_SAME_OWNER)."""
         super().clean()
-        if (self.kind == self.Kind.CHALLENGE and self.rated and self.version_a_id
-                and self.version_b_id
-                and self.version_a.bot.owner_id == self.version_b.bot.owner_id):
+        if self.kind != self.Kind.CHALLENGE or not self.rated or self.pk is None:
+            return
+        owners = [side.version.bot.owner_id for side in self.side_list]
+        if len(set(owners)) < len(owners):
             raise ValidationError({"rated": RATED_SAME_OWNER})
 
     def replay_stored(self) -> bytes | None:
@@ -291,18 +275,24 @@ class MatchSide(models.Model):
     """One player of a match, a row a side: its version in side order (A, B, C, ...), and,
     once the match is finished, the games it won, its points, its stderr and its fault.
 
-    Written with the match (`match_create`) and with its result (`match_finish`); migration
-    0009 made them for every match before. A game with any number of players has as many
-    rows; the columns `version_a`/`_b`/`_c`, `games_*` and `stderr_*` still hold the same
-    values while the readers move to these rows (issue 32)."""
+    Written with the match (`match_create`) and with its result (`match_finish`,
+    `match_sides_result`): the only record of a match's players (issue 42 dropped the
+    columns that held them beside these rows). A game with any number of players has as
+    many rows."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    # (no index of their own: matchside_order_once and matchside_version_recent begin with
+    # them, and the planner took the narrower plain one, then read the table)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides",
+                              db_index=False)
     order = models.PositiveSmallIntegerField()  # 0 for A, 1 for B, ...
     version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT,
-                                related_name="match_sides")
+                                related_name="match_sides", db_index=False)
     games = models.PositiveIntegerField(null=True, blank=True)  # games won
-    # Its points where the game scores each side (Sergeant Major: Match.points); null else.
+    # Its points where the game scores each side (Sergeant Major); null else.
     points = models.FloatField(null=True, blank=True)
+    # Its ups and downs over every hand of a match of three or more played to its end (the
+    # pairs' rated outcomes read them: ladder.ratings.pairwise_scores); null else.
+    ups = models.FloatField(null=True, blank=True)
     stderr = models.TextField(blank=True, default="")
     fault = models.CharField(max_length=20, blank=True)  # why it forfeited the match, if it did
 
@@ -313,7 +303,13 @@ class MatchSide(models.Model):
             # A bot version plays a match once (Match's match_not_self, for any number).
             models.UniqueConstraint(fields=["match", "version"], name="matchside_version_once"),
         ]
-        indexes = [models.Index(fields=["version", "-match"], name="matchside_version_recent")]
+        indexes = [
+            # A bot's matches newest first (its page, the lists, head to head): on
+            # PostgreSQL an index-only scan of the bot's few hundred rows, carrying what the
+            # pages read of its side.
+            models.Index(fields=["version", "-match"], name="matchside_version_recent",
+                         include=["order", "games", "points"]),
+        ]
 
     def __str__(self) -> str:
         return f"match {self.match_id} {self.letter}: version {self.version_id}"
@@ -321,6 +317,13 @@ class MatchSide(models.Model):
     @property
     def letter(self) -> str:
         return side_letter(self.order)
+
+
+def sides_with_bots() -> Prefetch:
+    """A match's sides with their versions and bots, in one query for any number of matches
+    (`Match.side_list` reads them); stderr left unread (only its owner sees it)."""
+    return Prefetch("sides", queryset=MatchSide.objects.select_related("version__bot")
+                    .defer("stderr").order_by("order"))
 
 
 class MatchAttempt(models.Model):

@@ -15,7 +15,7 @@ from bots.runner import bot_version_player
 from engine.clock import DecisionTime
 from engine.games import get_game
 from engine.players import TimeControl
-from matches.models import Match
+from matches.models import Match, side_letter
 
 STDERR_LIMIT = 64 * 1024
 
@@ -23,11 +23,9 @@ STDERR_LIMIT = 64 * 1024
 @dataclass(frozen=True)
 class Played:
     replay: dict[str, Any]
-    stderr_a: str
-    stderr_b: str
+    stderr: list[str]  # each side's, in side order
     play_ms: int
     decisions: dict[str, list[int]] | None = None  # side -> counted ms of each decision
-    stderr_c: str = ""  # the third player's (Sergeant Major)
     # side -> each decision's counted, wall and sleep time in the engine's order (bot
     # programs only), for the fair-play check (matches.times_store keeps them)
     times: dict[str, list[DecisionTime]] | None = None
@@ -39,23 +37,20 @@ def match_time_control(*, match: Match) -> TimeControl:
 
 
 def match_play_engine(*, match: Match) -> Played:
-    """Play the match in the engine of its game (sandboxed bots): A and B, and C in a
-    three-player game. A bot's fault is in the replay; engine.faults.InfrastructureError
-    propagates."""
+    """Play the match in the engine of its game (sandboxed bots), its sides in order. A bot's
+    fault is in the replay; engine.faults.InfrastructureError propagates."""
     clock = match_time_control(match=match)
-    versions = [match.version_a, match.version_b]
-    if match.version_c_id is not None:
-        versions.append(match.version_c)
-    factories = [bot_version_player(version=v, time=clock) for v in versions]
+    factories = [bot_version_player(version=side.version, time=clock)
+                 for side in match.side_list]
     game = get_game(match.game)
     began = time.monotonic()
     replay = game.run_match(factories, games=match.games_per_match, seed=match.seed,
                             rules=game.get_rules(match.rules), time=clock)
     elapsed = int((time.monotonic() - began) * 1000)
-    stderr = [f.stderr_text(limit=STDERR_LIMIT) for f in factories] + [""]
-    return Played(replay=replay, stderr_a=stderr[0], stderr_b=stderr[1], stderr_c=stderr[2],
+    letters = [side_letter(order) for order in range(len(factories))]
+    return Played(replay=replay, stderr=[f.stderr_text(limit=STDERR_LIMIT) for f in factories],
                   play_ms=elapsed,
                   decisions={side: f.decision_ms()
-                             for side, f in zip("ABC", factories, strict=False)},
+                             for side, f in zip(letters, factories, strict=True)},
                   times={side: f.decision_times()
-                         for side, f in zip("ABC", factories, strict=False)})
+                         for side, f in zip(letters, factories, strict=True)})

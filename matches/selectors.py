@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, QuerySet
 from django.utils import timezone
 from django.utils.timezone import localtime
 
@@ -20,7 +20,14 @@ from bots.models import Bot, BotVersion, default_game, game_players
 from engine.games import get_game
 from engine.runner import replay_json
 from kaiser_site.ago import ago
-from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match
+from matches.models import (
+    HAS_REPLAY,
+    REPLAY_FIELDS,
+    Match,
+    MatchSide,
+    side_letter,
+    sides_with_bots,
+)
 from matches.replay_store import ReplayUnavailable
 
 if TYPE_CHECKING:  # a hint only: this app does not import the ladder above it
@@ -29,38 +36,20 @@ if TYPE_CHECKING:  # a hint only: this app does not import the ladder above it
 logger = logging.getLogger(__name__)
 
 
-def head_to_head(*, version_a: int, version_b: int) -> dict[str, Any]:
-    """Finished matches between two versions, from A's side."""
-    matches = Match.objects.filter(status=Match.Status.FINISHED).filter(
-        Q(version_a_id=version_a, version_b_id=version_b)
-        | Q(version_a_id=version_b, version_b_id=version_a))
-    score = games = 0.0
-    for a, s, g in matches.values_list("version_a_id", "score", "games_per_match"):
-        share = s if a == version_a else 1.0 - s
-        score += share * g
-        games += g
-    return {"matches": matches.count(), "games": games, "score": score,
-            "share": score / games if games else None}
-
-
 def match_list(
     *, bot: int | None = None, version: int | None = None, opponent: int | None = None,
     ladder: Ladder | None = None, tournament: int | None = None, status: str | None = None,
     since: datetime | None = None, until: datetime | None = None,
 ) -> QuerySet[Match]:
-    """Matches, newest first, filtered by bot (either side), its opponent bot, version,
+    """Matches, newest first, filtered by bot (any side), its opponent bot, version,
     ladder, tournament, status, and the time they finished."""
-    qs = Match.objects.select_related("version_a__bot", "version_b__bot", "ladder").defer(
-        "replay_gz", "stderr_a", "stderr_b")
-    if bot is not None:
-        qs = qs.filter(Q(version_a__bot_id=bot) | Q(version_b__bot_id=bot))
-        if opponent is not None:
-            qs = qs.filter(Q(version_a__bot_id=bot, version_b__bot_id=opponent)
-                           | Q(version_b__bot_id=bot, version_a__bot_id=opponent))
-    elif opponent is not None:
-        qs = qs.filter(Q(version_a__bot_id=opponent) | Q(version_b__bot_id=opponent))
+    qs = Match.objects.select_related("ladder").defer("replay_gz")
+    for bot_id in (bot, opponent):
+        if bot_id is not None:
+            qs = qs.filter(pk__in=MatchSide.objects.filter(version__bot_id=bot_id)
+                           .values("match_id"))
     if version is not None:
-        qs = qs.filter(Q(version_a_id=version) | Q(version_b_id=version))
+        qs = qs.filter(pk__in=MatchSide.objects.filter(version_id=version).values("match_id"))
     if ladder is not None:
         qs = qs.filter(ladder=ladder)
     if tournament is not None:
@@ -90,76 +79,84 @@ def replays_export(*, matches: QuerySet[Match], chunk: int = 200,
     ids = list(_exportable(matches).order_by("finished", "id").values_list("pk", flat=True))
     for start in range(0, len(ids), chunk):
         batch = Match.objects.filter(pk__in=ids[start:start + chunk]).order_by("finished", "id")
-        for match in batch.only("pk", "forfeit_player", *REPLAY_FIELDS):
+        for match in batch.only("pk", "forfeit", *REPLAY_FIELDS):
             try:
                 text = match.replay_text()
             except ReplayUnavailable as error:  # the export goes on; the log says which
                 logger.error("export: match %s left out: %s", match.pk, error)
                 continue
-            if text and public and match.forfeit_player:
+            if text and public and match.forfeit:
                 text = replay_json(replay_public(json.loads(text)))
             if text:
                 yield text + "\n"
 
 
-LIGHT_FIELDS = ("replay_gz", "stderr_a", "stderr_b", "stderr_c", "forfeit", "error", "lease_token")
+LIGHT_FIELDS = ("replay_gz", "forfeit", "error", "lease_token")
 
 
 # A match row on the pages, read as plain values under flat names: rows are shown, never saved,
-# and six model instances a row (the match, two versions, two bots, the ladder), looked up by
-# attribute in the template, were most of a list's time.
-ROW_IDS = ("version_a_id", "version_b_id", "version_c_id")
-# The ladder, one small table, joins into the rows' query; the sides' bots are read apart.
+# and model instances a row (the match, its sides, their versions and bots, the ladder),
+# looked up by attribute in the template, were most of a list's time.
+# The ladder, one small table, joins into the rows' query; the sides are read apart.
 ROW_LADDER = {"ladder_slug": F("ladder__slug"), "ladder_name": F("ladder__name")}
+ROW_FIELDS = ("id", "status", "kind", "rated", "game", "score", "tournament_id", "round",
+              "created", "finished")
 
 
-def _with_names(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each row's bots (a_bot, a_name, a_number, likewise b and c; None for an empty seat),
-    read for the rows' few versions in one small query. Joined into the rows' query (nine
-    tables with the versions' bots), PostgreSQL spent 10 ms planning it on every page that
-    lists matches, five times its run."""
-    versions = sorted({row[f"version_{side}_id"] for row in rows for side in "abc"} - {None})
-    names: dict[int, tuple[int, str, int]] = {}
-    if versions:  # in SQL: the ORM's building of this join was half of its 1 ms
+def _with_sides(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row's "sides" in side order: {letter, bot, name, number, games, fault}, read for
+    the rows in one small query (sides, versions, bots). Joined into the rows' query (nine
+    tables when the sides were columns), PostgreSQL spent 10 ms planning it on every page
+    that lists matches, five times its run."""
+    ids = [row["id"] for row in rows]
+    sides: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    if ids:  # in SQL: the ORM's building of this join was half of its 1 ms
+        order = connection.ops.quote_name("order")
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT v.id, v.bot_id, b.name, v.number FROM {BotVersion._meta.db_table} v "
+                f"SELECT s.match_id, s.{order}, s.games, s.fault, v.bot_id, b.name, v.number "
+                f"FROM {MatchSide._meta.db_table} s "
+                f"JOIN {BotVersion._meta.db_table} v ON v.id = s.version_id "
                 f"JOIN {Bot._meta.db_table} b ON b.id = v.bot_id "
-                f"WHERE v.id IN ({', '.join(['%s'] * len(versions))})", versions)
-            names = {pk: (bot, name, number) for pk, bot, name, number in cursor.fetchall()}
+                f"WHERE s.match_id IN ({', '.join(['%s'] * len(ids))}) "
+                f"ORDER BY s.match_id, s.{order}", ids)
+            for match_id, place, games, fault, bot, name, number in cursor.fetchall():
+                sides[match_id].append({"letter": side_letter(place), "bot": bot, "name": name,
+                                        "number": number, "games": games, "fault": fault})
     for row in rows:
-        for side in "abc":
-            row[f"{side}_bot"], row[f"{side}_name"], row[f"{side}_number"] = names.get(
-                row.pop(f"version_{side}_id"), (None, None, None))
+        row["sides"] = sides[row["id"]]
     return rows
 
 
-ROW_FIELDS = ("id", "status", "kind", "rated", "game", "score", "games_a", "games_b", "games_c",
-              "forfeit_player",
-              "forfeit_reason", "tournament_id", "round", "created", "finished")
-
-
-def _three_winners(row: dict[str, Any]) -> None:
-    games = {side: row[f"games_{side}"] for side in "abc"}
-    best = max((g for g in games.values() if g is not None), default=None)
-    top = [side for side, g in games.items() if g is not None and g == best]
-    for side in "abc":
-        row[f"{side}_won"] = row["status"] == Match.Status.FINISHED and top == [side]
-    row["shared"] = row["status"] == Match.Status.FINISHED and len(top) > 1
+def _winners(row: dict[str, Any]) -> None:
+    """Who won a finished row: of two sides, A above a half of the score, B below; of more,
+    the one with the most games won, if only one has it ("shared" otherwise)."""
+    sides, finished = row["sides"], row["status"] == Match.Status.FINISHED
+    score = row["score"] if finished else None
+    if len(sides) == 2:
+        for side, won in zip(sides, (score is not None and score > 0.5,
+                                     score is not None and score < 0.5), strict=True):
+            side["won"] = won
+        return
+    best = max((s["games"] for s in sides if s["games"] is not None), default=None)
+    top = [s for s in sides if s["games"] is not None and s["games"] == best]
+    for side in sides:
+        side["won"] = finished and top == [side]
+    row["shared"] = finished and len(top) > 1
 
 
 def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
     """The queryset's matches (in its order) as rows for matches/_match_rows.html: plain
-    dicts with the bots' names and numbers, the ladder, who won, and when, already worked out."""
+    dicts with their sides (the bots' names and numbers, games, faults), the ladder, who
+    won, and when, already worked out."""
     now = timezone.now()
-    rows = _with_names(list(queryset.values(*ROW_FIELDS, *ROW_IDS, **ROW_LADDER)))
+    rows = _with_sides(list(queryset.values(*ROW_FIELDS, **ROW_LADDER)))
     for row in rows:
-        score, when = row["score"], row["finished"] or row["created"]
-        if row["c_bot"] is None:
-            row["a_won"] = score is not None and score > 0.5
-            row["b_won"] = score is not None and score < 0.5
-        else:  # three players: the one with the most games won, if only one has it
-            _three_winners(row)
+        when = row["finished"] or row["created"]
+        _winners(row)
+        at_fault = next((side for side in row["sides"] if side["fault"]), None)
+        row["fault"] = at_fault["letter"] if at_fault else ""
+        row["fault_reason"] = at_fault["fault"] if at_fault else ""
         row["ago"] = ago(when, now)  # as the timesince filter would show it
         row["iso"] = localtime(row["created"]).isoformat()  # as the date:"c" filter would
     return rows
@@ -193,19 +190,12 @@ def with_replay_flag(queryset: QuerySet[Match]) -> QuerySet[Match]:
 
 def match_page_match(*, pk: int) -> Match:
     """The match of the match page (Match.DoesNotExist if none), with its replay flag, ladder,
-    tournament and requester, and each side's version with its bot: two queries. As one query
-    joining the ten tables, PostgreSQL took 2 ms to plan it and 0.25 ms to run it; the two
-    plan in 0.4 ms."""
-    match = with_replay_flag(Match.objects.select_related("ladder", "tournament", "requested_by")
-                             .defer("replay_gz", "stderr_a", "stderr_b", "stderr_c", "stats",
-                                    "boards")).get(pk=pk)
-    sides = {side: getattr(match, f"version_{side}_id") for side in "abc"}
-    versions = BotVersion.objects.select_related("bot").in_bulk(
-        [version_id for version_id in sides.values() if version_id is not None])
-    for side, version_id in sides.items():
-        if version_id is not None:
-            setattr(match, f"version_{side}", versions[version_id])
-    return match
+    tournament and requester, and its sides with their versions and bots: two queries. As
+    one query joining the ten tables, PostgreSQL took 2 ms to plan it and 0.25 ms to run it;
+    the two plan in 0.4 ms."""
+    return with_replay_flag(Match.objects.select_related("ladder", "tournament", "requested_by")
+                            .defer("replay_gz", "stats", "boards")
+                            .prefetch_related(sides_with_bots())).get(pk=pk)
 
 
 def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dict[str, Any]]:
@@ -220,8 +210,9 @@ def latest_matches(*, ladder: Ladder | None = None, limit: int = 10) -> list[dic
 HEAD_TO_HEAD_ROWS = 30
 
 
-# A three-player bot's head to head reads its newest matches, at most this many.
-HEAD_TO_HEAD_THREE_MATCHES = 5000
+# The head to head of a bot of a game of more than two players reads its newest matches, at
+# most this many.
+HEAD_TO_HEAD_MANY_MATCHES = 5000
 
 
 def head_to_head_records(*, version_ids: list[int], limit: int, game: str = ""
@@ -230,29 +221,29 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = ""
     (opponent bot_id and name, matches, wins, draws, losses, share of the games) and how many
     opponents there are. Two queries: both sides' finished matches as (opponent, this bot's
     score) grouped by opponent version, then those versions' bots; grouped by bot here. A bot
-    of a three-player game: head_to_head_three."""
+    of a game of more players: head_to_head_many."""
     if not version_ids:
         return [], 0
     if game_players(game or default_game()) > 2:
-        return head_to_head_three(version_ids=version_ids, limit=limit)
-    marks = ", ".join(["%s"] * len(version_ids))
-    # Per opponent version in the database (index-only scans of match_version_{a,b}_recent),
-    # then to bots here: joined in SQL, PostgreSQL hashed all 10,000 versions for a bot's
-    # few hundred matches.
+        return head_to_head_many(version_ids=version_ids, limit=limit)
+    marks, sides = ", ".join(["%s"] * len(version_ids)), MatchSide._meta.db_table
+    order = connection.ops.quote_name("order")
+    # Per opponent version in the database (the bot's sides from matchside_version_recent,
+    # each match and its other side by key), then to bots here: joined in SQL, PostgreSQL
+    # hashed all 10,000 versions for a bot's few hundred matches.
     sql = f"""
-        SELECT s.opponent, COUNT(*), SUM(s.points),
-               SUM(CASE WHEN s.points > 0.5 THEN 1 ELSE 0 END),
-               SUM(CASE WHEN s.points = 0.5 THEN 1 ELSE 0 END),
-               SUM(CASE WHEN s.points < 0.5 THEN 1 ELSE 0 END)
-        FROM (SELECT version_b_id AS opponent, score AS points FROM {Match._meta.db_table}
-              WHERE status = %s AND version_a_id IN ({marks})
-              UNION ALL
-              SELECT version_a_id, 1 - score FROM {Match._meta.db_table}
-              WHERE status = %s AND version_b_id IN ({marks})) s
-        GROUP BY s.opponent"""
-    finished = Match.Status.FINISHED
+        SELECT t.opponent, COUNT(*), SUM(t.points),
+               SUM(CASE WHEN t.points > 0.5 THEN 1 ELSE 0 END),
+               SUM(CASE WHEN t.points = 0.5 THEN 1 ELSE 0 END),
+               SUM(CASE WHEN t.points < 0.5 THEN 1 ELSE 0 END)
+        FROM (SELECT o.version_id AS opponent,
+                     CASE WHEN s.{order} = 0 THEN m.score ELSE 1 - m.score END AS points
+              FROM {sides} s JOIN {Match._meta.db_table} m ON m.id = s.match_id
+              JOIN {sides} o ON o.match_id = s.match_id AND o.{order} <> s.{order}
+              WHERE s.version_id IN ({marks}) AND m.status = %s) t
+        GROUP BY t.opponent"""
     with connection.cursor() as cursor:
-        cursor.execute(sql, [finished, *version_ids, finished, *version_ids])
+        cursor.execute(sql, [*version_ids, Match.Status.FINISHED])
         per_version = cursor.fetchall()
     owner = {pk: (bot_id, name) for pk, bot_id, name in BotVersion.objects.filter(
         pk__in=[row[0] for row in per_version]).values_list("pk", "bot_id", "bot__name")}
@@ -269,25 +260,27 @@ def head_to_head_records(*, version_ids: list[int], limit: int, game: str = ""
     return rows, len(tally)
 
 
-def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
-    """head_to_head_records for a bot of a three-player game, over its newest
-    HEAD_TO_HEAD_THREE_MATCHES finished matches: each match meets two opponents, and against
-    each the bot scores as the ratings count it (ladder.ratings): its share of the two
-    players' points (a half when neither has any); more points than the opponent is a win."""
+def head_to_head_many(*, version_ids: list[int], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """head_to_head_records for a bot of a game of more than two players, over its newest
+    HEAD_TO_HEAD_MANY_MATCHES finished matches: each match meets several opponents, and
+    against each the bot scores as the ratings count it (ladder.ratings): its share of the
+    two players' points (a half when neither has any); more points than the opponent is a
+    win."""
     versions = set(version_ids)
-    sides = (Match.objects.filter(status=Match.Status.FINISHED)
-             .filter(Q(version_a_id__in=version_ids) | Q(version_b_id__in=version_ids)
-                     | Q(version_c_id__in=version_ids))
-             .order_by("-id").values_list("version_a_id", "version_b_id", "version_c_id",
-                                          "points")[:HEAD_TO_HEAD_THREE_MATCHES])
+    newest = list(MatchSide.objects.filter(version_id__in=version_ids,
+                                           match__status=Match.Status.FINISHED)
+                  .order_by("-match_id").values_list("match_id", flat=True)
+                  [:HEAD_TO_HEAD_MANY_MATCHES])
+    by_match: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    for match_id, version, points in MatchSide.objects.filter(match_id__in=newest).values_list(
+            "match_id", "version_id", "points"):
+        by_match[match_id].append((version, float(points or 0.0)))
     tally: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0])
-    for a, b, c, points in sides:
-        seats = dict(zip("ABC", (a, b, c), strict=True))
-        mine = next(side for side, version in seats.items() if version in versions)
-        for side, opponent in seats.items():
-            if side == mine or opponent is None or opponent in versions:
+    for sides in by_match.values():
+        me = next(points for version, points in sides if version in versions)
+        for opponent, them in sides:
+            if opponent in versions:
                 continue
-            me, them = (float((points or {}).get(s, 0.0)) for s in (mine, side))
             row = tally[opponent]
             row[0] += 1
             row[1] += me / (me + them) if me + them else 0.5
@@ -307,21 +300,12 @@ def head_to_head_three(*, version_ids: list[int], limit: int) -> tuple[list[dict
 
 def newest_match_ids(*, version_ids: list[int], limit: int) -> list[int]:
     """The ids of the newest `limit` matches played by any of the versions, newest first, in
-    one query: each side's newest from its own index (match_version_{a,b}_recent,
-    match_version_c_newest), united, then cut. An OR of the sides scanned all matches newest
-    first; a query per side cost a round trip each."""
+    one query of their sides (matchside_version_recent: a match seats one version of a bot at
+    most, so no id comes twice)."""
     if not version_ids:
         return []
-    marks, table = ", ".join(["%s"] * len(version_ids)), Match._meta.db_table
-    # Each side in a subselect of its own: SQLite, like PostgreSQL, takes an ORDER BY and a
-    # LIMIT there (not on the bare members of a UNION).
-    sides = " UNION ".join(
-        f"SELECT id FROM (SELECT id FROM {table} WHERE version_{side}_id IN ({marks}) "
-        f"ORDER BY id DESC LIMIT %s) {side}" for side in "abc")
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id FROM ({sides}) s ORDER BY id DESC LIMIT %s",
-                       [*version_ids, limit] * 3 + [limit])
-        return [row[0] for row in cursor.fetchall()]
+    return list(MatchSide.objects.filter(version_id__in=version_ids).order_by("-match_id")
+                .values_list("match_id", flat=True)[:limit])
 
 
 def challenge_versions(*, user: Any, opponent: Bot) -> list[BotVersion]:

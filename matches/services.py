@@ -14,7 +14,7 @@ import logging
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,7 +25,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
 from django.db import DatabaseError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -44,6 +44,7 @@ from matches.models import (
     MatchAttempt,
     MatchSide,
     PlayConditions,
+    sides_with_bots,
 )
 from matches.replay_store import (
     ReplayUnavailable,
@@ -97,11 +98,9 @@ def bot_in_flight_max() -> int:
 
 def match_create(
     *,
-    version_a: BotVersion,
-    version_b: BotVersion,
+    versions: Sequence[BotVersion],
     kind: str,
     conditions: PlayConditions,
-    version_c: BotVersion | None = None,
     ladder: Any = None,
     tournament: Any = None,
     round: int | None = None,
@@ -110,13 +109,12 @@ def match_create(
     position: int | None = None,
 ) -> Match:
     """A queued match, played under `conditions` (a ladder's or a tournament's settings, its
-    game among them): A and B, and C when the game has three players. It reaches the broker
+    game among them) by `versions` in side order (A, B, ...: as many as the game seats),
+    each a MatchSide row: the one place a match's sides are written. It reaches the broker
     through `matches_dispatch`, after commit."""
-    versions = match_players_check(game=conditions.game,
-                                   versions=[version_a, version_b, version_c])
+    versions = match_players_check(game=conditions.game, versions=versions)
     match = Match.objects.create(
         kind=kind, ladder=ladder, tournament=tournament, round=round, rated=rated,
-        version_a=version_a, version_b=version_b, version_c=version_c,
         requested_by=requested_by, seed=secrets.token_hex(8), position=position,
         game=conditions.game, rules=conditions.rules,
         games_per_match=conditions.games_per_match,
@@ -130,14 +128,12 @@ def match_create(
     return match
 
 
-def match_players_check(*, game: str, versions: list[BotVersion | None]) -> list[BotVersion]:
-    """The players of a match of `game` (A, B, then C or None), checked: as many as the game
-    seats sides, all bots of that game, no bot twice. ValidationError otherwise."""
-    from engine.games import get_game
-
+def match_players_check(*, game: str, versions: Sequence[BotVersion]) -> list[BotVersion]:
+    """The players of a match of `game` in side order, checked: as many as the game seats
+    sides, all bots of that game, no bot twice. ValidationError otherwise."""
     spec = get_game(game)
-    players = [v for v in versions if v is not None]
-    if len(players) != len(spec.sides) or None in versions[:len(spec.sides)]:
+    players = list(versions)
+    if len(players) != len(spec.sides):
         raise ValidationError(f"a {spec.title} match has {len(spec.sides)} players "
                               f"({', '.join(spec.sides)})")
     if len({v.bot_id for v in players}) < len(players):
@@ -187,25 +183,35 @@ def _pick_fairly(
 
 
 def _players(match: dict[str, Any]) -> list[int]:
-    """The versions of a match's values() row: A, B and C if it has one."""
-    ids = [match["version_a_id"], match["version_b_id"]]
-    return ids + [match["version_c_id"]] if match.get("version_c_id") else ids
+    """The versions of a match's values() row (_with_players)."""
+    players: list[int] = match["players"]
+    return players
+
+
+def _with_players(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each values() row with its "players": its sides' versions, read in one query."""
+    players: dict[int, list[int]] = {row["id"]: [] for row in rows}
+    for match_id, version_id in MatchSide.objects.filter(match_id__in=list(players)).order_by(
+            "match_id", "order").values_list("match_id", "version_id"):
+        players[match_id].append(version_id)
+    for row in rows:
+        row["players"] = players[row["id"]]
+    return rows
 
 
 def matches_dispatch() -> list[int]:
     """Hand waiting matches to the broker, fairly, up to the dispatch depth."""
-    fields = ("id", "kind", "ladder_id", "tournament_id", "version_a_id", "version_b_id",
-              "version_c_id", "created")
-    in_flight = list(
+    fields = ("id", "kind", "ladder_id", "tournament_id", "created")
+    in_flight = _with_players(list(
         Match.objects.filter(status__in=OPEN, dispatched__isnull=False).values(*fields)
-    )
+    ))
     free = dispatch_depth() - len(in_flight)
     if free <= 0:
         return []
-    waiting = list(
+    waiting = _with_players(list(
         Match.objects.filter(status=Match.Status.QUEUED, dispatched__isnull=True)
         .order_by("created", "id").values(*fields)[:500]
-    )
+    ))
     sent = []
     for match_id in _pick_fairly(waiting, in_flight, free):
         # Guarded: two dispatchers at once never send the same match twice.
@@ -250,13 +256,10 @@ def match_start(*, match_id: int, worker: str) -> tuple[Match, str] | None:
                                     ).update(outcome=MatchAttempt.Outcome.LOST, ended=now)
         MatchAttempt.objects.create(match_id=match_id, token=token, worker=worker[:200],
                                     started=now)
-    match = Match.objects.select_related(
-        "version_a__bot", "version_a__program", "version_b__bot", "version_b__program",
-        "version_c__bot", "version_c__program").get(pk=match_id)
-    bots = [match.version_a.bot_id, match.version_b.bot_id]
-    if match.version_c is not None:
-        bots.append(match.version_c.bot_id)
-    pages_changed(*match_topics(match.pk, tuple(bots)))
+    match = Match.objects.prefetch_related(Prefetch(
+        "sides", queryset=MatchSide.objects.select_related("version__bot", "version__program")
+        .order_by("order"))).get(pk=match_id)
+    pages_changed(*match_topics(match.pk, tuple(s.version.bot_id for s in match.side_list)))
     return match, token
 
 
@@ -288,51 +291,44 @@ def lease_kept(*, match_id: int, token: str) -> Iterator[None]:
 
 
 def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
-    """The result columns: A's share (Kaiser's score is A's share of the games; a three-player
-    game gives each side's share of the points, A's is stored), the games each side won."""
+    """The match's part of the result: A's share (Kaiser's score is A's share of the games;
+    a game of more players gives each side's share of the points, A's is stored) and the
+    fault that ended it. Each side's part is on its row (_sides_finish)."""
     result = replay["result"]
-    forfeit = result.get("forfeit")
     score = result["score"]
-    games = result["games"]
-    return {
-        "score": float(score["A"] if isinstance(score, dict) else score),
-        "games_a": int(games["A"]),
-        "games_b": int(games["B"]),
-        "games_c": int(games["C"]) if "C" in games else None,
-        "points": ({side: float(v) for side, v in result["points"].items()}
-                   if "C" in games else None),
-        # (a forfeit's pairs are rated by their points alone, as a Kaiser forfeit by its games)
-        "ups": ({side: float(v) for side, v in result["ups"].items()}
-                if "C" in games and result.get("ups") and not forfeit else None),
-        "forfeit": forfeit,
-        "forfeit_player": (forfeit or {}).get("player", "") or "",
-        "forfeit_reason": (forfeit or {}).get("reason", "") or "",
-    }
+    return {"score": float(score["A"] if isinstance(score, dict) else score),
+            "forfeit": result.get("forfeit")}
 
 
-def _sides_finish(*, match_id: int, replay: dict[str, Any], stderr: list[str]) -> None:
+def _sides_finish(*, match_id: int, replay: dict[str, Any], stderr: Sequence[str]) -> None:
     result = replay["result"]
     forfeit = result.get("forfeit") or {}
-    match_sides_result(match_id=match_id, games=result["games"], points=result.get("points"),
+    # Points and ups where the game scores each side (more than two players); a forfeit's
+    # pairs are rated by their points alone, as a two-player forfeit by its games.
+    many = len(result["games"]) > 2
+    match_sides_result(match_id=match_id, games=result["games"],
+                       points=result.get("points") if many else None,
+                       ups=result.get("ups") if many and not forfeit else None,
                        stderr=stderr, fault=(forfeit.get("player", ""),
                                              forfeit.get("reason", "") or ""))
 
 
 def match_sides_result(*, match_id: int, games: dict[str, int] | None = None,
-                       points: dict[str, float] | None = None, stderr: list[str] | None = None,
+                       points: dict[str, float] | None = None,
+                       ups: dict[str, float] | None = None, stderr: Sequence[str] = (),
                        fault: tuple[str, str] = ("", "")) -> None:
     """Each side's row of a match gets its part of the result (by side letter): the games it
-    won, its points where the game scores sides, its stderr, and, for the side that
-    forfeited (`fault`: its letter and why), the reason."""
+    won, its points and ups where the game scores sides, its stderr (by side order), and,
+    for the side that forfeited (`fault`: its letter and why), the reason."""
     sides = list(MatchSide.objects.filter(match_id=match_id).order_by("order"))
     for side in sides:
         letter = side.letter
         side.games = int(games[letter]) if games and letter in games else None
         side.points = float(points[letter]) if points and letter in points else None
-        side.stderr = (stderr[side.order] if stderr and side.order < len(stderr)
-                       else "")[:STDERR_MAX]
+        side.ups = float(ups[letter]) if ups and letter in ups else None
+        side.stderr = (stderr[side.order] if side.order < len(stderr) else "")[:STDERR_MAX]
         side.fault = fault[1] if fault[0] == letter else ""
-    MatchSide.objects.bulk_update(sides, ["games", "points", "stderr", "fault"])
+    MatchSide.objects.bulk_update(sides, ["games", "points", "ups", "stderr", "fault"])
 
 
 def _held_game(*, match_id: int, token: str) -> str | None:
@@ -342,9 +338,9 @@ def _held_game(*, match_id: int, token: str) -> str | None:
 
 
 def match_finish(
-    *, match_id: int, token: str, replay: dict[str, Any], stderr_a: str = "",
-    stderr_b: str = "", play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
-    stderr_c: str = "", times: dict[str, list[DecisionTime]] | None = None,
+    *, match_id: int, token: str, replay: dict[str, Any], stderr: Sequence[str] = (),
+    play_ms: int = 0, decisions: dict[str, list[int]] | None = None,
+    times: dict[str, list[DecisionTime]] | None = None,
 ) -> bool:
     """Store the replay, then the result and the rating changes at once, if this attempt still
     holds the match. False (and nothing written but the attempt's outcome) otherwise.
@@ -375,8 +371,7 @@ def match_finish(
             replay_key=stored.key, replay_sha256=stored.sha256, replay_gz=None,
             replay_size=len(text),
             times_key=kept.key if kept else "", times_sha256=kept.sha256 if kept else "",
-            stderr_a=stderr_a[:STDERR_MAX], stderr_b=stderr_b[:STDERR_MAX],
-            stderr_c=stderr_c[:STDERR_MAX], play_ms=play_ms,
+            play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions, game=game),
             boards=boards,
@@ -386,10 +381,8 @@ def match_finish(
         MatchAttempt.objects.filter(token=token).update(outcome=outcome, ended=now)
         if not won:
             return False
-        _sides_finish(match_id=match_id, replay=replay,
-                      stderr=[stderr_a, stderr_b, stderr_c])
-        match = Match.objects.select_related("version_a", "version_b", "version_c").get(
-            pk=match_id)
+        _sides_finish(match_id=match_id, replay=replay, stderr=stderr)
+        match = Match.objects.prefetch_related(sides_with_bots()).get(pk=match_id)
         # Each side's costliest boards, with the result (only a won attempt gets here).
         if boards is not None:
             BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))
@@ -462,9 +455,12 @@ def _void(matches: Any, *, error: str) -> str:
 
 def matches_pages_changed(match_ids: list[int], *also: str) -> None:
     """The shared pages these matches show on (kaiser_site.page_cache) are built again."""
-    for match_id, *bots in Match.objects.filter(pk__in=match_ids).values_list(
-            "pk", "version_a__bot_id", "version_b__bot_id", "version_c__bot_id"):
-        pages_changed(*match_topics(match_id, tuple(b for b in bots if b), *also))
+    bots: dict[int, list[int]] = {match_id: [] for match_id in match_ids}
+    for match_id, bot_id in MatchSide.objects.filter(match_id__in=match_ids).order_by(
+            "match_id", "order").values_list("match_id", "version__bot_id"):
+        bots[match_id].append(bot_id)
+    for match_id, sides in bots.items():
+        pages_changed(*match_topics(match_id, tuple(sides), *also))
 
 
 def _match_ended(match_id: int) -> None:
@@ -502,8 +498,7 @@ def match_play(
         return "failed"
     try:
         stored = match_finish(match_id=match_id, token=token, replay=played.replay,
-                              stderr_a=played.stderr_a, stderr_b=played.stderr_b,
-                              stderr_c=played.stderr_c, play_ms=played.play_ms,
+                              stderr=played.stderr, play_ms=played.play_ms,
                               decisions=played.decisions, times=played.times)
     except ReplayUnavailable as error:  # the store is down: the server's failure, retried
         match_release(match_id=match_id, token=token, error=f"replay store: {error}")

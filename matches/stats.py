@@ -16,6 +16,7 @@ module adds for every game:
 from __future__ import annotations
 
 import bisect
+from collections import defaultdict
 from typing import Any
 
 from django.db import transaction
@@ -25,7 +26,7 @@ from bots.models import BotVersion, default_game
 from engine.games import game_of_replay, get_game
 from kaiser_site.fragments import fragment
 from kaiser_site.page_cache import STATS, pages_changed
-from matches.models import Match, PlayStats
+from matches.models import Match, MatchSide, PlayStats, side_letter
 
 ALL = "all"
 # Upper bounds (ms) of the decision time histogram's buckets; the last one is everything more.
@@ -113,13 +114,17 @@ def play_stats_fold(*, limit: int = 1000) -> int:
     with transaction.atomic():
         claimed = list(Match.objects.select_for_update(skip_locked=True)
                        .filter(stats_folded=False, stats__isnull=False).order_by("id")
-                       .values_list("pk", "version_a_id", "version_b_id", "version_c_id",
-                                    "game", "stats")[:limit])
+                       .values_list("pk", "game", "stats")[:limit])
         if not claimed:
             return 0
+        players: dict[int, dict[str, int]] = defaultdict(dict)
+        for match_id, order, version_id in MatchSide.objects.filter(
+                match_id__in=[row[0] for row in claimed]).values_list(
+                "match_id", "order", "version_id"):
+            players[match_id][side_letter(order)] = version_id
         adds: dict[str, tuple[int | None, dict[str, Any]]] = {}
-        for _, version_a, version_b, version_c, game, sides in claimed:
-            versions = dict(zip("ABC", (version_a, version_b, version_c), strict=True))
+        for match_id, game, sides in claimed:
+            versions = players[match_id]
             both = add(sides["A"], sides["B"])
             for side in sides.keys() - {"A", "B"}:
                 both = add(both, sides[side])

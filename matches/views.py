@@ -23,7 +23,7 @@ from ladder import selectors as ladder_selectors
 from ladder.models import Ladder
 from matches import filters as match_filters
 from matches import selectors as match_selectors
-from matches.models import Match
+from matches.models import Match, MatchSide, sides_with_bots
 from tournaments.models import Tournament
 
 MATCHES_PER_PAGE = 50
@@ -104,22 +104,17 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
         match = match_selectors.match_page_match(pk=pk)
     except Match.DoesNotExist:
         raise Http404("no such match") from None
-    sides = {"a": match.version_a, "b": match.version_b, "c": match.version_c}
-    owner_of = {side: v.bot.is_owned_by(request.user) or request.user.is_staff
-                for side, v in sides.items() if v is not None}
-    stderr = {}
-    if any(owner_of.values()):
-        texts = Match.objects.filter(pk=pk).values("stderr_a", "stderr_b", "stderr_c")[0]
-        stderr = {side: texts[f"stderr_{side}"] for side, mine in owner_of.items() if mine}
+    sides = match.side_list
+    mine = [side.pk for side in sides
+            if request.user.is_staff or side.version.bot.is_owned_by(request.user)]
+    texts = dict(MatchSide.objects.filter(pk__in=mine).values_list("pk", "stderr")) \
+        if mine else {}
     forfeit = (match.forfeit if match_fault_whole_for(request.user, match)
                else forfeit_public(match.forfeit))
     pruned = match_selectors.match_replay_pruned(match=match)
-    context = {"match": match, "forfeit": forfeit or {},
-               "stderr": [(sides[side], text) for side, text in stderr.items()],
-               "at_fault": sides.get(match.forfeit_player.lower()),
-               "three_sides": [("A", match.version_a, match.games_a),
-                               ("B", match.version_b, match.games_b),
-                               ("C", match.version_c, match.games_c)],
+    context = {"match": match, "sides": sides, "forfeit": forfeit or {},
+               "stderr": [(side.version, texts[side.pk]) for side in sides if side.pk in texts],
+               "at_fault": match.fault_side,
                "has_replay": match.status == Match.Status.FINISHED and not pruned,
                "replay_pruned": pruned,
                "retention_days": settings.KAISER_REPLAY_RETENTION_DAYS}
@@ -168,12 +163,12 @@ def _alone_text(board: dict[str, Any]) -> str:
 
 
 def _side_names(match: Match) -> dict[str, str]:
-    return {"A": match.version_a.bot.name, "B": match.version_b.bot.name}
+    return {side.letter: side.version.bot.name for side in match.side_list}
 
 
 def _match_with_sides(pk: int) -> Match:
     """The match of a board page; 404 for a game without boards (engine.games: has_boards)."""
-    match = get_object_or_404(Match.objects.select_related("version_a__bot", "version_b__bot")
+    match = get_object_or_404(Match.objects.prefetch_related(sides_with_bots())
                               .defer(*match_selectors.LIGHT_FIELDS, "stats", "boards"), pk=pk)
     if not get_game(match.game).has_boards:
         raise Http404(f"a match of {get_game(match.game).title} has no boards")

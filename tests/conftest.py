@@ -298,11 +298,11 @@ def make_builtin(house: User) -> Callable[..., Any]:
     the house, or with own=True of an owner of its own (the ladder never pairs two bots of one
     owner)."""
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     def make(name: str, spec: str = "builtin:greedy", *, own: bool = False) -> Any:
         owner = User.objects.create_user(username=f"owner-of-{name}") if own else house
-        return bot_version_add_builtin(bot=Bot.objects.create(owner=owner, name=name), spec=spec)
+        return bot_builtin_add(bot=Bot.objects.create(owner=owner, name=name), spec=spec)
 
     return make
 
@@ -313,12 +313,12 @@ def make_sm_builtin(house: User) -> Callable[..., Any]:
     built-in version, of an owner of its own (the ladder never seats two bots of one owner)
     unless own=False."""
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     def make(name: str, spec: str = "builtin:greedy", *, own: bool = True) -> Any:
         owner = User.objects.create_user(username=f"owner-of-{name}") if own else house
         bot = Bot.objects.create(owner=owner, name=name, game="sergeant-major")
-        return bot_version_add_builtin(bot=bot, spec=spec)
+        return bot_builtin_add(bot=bot, spec=spec)
 
     return make
 

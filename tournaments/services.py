@@ -282,7 +282,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
 def _round_create(tournament: Tournament, number: int, pairs: Sequence[tuple[Any, Any]]) -> None:
     withdrawn = _withdrawn_ids(tournament)
     for a, b in pairs:
-        match = match_create(version_a=a, version_b=b, kind=Match.Kind.TOURNAMENT,
+        match = match_create(versions=[a, b], kind=Match.Kind.TOURNAMENT,
                              conditions=tournament, tournament=tournament, round=number,
                              rated=False)
         _walkover_if_withdrawn(match, withdrawn)
@@ -361,7 +361,7 @@ def _knockout_round_create(
 ) -> None:
     for position, (a, b) in enumerate(pairs):
         if a is not None and b is not None:
-            match = match_create(version_a=a, version_b=b, kind=Match.Kind.TOURNAMENT,
+            match = match_create(versions=[a, b], kind=Match.Kind.TOURNAMENT,
                                  conditions=tournament, tournament=tournament, round=number,
                                  rated=False, position=position)
             _walkover_if_withdrawn(match, _withdrawn_ids(tournament))
@@ -444,7 +444,7 @@ def _triples_create(tournament: Tournament, number: int, round_triples: Sequence
                     positions: Sequence[int | None] | None = None) -> None:
     withdrawn = _withdrawn_ids(tournament)
     for i, (a, b, c) in enumerate(round_triples):
-        match = match_create(version_a=a, version_b=b, version_c=c, kind=Match.Kind.TOURNAMENT,
+        match = match_create(versions=[a, b, c], kind=Match.Kind.TOURNAMENT,
                              conditions=tournament, tournament=tournament, round=number,
                              rated=False, position=positions[i] if positions else None)
         _walkover_three(match, withdrawn)

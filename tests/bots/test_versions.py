@@ -82,7 +82,7 @@ def test_the_newest_checked_version_plays_until_the_owner_chooses(bot: Bot) -> N
     assert list(active_versions().filter(bot=bot)) == [v2]
 
 
-def test_owner_goes_back_to_an_older_version_and_forward_again_through_the_api(
+def test_owner_goes_back_to_an_older_version_then_forward_again_through_the_api(
     owner_client: APIClient, bot: Bot
 ) -> None:
     v1, v2 = _versions(bot, 2)
@@ -113,7 +113,7 @@ def test_the_chosen_version_is_the_one_on_the_ladder(bot: Bot) -> None:
 
 @pytest.mark.parametrize("status", [BotVersion.Status.REJECTED, BotVersion.Status.PENDING,
                                     BotVersion.Status.CHECKING])
-def test_only_a_checked_version_can_be_chosen(owner_client: APIClient, bot: Bot,
+def test_only_a_checked_version_may_be_chosen(owner_client: APIClient, bot: Bot,
                                               status: str) -> None:
     v1 = _version(bot, GOOD_BOT)
     v2 = _version(bot, GOOD_BOT + b"\n# 2\n", status=status)

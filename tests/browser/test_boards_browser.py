@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
 from bots.models import Bot
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from engine import words
 from ladder.models import Ladder
 from matches import services
@@ -29,10 +29,10 @@ def lost_board(settings: Any) -> BoardLoss:
     the costliest board of the side that lost most."""
     settings.KAISER_DISPATCH_DEPTH = 0
     ladder = Ladder.objects.create(name="Boards", slug="boards-browser", games_per_match=2)
-    versions = [bot_version_add_builtin(
+    versions = [bot_builtin_add(
         bot=Bot.objects.create(owner=User.objects.create_user(f"owner-{name}"), name=name),
         spec=f"builtin:{name.split('-')[0]}") for name in ("greedy-b", "mc-b")]
-    match = services.match_create(version_a=versions[0], version_b=versions[1],
+    match = services.match_create(versions=[versions[0], versions[1]],
                                   kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     assert services.match_play(match_id=match.pk, worker="browser-test") == "finished"
     worst = BoardLoss.objects.select_related("version").order_by("swing").first()

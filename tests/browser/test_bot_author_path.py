@@ -143,7 +143,7 @@ def test_a_queued_match_page_shows_the_replay_once_played(
 ) -> None:
     random, greedy = ladder_services.house_bots_ensure()
     main = Ladder.objects.get(slug="main")
-    match = match_services.match_create(version_a=greedy, version_b=random, kind=Match.Kind.LADDER,
+    match = match_services.match_create(versions=[greedy, random], kind=Match.Kind.LADDER,
                                   conditions=main, ladder=main)
     page.goto(f"{live_server.url}/matches/{match.pk}/")
     expect(page.locator("#match-live")).to_be_visible()

@@ -153,7 +153,7 @@ def first_matches(version: BotVersion) -> list[Match]:
     random, greedy = ladder_services.house_bots_ensure()
     played = []
     for opponent in (greedy, random):
-        match = match_services.match_create(version_a=version, version_b=opponent,
+        match = match_services.match_create(versions=[version, opponent],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                       rated=True)
         assert match_services.match_play(match_id=match.pk, worker="browser-test") == "finished"
@@ -239,9 +239,9 @@ def test_a_tournament_page_follows_its_progress_live(
     from django.contrib.auth.models import User
 
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
-    third = bot_version_add_builtin(
+    third = bot_builtin_add(
         bot=Bot.objects.create(owner=User.objects.create_user("tess"), name="tess-bot"),
         spec="builtin:greedy")
     tournament = services.tournament_create(name="Browser cup", format="round_robin",

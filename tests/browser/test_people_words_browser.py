@@ -24,7 +24,7 @@ from django.test import Client
 from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from play.models import Table
 from tests.browser import test_browser
 from tests.browser.test_error_pages_browser import page_without_script_errors
@@ -62,7 +62,7 @@ class Site:
 
 
 def _builtin(owner: User, name: str, spec: str, game: str = "kaiser") -> BotVersion:
-    return bot_version_add_builtin(bot=Bot.objects.create(owner=owner, name=name, game=game),
+    return bot_builtin_add(bot=Bot.objects.create(owner=owner, name=name, game=game),
                                    spec=spec)
 
 
@@ -120,11 +120,11 @@ def site(settings: Any, play_game: Any) -> Site:
 
     main, smladder = Ladder.objects.get(slug="main"), Ladder.objects.get(slug="sergeant-major")
     kaiser = play(match_services.match_create(
-        version_a=mine, version_b=theirs, kind=Match.Kind.LADDER, conditions=main,
+        versions=[mine, theirs], kind=Match.Kind.LADDER, conditions=main,
         ladder=main, rated=True))
     house_sm = BotVersion.objects.get(bot__name="sm-greedy")
     three = play(match_services.match_create(
-        version_a=sm[0], version_b=sm[1], version_c=house_sm, kind=Match.Kind.LADDER,
+        versions=[sm[0], sm[1], house_sm], kind=Match.Kind.LADDER,
         conditions=smladder, ladder=smladder, rated=True))
     swiss = services.tournament_create(name="One round", format=Tournament.Format.SWISS,
                                        versions=[mine, theirs, greedy, random], rounds=1)

@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from tests.browser import test_browser
 from tests.browser.test_error_pages_browser import page_without_script_errors
 from tests.browser.test_tournaments_browser import PASSWORD, log_in
@@ -65,7 +65,7 @@ class Arena:
 
 def _builtin(owner: User, name: str, spec: str) -> BotVersion:
     bot = Bot.objects.create(owner=owner, name=name, description=f"{name} plays {spec}.")
-    return bot_version_add_builtin(bot=bot, spec=spec)
+    return bot_builtin_add(bot=bot, spec=spec)
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def arena(settings: Any) -> Arena:
     mine = _builtin(author, "olivias-bot-with-a-rather-long-name", "builtin:greedy")
     theirs = _builtin(oscar, "oscars-bot", "builtin:random")
     ladder = Ladder.objects.get(slug="main")
-    match = match_services.match_create(version_a=mine, version_b=theirs,
+    match = match_services.match_create(versions=[mine, theirs],
                                         kind=Match.Kind.LADDER, conditions=ladder,
                                         ladder=ladder, rated=True)
     assert match_services.match_play(match_id=match.pk, worker="phone-tests") == "finished"

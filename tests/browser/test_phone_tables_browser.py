@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from play.models import Table
 from tests.browser import test_browser
 from tests.browser.test_error_pages_browser import page_without_script_errors
@@ -55,7 +55,7 @@ class Site:
 
 def _builtin(owner: User, name: str, spec: str, game: str = "kaiser") -> BotVersion:
     bot = Bot.objects.create(owner=owner, name=name, game=game)
-    return bot_version_add_builtin(bot=bot, spec=spec)
+    return bot_builtin_add(bot=bot, spec=spec)
 
 
 def _finished_game(author: User, play_game: Any) -> Table:
@@ -95,7 +95,7 @@ def site(settings: Any, play_game: Any) -> Site:
     mine = _builtin(author, "olivias-bot-with-a-rather-long-name", "builtin:greedy")
     theirs = _builtin(oscar, "oscars-bot", "builtin:random")
     ladder = Ladder.objects.get(slug="main")
-    match = match_services.match_create(version_a=mine, version_b=theirs,
+    match = match_services.match_create(versions=[mine, theirs],
                                         kind=Match.Kind.LADDER, conditions=ladder,
                                         ladder=ladder, rated=True)
     assert match_services.match_play(match_id=match.pk, worker="phone-tables") == "finished"

@@ -273,7 +273,7 @@ def test_a_sergeant_major_match_page_shows_three_players_and_steps_through_its_r
     check_game_end(page, replay)
     test_browser.shot(page, "sm-match-page")
     # The match's row, in the match list and on each player's page, names all three.
-    for url in ("/matches/", f"/bots/{match.version_c.bot_id}/"):
+    for url in ("/matches/", f"/bots/{match.side_list[2].version.bot_id}/"):
         page.goto(live_server.url + url)
         row = page.locator("tr.match-row", has=page.locator(f'a[href="/matches/{match.pk}/"]'))
         expect(row).to_contain_text("sm-alpha")

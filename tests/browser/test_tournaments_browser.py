@@ -21,7 +21,7 @@ from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from ladder import services as ladder_services
 from matches.models import Match
 from tests.browser import test_browser
@@ -55,7 +55,7 @@ def _user(name: str, *, staff: bool = False) -> User:
 
 
 def _bot(owner: User, name: str, spec: str = "builtin:greedy") -> BotVersion:
-    return bot_version_add_builtin(bot=Bot.objects.create(owner=owner, name=name), spec=spec)
+    return bot_builtin_add(bot=Bot.objects.create(owner=owner, name=name), spec=spec)
 
 
 def log_in(page: Page, base: str, username: str) -> None:

@@ -56,7 +56,7 @@ def test_a_well_behaved_bot_finishes_the_match_without_fault(recorded) -> None:
     assert validate_replay(replay) == []
 
 
-def test_hello_gives_seat_team_rules_games_and_clock(recorded) -> None:
+def test_hello_gives_seat_team_rules_clock_and_games(recorded) -> None:
     _, seats = recorded
     hellos = [seat[0]["hello"] for seat in seats]  # one process a seat of each game
     assert [(h["type"], h["id"], h["protocol"]) for h in hellos] == [("hello", 0, 1)] * 4

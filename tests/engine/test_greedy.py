@@ -20,7 +20,7 @@ RANDOM = resolve_player("builtin:random")
 OFFICIAL = PRESETS["official"]
 
 
-def test_greedy_wins_at_least_80_percent_of_200_duplicate_games_against_random() -> None:
+def test_greedy_wins_at_least_80_percent_of_200_duplicate_games_versus_random() -> None:
     replay = run_match(GREEDY, RANDOM, games=200, seed="greedy-200")
     result = replay["result"]
     assert result["forfeit"] is None and len(replay["games"]) == 200

@@ -62,7 +62,7 @@ def test_replay_has_the_fields_of_the_format() -> None:
     assert game["result"]["score"] == game["deals"][-1]["score"]
 
 
-def test_match_result_counts_games_and_a_share() -> None:
+def test_match_result_counts_games_won_and_a_share() -> None:
     rules = replace(PRESETS["bga"], preset="short", max_deals=2)
     replay = run_match(RANDOM, RANDOM, games=40, seed="share", rules=rules)
     won = {"A": 0, "B": 0}

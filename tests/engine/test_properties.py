@@ -160,7 +160,7 @@ def game_winner(rules: Rules, score: list[int], bidders: int, target: int) -> in
 
 @PROPERTY
 @given(preset=presets, seed=seeds, names=kinds)
-def test_seeded_games_are_legal_conserve_cards_and_score_by_the_rules(
+def test_seeded_playouts_are_legal_conserve_cards_and_score_by_the_rules(
         preset: str, seed: int, names: list[str]) -> None:
     rules = PRESETS[preset]
     dealer, deals = pair_deals(rules, str(seed), 0)

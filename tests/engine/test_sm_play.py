@@ -105,7 +105,7 @@ def test_a_match_is_whole_sets_of_three() -> None:
 
 
 @pytest.mark.parametrize("preset", ["952", "952-six-hands"])
-def test_greedy_wins_at_least_80_percent_of_200_seeded_games_against_random(
+def test_greedy_wins_at_least_80_percent_of_200_seeded_games_versus_random(
         preset: str) -> None:
     won = 0
     for number in range(200):

@@ -39,7 +39,7 @@ def played(make_program: Callable[..., Any], django_user_model: Any
     ladder = Ladder.objects.create(name="Fair", slug="fair", games_per_match=2)
     matches = []
     for a, b in ((pair, honest), (honest, pair)):
-        match = match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        match = match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                             conditions=ladder, ladder=ladder, rated=True)
         assert match_services.match_play(match_id=match.pk, worker="test") == "finished"
         matches.append(Match.objects.get(pk=match.pk))
@@ -87,7 +87,7 @@ def test_built_in_players_and_matches_without_times_are_not_checked(
     ladder = Ladder.objects.create(name="Built-in", slug="built-in", games_per_match=2)
     a, b = make_builtin("b-greedy", own=True), make_builtin("b-random", "builtin:random",
                                                            own=True)
-    match = match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+    match = match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                         conditions=ladder, ladder=ladder, rated=True)
     assert match_services.match_play(match_id=match.pk, worker="test") == "finished"
 

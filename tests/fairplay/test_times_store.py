@@ -65,7 +65,7 @@ def sandboxed_match(make_program: Callable[..., Any], make_builtin: Callable[...
     house = make_builtin("times-random", "builtin:random", own=True)
 
     def play() -> Match:
-        match = services.match_create(version_a=program, version_b=house,
+        match = services.match_create(versions=[program, house],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                       rated=True)
         assert services.match_play(match_id=match.pk, worker="test") == "finished"

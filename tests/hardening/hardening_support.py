@@ -193,7 +193,7 @@ def queue_matches(ladder: Ladder, pairs: list[tuple[BotVersion, BotVersion]]) ->
         for pair in pairs:
             for version in pair:
                 LadderEntry.objects.get_or_create(ladder=ladder, version=version)
-        return [services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        return [services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
                 for a, b in pairs]
 
@@ -211,7 +211,7 @@ def assert_each_match_counted_once(ladder: Ladder, matches: list[Match]) -> None
     entries = {e.version_id: e for e in LadderEntry.objects.filter(ladder=ladder)}
     played: dict[int, int] = {}
     for match in matches:
-        for version_id in (match.version_a_id, match.version_b_id):
+        for version_id in match.version_ids:
             played[version_id] = played.get(version_id, 0) + 1
     assert {v: e.games for v, e in entries.items()} == played
     recomputed = selectors.ratings_recomputed(ladder=ladder)

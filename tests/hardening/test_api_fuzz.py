@@ -17,7 +17,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis.specs.openapi.checks import ignored_auth
 
 from bots.models import Bot
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 
 pytestmark = pytest.mark.django_db
 # Reads are open to anyone and also take a token (to see one's own stderr): the schema says
@@ -42,7 +42,7 @@ def staff_token(db: None) -> str:
     """A staff user's token, and some bots to find (ids 1, 2... as the fuzzer guesses)."""
     staff = User.objects.create_user("fuzz-staff", password="x-fuzz-x", is_staff=True)
     for name in ("one", "two"):
-        bot_version_add_builtin(bot=Bot.objects.create(owner=staff, name=name),
+        bot_builtin_add(bot=Bot.objects.create(owner=staff, name=name),
                                 spec="builtin:random")
     return Token.objects.create(user=staff).key
 

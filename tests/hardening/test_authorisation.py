@@ -28,10 +28,11 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_create, bot_version_add_builtin
+from bots.services import bot_builtin_add, bot_create
 from ladder.models import Ladder
 from matches.models import Match
 from play.models import Table as PlayGame
+from tests.factories import match_make
 from tournaments.models import Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.django_db
@@ -59,17 +60,17 @@ class World:
 def world(owner: User, other: User, staff: User) -> World:
     bot = bot_create(owner=owner, name="Alpha")
     rival = bot_create(owner=other, name="Omega")
-    a = bot_version_add_builtin(bot=bot, spec="builtin:greedy")
-    b = bot_version_add_builtin(bot=rival, spec="builtin:random")
+    a = bot_builtin_add(bot=bot, spec="builtin:greedy")
+    b = bot_builtin_add(bot=rival, spec="builtin:random")
     version = BotVersion.objects.create(
         bot=bot, number=2, kind=BotVersion.Kind.PYTHON, filename="alpha.py",
         status=BotVersion.Status.REJECTED, reason="crash", check_stderr=f"Traceback {SECRET}")
     ladder = Ladder.objects.get(slug="main")
     replay = gzip.compress(json.dumps({"result": {"score": 1.0}}).encode())
-    match = Match.objects.create(
-        kind=Match.Kind.LADDER, ladder=ladder, version_a=a, version_b=b, seed="s",
-        status=Match.Status.FINISHED, score=1.0, games_a=2, games_b=0, replay_gz=replay,
-        stderr_a=f"debug {SECRET}", stderr_b=f"debug {RIVAL_SECRET}", rated=False)
+    match = match_make(
+        versions=[a, b], kind=Match.Kind.LADDER, ladder=ladder, status=Match.Status.FINISHED,
+        score=1.0, games=[2, 0], replay_gz=replay, rated=False,
+        stderr=[f"debug {SECRET}", f"debug {RIVAL_SECRET}"])
     # Open for entry until tomorrow: entering and cancelling are both possible.
     tournament = Tournament.objects.create(
         name="Cup", format=Tournament.Format.ROUND_ROBIN, status=Tournament.Status.OPEN,
@@ -122,7 +123,7 @@ API_WRITES = [
     Write("PATCH", "/api/v1/bots/{id}/", lambda w, r: {"description": f"by {r}"}, OWNER_OR_STAFF),
     Write("POST", "/api/v1/bots/{id}/retire/", lambda w, r: {}, OWNER_OR_STAFF),
     Write("POST", "/api/v1/bots/{id}/unretire/", lambda w, r: {}, OWNER_OR_STAFF),
-    Write("POST", "/api/v1/bots/{id}/play/", lambda w, r: {"version": w.match.version_a_id},
+    Write("POST", "/api/v1/bots/{id}/play/", lambda w, r: {"version": w.match.version_ids[0]},
           OWNER_OR_STAFF),
     Write("POST", "/api/v1/bots/{id}/versions/",
           lambda w, r: {"file": SimpleUploadedFile("b.py", GOOD_BOT)},
@@ -211,7 +212,7 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
      {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
     ("/bots/{bot}/unretire/", lambda w: {},  # the bot is retired first (PAGE_SETUP)
      {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
-    ("/bots/{bot}/play/", lambda w: {"version": w.match.version_a_id},
+    ("/bots/{bot}/play/", lambda w: {"version": w.match.version_ids[0]},
      {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
     ("/accounts/token/regenerate/", lambda w: {},
      {"anon": "login", "other": "done", "owner": "done", "staff": "done"}),
@@ -235,7 +236,7 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
      {"anon": "login", "other": "denied", "owner": "done", "staff": "done"}),
     # Anyone signed in may sit down with the bots (the game is their own).
     ("/play/", lambda w: {"rules": "official", "length": "deal", "seat1": "builtin:random",
-                          "seat2": str(w.match.version_a_id), "seat3": "builtin:greedy"},
+                          "seat2": str(w.match.version_ids[0]), "seat3": "builtin:greedy"},
      {"anon": "login", "other": "done", "owner": "done", "staff": "done"}),
 ]
 # What a form needs to find before it can change anything.
@@ -389,14 +390,14 @@ def _everything_readable(world: World, role: str) -> str:
 
 
 @pytest.mark.parametrize("role", ["anon", "other"])
-def test_nobody_but_the_owner_sees_a_bots_stderr_anywhere(role: str, world: World) -> None:
+def test_nobody_but_the_owner_sees_the_stderr_of_a_bot_anywhere(role: str, world: World) -> None:
     seen = _everything_readable(world, role)
     assert SECRET not in seen
     if role == "anon":
         assert RIVAL_SECRET not in seen
 
 
-def test_the_owner_sees_their_bots_stderr_and_not_the_opponents(world: World) -> None:
+def test_the_owner_sees_the_stderr_of_their_bots_not_the_opponents(world: World) -> None:
     seen = _everything_readable(world, "owner")
     assert SECRET in seen  # the crawl does reach the places stderr is shown
     assert RIVAL_SECRET not in seen

@@ -59,7 +59,7 @@ def _replay(*, fault: bool) -> dict[str, Any]:
 
 def _finished(a: BotVersion, b: BotVersion, ladder: Ladder, replay: dict[str, Any]) -> Match:
     """A match played to the end through the services a worker calls."""
-    match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+    match = services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                   conditions=ladder, ladder=ladder, rated=False)
     _, token = services.match_start(match_id=match.pk, worker="test")
     assert services.match_finish(match_id=match.pk, token=token, replay=replay)
@@ -71,7 +71,8 @@ def faulted(closed_ladder, make_program, make_builtin, owner) -> Match:
     """A finished match that the owner's bot (side A) lost by a fault with LONG_DETAIL."""
     mine = make_program("chatty", b"print('x')\n", owner=owner)
     match = _finished(mine, make_builtin("house-greedy"), closed_ladder, _replay(fault=True))
-    assert match.forfeit_player == "A" and match.forfeit["detail"] == LONG_DETAIL
+    assert match.fault_side is not None and match.fault_side.letter == "A"
+    assert match.forfeit["detail"] == LONG_DETAIL
     return match
 
 
@@ -246,7 +247,7 @@ def test_an_anonymous_export_over_the_cap_is_refused_with_the_way_out(three_play
 
 def test_an_anonymous_export_within_the_cap_is_served(three_played, settings, anon_client):
     settings.KAISER_EXPORT_MAX_REPLAYS_ANON = 2
-    bot = three_played[0].version_a.bot_id
+    bot = three_played[0].side_list[0].version.bot_id
     assert len(_lines(_export(anon_client, bot=bot))) == 2
     settings.KAISER_EXPORT_MAX_REPLAYS_ANON = 3
     assert len(_lines(_export(anon_client))) == 3

@@ -22,7 +22,7 @@ def play_match(make_builtin: Callable[..., Any], db: None) -> Callable[[], Match
              make_builtin("store-random", "builtin:random", own=True))
 
     def play() -> Match:
-        match = services.match_create(version_a=sides[0], version_b=sides[1],
+        match = services.match_create(versions=[sides[0], sides[1]],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                       rated=True)
         assert services.match_play(match_id=match.pk, worker="test") == "finished"

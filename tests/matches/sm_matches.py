@@ -23,28 +23,28 @@ def sm_replay(seed: str, games: int = 3, preset: str = "952") -> dict[str, Any]:
 
 def stored_sm_match(replay: dict[str, Any], house: Any) -> Any:
     """A finished Sergeant Major match of three house bots, its replay in the replay store
-    (matches.replay_store) as match_finish keeps it, its result columns from the replay."""
+    (matches.replay_store) as match_finish keeps it, its result (A's score, each side's
+    games and points) from the replay."""
     from django.utils import timezone
 
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
     from matches.models import Match
     from matches.replay_store import replay_gzip, replay_put
+    from tests.factories import match_make
 
-    versions = [bot_version_add_builtin(
+    versions = [bot_builtin_add(
         bot=Bot.objects.create(owner=house, name=f"sm-{name}", game=SERGEANT_MAJOR),
         spec=f"builtin:{spec}") for name, spec in (("alpha", "greedy"), ("beta", "random"),
                                                    ("gamma", "random"))]
-    match = Match.objects.create(kind=Match.Kind.CHALLENGE, rated=False, game=SERGEANT_MAJOR,
-                                 rules="952", games_per_match=len(replay["games"]),
-                                 seed=replay["seed"], version_a=versions[0],
-                                 version_b=versions[1], version_c=versions[2])
+    result = replay["result"]
+    match = match_make(versions=versions, kind=Match.Kind.CHALLENGE, rated=False,
+                       game=SERGEANT_MAJOR, rules="952", games_per_match=len(replay["games"]),
+                       seed=replay["seed"], games=[result["games"][s] for s in "ABC"],
+                       points=[result["points"][s] for s in "ABC"])
     text = json.dumps(replay).encode()
     stored = replay_put(match_id=match.pk, blob=replay_gzip(text))
-    result = replay["result"]
     Match.objects.filter(pk=match.pk).update(
         status=Match.Status.FINISHED, finished=timezone.now(), replay_key=stored.key,
-        replay_sha256=stored.sha256, replay_size=len(text), score=result["score"]["A"],
-        games_a=result["games"]["A"], games_b=result["games"]["B"],
-        games_c=result["games"]["C"])
+        replay_sha256=stored.sha256, replay_size=len(text), score=result["score"]["A"])
     return Match.objects.get(pk=match.pk)

@@ -21,6 +21,7 @@ from engine.validate import validate_replay
 from matches import services
 from matches.models import Match, MatchAttempt
 from matches.replay_store import ReplayUnavailable, replay_gzip, replay_put, replay_storage
+from tests.factories import games_of
 
 pytestmark = pytest.mark.django_db
 
@@ -46,8 +47,7 @@ def test_a_finished_match_keeps_its_replay_in_the_store_and_its_key_and_hash_in_
     replay = json.loads(gzip.decompress(stored))
     assert validate_replay(replay) == []
     assert match.replay() == replay and match.replay_size == len(gzip.decompress(stored))
-    assert (match.games_a, match.games_b) == (replay["result"]["games"]["A"],
-                                              replay["result"]["games"]["B"])
+    assert games_of(match) == [replay["result"]["games"]["A"], replay["result"]["games"]["B"]]
 
     served, exported = _served(Client(), match)
     assert served["result"] == replay["result"] and exported == [served]
@@ -126,7 +126,7 @@ def test_a_store_that_refuses_the_replay_sends_the_match_back_to_the_queue(
     first = play_match()
     settings.STORAGES = {**settings.STORAGES,
                          "replays": s3_server.storage_settings("no-such-bucket")}
-    match = services.match_create(version_a=first.version_a, version_b=first.version_b,
+    match = services.match_create(versions=[side.version for side in first.side_list],
                                   kind=Match.Kind.LADDER, conditions=first.ladder,
                                   ladder=first.ladder, rated=True)
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from matches.models import Match
+from matches.models import Match, MatchSide
 from matches.replay_store import replay_key, replay_put, sha256_hex
+from tests.factories import games_of, sides_of
 from tests.processes import ROOT, LoggedProcess, database_url_of_this_test
 
 
@@ -104,11 +105,12 @@ def test_killed_mid_run_and_run_again_none_is_lost_or_doubled(
 ) -> None:
     model = play_match()
     blob = _back_in_the_rows([model], _replay_store)[model.pk]
-    Match.objects.bulk_create(Match(
-        kind=model.kind, ladder=model.ladder, rated=False, version_a=model.version_a,
-        version_b=model.version_b, seed=str(n), status=Match.Status.FINISHED, score=model.score,
-        games_a=model.games_a, games_b=model.games_b, replay_gz=blob,
+    copies = Match.objects.bulk_create(Match(
+        kind=model.kind, ladder=model.ladder, rated=False, seed=str(n),
+        status=Match.Status.FINISHED, score=model.score, replay_gz=blob,
         replay_size=model.replay_size, finished=model.finished) for n in range(300))
+    MatchSide.objects.bulk_create(side for match in copies for side in sides_of(
+        match, model.version_ids, games=games_of(model)))
     env = {**os.environ, "DATABASE_URL": database_url_of_this_test(), "PYTHONUNBUFFERED": "1"}
     log = tmp_path / "move.log"
     with log.open("wb") as sink:

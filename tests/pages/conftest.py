@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from engine.builtin import resolve_player
 from engine.faults import BotFault
 from engine.kaiser.match import run_match
@@ -23,8 +23,9 @@ from engine.players import Player
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry, RatingChange
 from matches import services as match_services
-from matches.models import Match
+from matches.models import Match, MatchSide
 from tests.conftest import PASSWORD
+from tests.factories import games_of, sides_of
 from tournaments.models import Tournament
 
 
@@ -40,15 +41,15 @@ class Arena:
 
 def _builtin(owner: User, name: str, spec: str) -> BotVersion:
     bot = Bot.objects.create(owner=owner, name=name, description=f"{name} plays {spec}.")
-    return bot_version_add_builtin(bot=bot, spec=spec)
+    return bot_builtin_add(bot=bot, spec=spec)
 
 
-def play(version_a: BotVersion, version_b: BotVersion, *, ladder: Ladder | None = None,
+def play(a: BotVersion, b: BotVersion, *, ladder: Ladder | None = None,
          tournament: Tournament | None = None, rated: bool = True) -> Match:
     """One match created and played the way the worker plays it (built-in players)."""
     kind = Match.Kind.TOURNAMENT if tournament else Match.Kind.LADDER
     match = match_services.match_create(
-        version_a=version_a, version_b=version_b, kind=kind,
+        versions=[a, b], kind=kind,
         conditions=tournament or ladder,  # type: ignore[arg-type]
         ladder=ladder, tournament=tournament, rated=rated and ladder is not None)
     assert match_services.match_play(match_id=match.pk, worker="page-tests") == "finished"
@@ -79,18 +80,17 @@ class _TimesOutFactory:
         return _TimesOut()
 
 
-def play_with_fault(version_a: BotVersion, version_b: BotVersion, *, ladder: Ladder) -> Match:
+def play_with_fault(a: BotVersion, b: BotVersion, *, ladder: Ladder) -> Match:
     """A ladder match whose B side times out mid-deal: a real engine replay with a forfeit,
     stored through the same start/finish services as any match."""
-    match = match_services.match_create(version_a=version_a, version_b=version_b,
-                                  kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
-                                  rated=True)
+    match = match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
+                                        conditions=ladder, ladder=ladder, rated=True)
     claim = match_services.match_start(match_id=match.pk, worker="page-tests")
     assert claim is not None
     replay = run_match(resolve_player("builtin:greedy"), _TimesOutFactory(), games=2, seed="11")
     assert replay["result"]["forfeit"] is not None
     assert match_services.match_finish(match_id=match.pk, token=claim[1], replay=replay,
-                                 stderr_a="", stderr_b="B's secret log line")
+                                       stderr=["", "B's secret log line"])
     match.refresh_from_db()
     return match
 
@@ -132,15 +132,17 @@ def bulk_rows(arena: Arena) -> Callable[[int, int], None]:
         pool = versions + [arena.mine, arena.theirs]
         pairs = itertools.islice(itertools.cycle(itertools.permutations(pool, 2)), matches)
         now = timezone.now()
+        pairs = list(pairs)
         rows = Match.objects.bulk_create(Match(
-            kind=Match.Kind.LADDER, ladder=arena.ladder, rated=True, version_a=a, version_b=b,
-            seed="1", status=Match.Status.FINISHED, score=model.score, games_a=model.games_a,
-            games_b=model.games_b, replay_gz=model.replay_gz, replay_size=model.replay_size,
-            replay_key=model.replay_key, replay_sha256=model.replay_sha256,
-            finished=now) for a, b in pairs)
+            kind=Match.Kind.LADDER, ladder=arena.ladder, rated=True, seed="1",
+            status=Match.Status.FINISHED, score=model.score, replay_gz=model.replay_gz,
+            replay_size=model.replay_size, replay_key=model.replay_key,
+            replay_sha256=model.replay_sha256, finished=now) for _ in pairs)
+        MatchSide.objects.bulk_create(side for m, pair in zip(rows, pairs, strict=True)
+                                      for side in sides_of(m, pair, games=games_of(model)))
         entries = {e.version_id: e for e in LadderEntry.objects.filter(ladder=arena.ladder)}
         RatingChange.objects.bulk_create(
-            RatingChange(match=m, entry=entries[v], before=1500, after=1500 + k % 7)
-            for k, m in enumerate(rows) for v in (m.version_a_id, m.version_b_id))
+            RatingChange(match=m, entry=entries[v.pk], before=1500, after=1500 + k % 7)
+            for k, (m, pair) in enumerate(zip(rows, pairs, strict=True)) for v in pair)
 
     return add

@@ -34,7 +34,7 @@ def _text(response: Any) -> str:
     return html.unescape(response.content.decode())
 
 
-def _games_cell(body: str, bot: str) -> str:
+def _cell_of_games(body: str, bot: str) -> str:
     row = body.split(f'<tr data-bot="{bot}">')[1].split("</tr>")[0]
     return re.findall(r'<td class="num rated" data-label="Rated matches">(\d+)</td>', row)[0]
 
@@ -65,14 +65,14 @@ def test_the_leaderboard_shows_a_finished_match_at_the_next_request(arena: Arena
     client = Client()
     before = _text(client.get(reverse("home")))
     assert client.get(reverse("home"))[page_cache.HEADER] == "hit"
-    games = int(_games_cell(before, "greedy"))
+    games = int(_cell_of_games(before, "greedy"))
 
     match = play(arena.greedy, arena.random, ladder=arena.ladder)
 
     response = client.get(reverse("home"))
     after = _text(response)
     assert response[page_cache.HEADER] == "miss"
-    assert int(_games_cell(after, "greedy")) == games + 1
+    assert int(_cell_of_games(after, "greedy")) == games + 1
     assert f'href="/matches/{match.pk}/"' in after and f'href="/matches/{match.pk}/"' not in before
     listed = _text(client.get(reverse("match-list")))
     assert f'href="/matches/{match.pk}/"' in listed
@@ -98,12 +98,12 @@ def test_the_api_twins_show_a_finished_match_at_the_next_request(arena: Arena) -
 
 
 def test_a_new_version_is_on_the_bot_list_and_its_api_twin_at_once(arena: Arena) -> None:
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     bot_url = f"/api/v1/bots/{arena.mine.bot_id}/"
     assert APIClient().get(bot_url).json()["active_version"]["number"] == 1
     Client().get(reverse("bot-list"))
-    version = bot_version_add_builtin(bot=arena.mine.bot, spec="builtin:random")
+    version = bot_builtin_add(bot=arena.mine.bot, spec="builtin:random")
     assert APIClient().get(bot_url).json()["active_version"]["number"] == version.number == 2
     page = _text(Client().get(reverse("bot-detail", args=[arena.mine.bot_id])))
     assert "v2" in page
@@ -135,14 +135,14 @@ def test_a_bots_owner_reads_its_stderr_through_the_api_while_others_share_a_copy
     arena: Arena, other: User,
 ) -> None:
     url = f"/api/v1/matches/{arena.matches[-1].pk}/"  # B (oscar's bot) logged a line
-    assert APIClient().get(url).json()["stderr_b"] is None
+    assert APIClient().get(url).json()["sides"][1]["stderr"] is None
     owner = APIClient()
     owner.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=other).key}")
     mine = owner.get(url)
-    assert mine.json()["stderr_b"] == "B's secret log line"
+    assert mine.json()["sides"][1]["stderr"] == "B's secret log line"
     assert page_cache.HEADER not in mine
     shared = APIClient().get(url)
-    assert (shared[page_cache.HEADER], shared.json()["stderr_b"]) == ("hit", None)
+    assert (shared[page_cache.HEADER], shared.json()["sides"][1]["stderr"]) == ("hit", None)
 
 
 def test_a_visitor_with_a_session_or_a_message_is_served_a_page_of_their_own(

@@ -22,7 +22,8 @@ from ladder import services as ladder_services
 from ladder.models import Ladder
 from matches import selectors as match_selectors
 from matches import services as match_services
-from matches.models import Match
+from matches.models import Match, MatchSide
+from tests.factories import played_by, share_of
 from tests.pages.conftest import Arena, play
 from tournaments import services
 from tournaments.models import Tournament
@@ -97,7 +98,7 @@ def test_pages_for_signed_in_authors_only_send_visitors_to_log_in(arena: Arena) 
         assert response["Location"].startswith(reverse("login"))
 
 
-def test_home_shows_the_leaderboard_with_elo_fitted_interval_games_and_win_rate(
+def test_home_shows_the_leaderboard_with_elo_fitted_interval_game_count_and_win_rate(
     arena: Arena,
 ) -> None:
     body = _text(Client().get(reverse("home")))
@@ -109,9 +110,7 @@ def test_home_shows_the_leaderboard_with_elo_fitted_interval_games_and_win_rate(
     mine = dict(rows)["olivias-bot"]
     assert f"<strong>{entries['olivias-bot'].elo:.0f}</strong>" in mine
     assert re.search(r"\d+ <small class=\"muted interval\">\d+–\d+</small>", mine)  # fitted
-    played = Match.objects.filter(ladder=arena.ladder, status="finished").filter(
-        version_a=arena.mine).count() + Match.objects.filter(
-        ladder=arena.ladder, status="finished", version_b=arena.mine).count()
+    played = played_by(arena.mine).filter(ladder=arena.ladder, status="finished").count()
     assert (f'<td class="num rated" data-label="Rated matches">'
             f"{entries['olivias-bot'].games}</td>") in mine
     assert played == entries["olivias-bot"].games
@@ -170,7 +169,7 @@ def test_bot_page_shows_owner_versions_rating_chart_head_to_head_and_matches(
     assert dict(opponents) == {"oscars-bot": "3", "greedy": "1", "random": "1"}
     recent = body.split("<h2>Recent matches</h2>")[1]
     for match in arena.matches:
-        if arena.mine.pk in (match.version_a_id, match.version_b_id):
+        if arena.mine.pk in match.version_ids:
             assert f'href="{reverse("match-detail", args=[match.pk])}"' in recent
 
 
@@ -183,9 +182,8 @@ def test_head_to_head_counts_wins_draws_and_losses_from_the_bots_side(arena: Are
     assert row, h2h
     wins, draws, losses = map(int, row.groups())
     expected = [0, 0, 0]
-    for m in Match.objects.filter(status="finished", version_a__in=[arena.mine, arena.theirs],
-                                  version_b__in=[arena.mine, arena.theirs]):
-        share = m.score if m.version_a_id == arena.theirs.pk else 1 - m.score
+    for m in played_by(arena.mine, arena.theirs).filter(status="finished"):
+        share = share_of(m, arena.theirs)
         expected[0 if share > 0.5 else 1 if share == 0.5 else 2] += 1
     assert [wins, draws, losses] == expected
     assert losses >= 1  # the fault was a loss for oscars-bot
@@ -209,10 +207,8 @@ def test_head_to_head_shows_the_most_played_opponents_with_their_share_and_how_m
     body = _text(Client().get(reverse("bot-detail", args=[arena.mine.bot_id])))
     rows = _h2h_rows(body)
     assert list(rows) == ["oscars-bot"]  # three matches; greedy and random one each
-    games = [m.score if m.version_a_id == arena.mine.pk else 1 - m.score
-             for m in Match.objects.filter(status="finished", version_a__in=[arena.mine,
-                                           arena.theirs], version_b__in=[arena.mine,
-                                           arena.theirs])]
+    games = [share_of(m, arena.mine)
+             for m in played_by(arena.mine, arena.theirs).filter(status="finished")]
     assert rows["oscars-bot"][0] == len(games) == 3
     assert rows["oscars-bot"][4] == f"{100 * sum(games) / 3:.0f}%"
     assert "The 1 most-played of 3 opponents" in body
@@ -236,7 +232,7 @@ def test_the_bot_page_shows_a_finished_matchs_rating_and_head_to_head_at_once(
 
 def test_the_bot_page_shows_a_match_put_back_in_the_queue_at_once(arena: Arena) -> None:
     url = reverse("bot-detail", args=[arena.theirs.bot_id])
-    match = match_services.match_create(version_a=arena.greedy, version_b=arena.theirs,
+    match = match_services.match_create(versions=[arena.greedy, arena.theirs],
                                   kind=Match.Kind.LADDER, conditions=arena.ladder,
                                   ladder=arena.ladder, rated=True)
     claim = match_services.match_start(match_id=match.pk, worker="page-tests")
@@ -263,7 +259,8 @@ def test_names_are_escaped_in_the_match_rows_and_the_head_to_head(arena: Arena) 
     from bots.models import Bot
 
     Bot.objects.filter(pk=arena.theirs.bot_id).update(name='<i>o&"\'</i>')
-    Match.objects.filter(pk=arena.matches[-1].pk).update(forfeit_reason="<b>late</b>")
+    MatchSide.objects.filter(match=arena.matches[-1]).exclude(fault="").update(
+        fault="<b>late</b>")
     # Django writes the quotes as &quot; &#x27;, Jinja2 (the rows) as &#34; &#39;: both escape.
     escaped = "&lt;i&gt;o&amp;(&quot;|&#34;)(&#x27;|&#39;)&lt;/i&gt;"
     for url in (reverse("match-list"), reverse("bot-detail", args=[arena.mine.bot_id])):
@@ -311,8 +308,8 @@ def test_a_challenge_creates_an_unrated_match_and_opens_its_page(
     assert match is not None and Match.objects.count() == before + 1
     assert response.status_code == 302
     assert response["Location"] == reverse("match-detail", args=[match.pk])
-    assert (match.kind, match.rated, match.version_a_id, match.version_b_id) == (
-        Match.Kind.CHALLENGE, False, arena.mine.pk, arena.theirs.pk)
+    assert (match.kind, match.rated, match.version_ids) == (
+        Match.Kind.CHALLENGE, False, [arena.mine.pk, arena.theirs.pk])
     page = _text(logged_in.get(response["Location"]))
     assert "Challenge sent: olivias-bot against oscars-bot." in page
     assert "No replay yet: the match is queued." in page
@@ -357,12 +354,9 @@ def test_match_list_filters_by_bot_result_faults_ladder_and_tournament(
     assert everything == sorted(everything, reverse=True)
     assert set(everything) == set(Match.objects.values_list("pk", flat=True))
     mine = arena.mine
-    of_mine = {m.pk for m in Match.objects.filter(version_a=mine) | Match.objects.filter(
-        version_b=mine)}
+    of_mine = set(played_by(mine).values_list("pk", flat=True))
     assert set(_listed(client, "?bot=OLIVIAS-BOT")) == of_mine
-    won = {m.pk for m in Match.objects.filter(status="finished") if
-           (m.version_a_id == mine.pk and m.score > 0.5)
-           or (m.version_b_id == mine.pk and m.score < 0.5)}
+    won = {m.pk for m in played_by(mine).filter(status="finished") if share_of(m, mine) > 0.5}
     assert set(_listed(client, "?bot=olivias-bot&result=won")) == won
     assert set(_listed(client, "?result=draw")) == set(
         Match.objects.filter(score=0.5).values_list("pk", flat=True))
@@ -410,7 +404,7 @@ def test_match_page_shows_a_bots_stderr_to_its_owner_only(arena: Arena, other: U
 
 
 def test_match_page_of_a_queued_match_has_no_viewer(arena: Arena) -> None:
-    match = match_services.match_create(version_a=arena.mine, version_b=arena.greedy,
+    match = match_services.match_create(versions=[arena.mine, arena.greedy],
                                   kind=Match.Kind.LADDER, conditions=arena.ladder,
                                   ladder=arena.ladder)
     body = _text(Client().get(reverse("match-detail", args=[match.pk])))
@@ -550,7 +544,7 @@ def test_the_bot_page_shows_a_new_match_at_once_though_its_public_part_is_cached
 ) -> None:
     url = reverse("bot-detail", args=[arena.theirs.bot_id])
     Client().get(url)
-    match = match_services.match_create(version_a=arena.greedy, version_b=arena.theirs,
+    match = match_services.match_create(versions=[arena.greedy, arena.theirs],
                                   kind=Match.Kind.LADDER, conditions=arena.ladder,
                                   ladder=arena.ladder, rated=True)
     queued = _text(Client().get(url))
@@ -612,16 +606,16 @@ def test_the_leaderboard_says_which_rating_orders_it_and_links_the_explanation(
     assert "Why the fitted rating differs" in page.content.decode()
 
 
-def test_the_replay_api_reads_a_match_in_one_query_and_its_fault_in_two_more(
+def test_the_replay_api_reads_a_match_in_one_query_and_its_fault_in_one_more(
     arena: Arena, settings: Any
 ) -> None:
     """The match row with the replay's key and hash in one query (the replay itself from the
-    store); a match with a fault also reads the version at fault and its bot, to know whether
-    the asker sees the fault whole."""
+    store); a match with a fault also reads its sides with their versions and bots, to know
+    whether the asker sees the fault whole."""
     settings.KAISER_PAGE_CACHE = False  # the API's shared cache would answer the second time
     clean, faulty = arena.matches[0], arena.matches[-1]
-    assert clean.forfeit_player == "" and faulty.forfeit_player
-    for match, queries in ((clean, 1), (faulty, 3)):
+    assert clean.fault_side is None and faulty.fault_side is not None
+    for match, queries in ((clean, 1), (faulty, 2)):
         url = f"/api/v1/matches/{match.pk}/replay/"
         with CaptureQueriesContext(connection) as captured:
             response = Client().get(url, HTTP_ACCEPT="application/json")

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from bots.models import Bot
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from engine.games import get_game
 from engine.sergeant_major import SERGEANT_MAJOR
 from play import selectors
@@ -142,7 +142,7 @@ def test_moves_of_the_wrong_shape_are_refused_and_change_nothing(
 
 
 def test_a_seat_takes_only_a_player_of_the_game(person_client: Client, house: Any) -> None:
-    kaiser_bot = bot_version_add_builtin(bot=Bot.objects.create(owner=house, name="k-bot"),
+    kaiser_bot = bot_builtin_add(bot=Bot.objects.create(owner=house, name="k-bot"),
                                          spec="builtin:greedy")
     for seats, words in ((["builtin:nonesuch", "builtin:random"], "no house player"),
                          ([str(kaiser_bot.pk), "builtin:random"], "plays Kaiser"),
@@ -161,7 +161,7 @@ def test_a_seat_takes_only_a_player_of_the_game(person_client: Client, house: An
 
 
 def test_a_bots_record_with_people_counts_the_winning_seat(house: Any, owner: Any) -> None:
-    version = bot_version_add_builtin(
+    version = bot_builtin_add(
         bot=Bot.objects.create(owner=house, name="sm-house", game=SERGEANT_MAJOR),
         spec="builtin:greedy")
     for winner in (1, 2, 0, None):
@@ -179,7 +179,7 @@ def test_a_kaiser_bots_record_with_people_counts_its_team(house: Any, owner: Any
     bot at seats 1 and 3 their opponent (team 1, counted once a game). Void and unfinished
     games count for nobody; a game without a winner is drawn; another version's games are
     its own."""
-    version, other = (bot_version_add_builtin(
+    version, other = (bot_builtin_add(
         bot=Bot.objects.create(owner=house, name=name), spec="builtin:greedy")
         for name in ("k-house", "k-other"))
 

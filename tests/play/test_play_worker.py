@@ -45,7 +45,7 @@ def test_the_ladder_keeps_playing_while_games_wait_for_their_people(
     with transaction.atomic():
         for v in (a, b):
             LadderEntry.objects.create(ladder=board, version=v)
-        matches = [match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        matches = [match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                        conditions=board, ladder=board, rated=True)
                    for _ in range(2)]
     deadline = time.monotonic() + 90

@@ -72,13 +72,13 @@ def test_the_migration_makes_both_games_house_bots_and_anchors_and_spares_a_pers
 @pytest.fixture
 def lone_author(db: None) -> BotVersion:
     """The site's house bots and one author with one checked Sergeant Major bot."""
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     ladder_services.house_bots_ensure()
     ladder_services.house_bots_ensure("sergeant-major")
     author = User.objects.create_user("lonely")
     bot = Bot.objects.create(owner=author, name="lonely-bot", game="sergeant-major")
-    return bot_version_add_builtin(bot=bot, spec="builtin:greedy")
+    return bot_builtin_add(bot=bot, spec="builtin:greedy")
 
 
 def _page_words(version: BotVersion) -> str:
@@ -97,7 +97,7 @@ def test_a_lone_authors_sergeant_major_bot_plays_the_house_bots_a_rated_match(
 
     assert ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3)) >= 1
     for match in Match.objects.filter(ladder=ladder):
-        names = {v.bot.name for v in (match.version_a, match.version_b, match.version_c)}
+        names = {side.version.bot.name for side in match.side_list}
         assert names == {"lonely-bot", "sm-random", "sm-greedy"} and match.rated
     match = Match.objects.filter(ladder=ladder).earliest("pk")
     assert _page_words(lone_author) == (
@@ -124,24 +124,24 @@ def test_without_the_house_bots_the_page_says_how_many_more_bots_the_table_needs
     # Another bot of the same author fills no seat: a match seats one bot an owner.
     sibling = Bot.objects.create(owner=lone_author.bot.owner, name="lonely-twin",
                                  game="sergeant-major")
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
-    bot_version_add_builtin(bot=sibling, spec="builtin:random")
+    bot_builtin_add(bot=sibling, spec="builtin:random")
     ladder_services.ladder_entries_sync(ladder=ladder)
     assert _page_words(lone_author) == wait.format("1 more bot of other owners")
 
 
 def test_a_kaiser_bot_alone_with_the_house_bots_is_paired_with_one(db: None,
                                                                     settings: Any) -> None:
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     ladder_services.house_bots_ensure()
     bot = Bot.objects.create(owner=User.objects.create_user("solo"), name="solo-bot")
-    version = bot_version_add_builtin(bot=bot, spec="builtin:random")
+    version = bot_builtin_add(bot=bot, spec="builtin:random")
     main = Ladder.objects.get(slug="main")
     assert ladder_services.ladder_schedule(ladder_id=main.pk, rng=random.Random(1)) >= 1
     for match in Match.objects.filter(ladder=main):
-        assert version.pk in (match.version_a_id, match.version_b_id)
-        assert {match.version_a.bot.owner.username, match.version_b.bot.owner.username} == {
+        assert version.pk in match.version_ids
+        assert {side.version.bot.owner.username for side in match.side_list} == {
             "solo", "house"}
     assert _page_words(version) == "Queued for its first rated match on the Main ladder."

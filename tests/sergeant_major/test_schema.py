@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from bots.models import Bot, BotVersion
 from ladder.models import Ladder
 from matches.models import Match, conditions_errors
+from tests.factories import match_make
 from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
@@ -25,9 +26,8 @@ def _version(owner: Any, name: str, game: str = "sergeant-major") -> BotVersion:
 
 
 def _match(a: BotVersion, b: BotVersion, c: BotVersion | None, game: str) -> Match:
-    return Match.objects.create(kind=Match.Kind.CHALLENGE, version_a=a, version_b=b,
-                                version_c=c, game=game, rules="952", games_per_match=3,
-                                seed="s")
+    return match_make(versions=[v for v in (a, b, c) if v is not None],
+                      kind=Match.Kind.CHALLENGE, game=game, rules="952", games_per_match=3)
 
 
 def test_rows_made_without_a_game_are_kaiser(house: Any) -> None:
@@ -101,16 +101,15 @@ def test_the_third_player_is_there_exactly_in_sergeant_major(house: Any) -> None
     a, b, c = (_version(house, n) for n in ("sm-a", "sm-b", "sm-c"))
     sm = Ladder(name="x", slug="x", game="sergeant-major", rules="952", games_per_match=3)
     with pytest.raises(ValidationError, match="has 3 players"):
-        match_create(version_a=a, version_b=b, kind=Match.Kind.CHALLENGE, conditions=sm)
+        match_create(versions=[a, b], kind=Match.Kind.CHALLENGE, conditions=sm)
     k1, k2 = (_version(house, n, game="kaiser") for n in ("k-a", "k-b"))
     with pytest.raises(ValidationError, match="has 2 players"):
-        match_create(version_a=k1, version_b=k2, version_c=_version(house, "k-c", "kaiser"),
+        match_create(versions=[k1, k2, _version(house, "k-c", "kaiser")],
                      kind=Match.Kind.CHALLENGE, conditions=Ladder(name="k", slug="k"))
     assert not Match.objects.exists()
-    made = match_create(version_a=a, version_b=b, version_c=c, kind=Match.Kind.CHALLENGE,
+    made = match_create(versions=[a, b, c], kind=Match.Kind.CHALLENGE,
                         conditions=sm)
     assert (made.version_ids, [s.version_id for s in made.sides.order_by("order")]) == (
         [a.pk, b.pk, c.pk], [a.pk, b.pk, c.pk])
-    kaiser = Match.objects.create(kind=Match.Kind.CHALLENGE, version_a=k1, version_b=k2, seed="s")
-    assert (kaiser.game, kaiser.version_c_id, kaiser.version_ids) == ("kaiser", None,
-                                                                      [k1.pk, k2.pk])
+    kaiser = match_make(versions=[k1, k2], kind=Match.Kind.CHALLENGE)
+    assert (kaiser.game, kaiser.version_ids) == ("kaiser", [k1.pk, k2.pk])

@@ -59,7 +59,7 @@ def test_a_sergeant_major_ladder_ranks_uploaded_bots_in_their_true_order(
     finished = Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED)
     game = get_game("sergeant-major")
     for match in finished[:3]:
-        assert {match.version_a_id, match.version_b_id, match.version_c_id} == set(versions)
+        assert set(match.version_ids) == set(versions) and len(match.version_ids) == 3
         assert game.validate_replay(match.replay()) == []
     # Each finished match rated its three entries exactly once.
     assert RatingChange.objects.filter(match__in=finished).count() == 3 * finished.count()

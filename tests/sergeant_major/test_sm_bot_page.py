@@ -14,18 +14,19 @@ from ladder import services as ladder_services
 from ladder.models import Ladder
 from matches import selectors as match_selectors
 from matches.models import Match
+from tests.factories import match_make
 
 pytestmark = pytest.mark.django_db
 
 
 def _finished(ladder: Ladder, a: Any, b: Any, c: Any, points: dict[str, float]) -> Match:
-    """A finished match with these points (the result columns as match_finish writes them;
-    the engine's own results are tested in test_sm_matches)."""
-    return Match.objects.create(
-        kind=Match.Kind.LADDER, ladder=ladder, game="sergeant-major", rules=ladder.rules,
-        games_per_match=3, version_a=a, version_b=b, version_c=c, seed="h2h",
-        status=Match.Status.FINISHED, points=points, score=points["A"] / 3,
-        games_a=int(points["A"]), games_b=int(points["B"]), games_c=int(points["C"]))
+    """A finished match with these points (its sides as match_finish writes them; the
+    engine's own results are tested in test_sm_matches)."""
+    return match_make(
+        versions=[a, b, c], kind=Match.Kind.LADDER, ladder=ladder, game="sergeant-major",
+        rules=ladder.rules, games_per_match=3, seed="h2h", status=Match.Status.FINISHED,
+        score=points["A"] / 3, points=[points[s] for s in "ABC"],
+        games=[int(points[s]) for s in "ABC"])
 
 
 def test_head_to_head_of_three_counts_pairwise_shares_from_every_side(
@@ -76,7 +77,7 @@ def test_the_bot_page_shows_the_statistics_of_its_game(
     me, x, y = (make_sm_builtin(n, s) for n, s in (("me", "builtin:greedy"),
                                                     ("xavier", "builtin:random"),
                                                     ("yolanda", "builtin:random")))
-    match = services.match_create(version_a=me, version_b=x, version_c=y,
+    match = services.match_create(versions=[me, x, y],
                                   kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     assert services.match_play(match_id=match.pk, worker="test") == "finished"
     assert play_stats_fold() == 1

@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_version_add_builtin
+from bots.services import bot_builtin_add
 from matches.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def mine(owner: Any) -> BotVersion:
     bot = Bot.objects.create(owner=owner, name="my-sm", game="sergeant-major")
-    return bot_version_add_builtin(bot=bot, spec="builtin:greedy")
+    return bot_builtin_add(bot=bot, spec="builtin:greedy")
 
 
 def test_a_challenge_names_two_opponents_and_plays_the_games_ladder(
@@ -33,7 +33,7 @@ def test_a_challenge_names_two_opponents_and_plays_the_games_ladder(
     match = Match.objects.get(pk=response.json()["id"])
     assert (match.game, match.ladder.slug, match.rules, match.games_per_match) == (
         "sergeant-major", "sergeant-major", "952-six-hands", 3)
-    assert (match.version_a_id, match.version_b_id, match.version_c_id) == (mine.pk, b.pk, c.pk)
+    assert match.version_ids == [mine.pk, b.pk, c.pk]
     assert match.kind == "challenge" and match.rated
 
 

@@ -15,6 +15,7 @@ from ladder.models import Ladder, LadderEntry, RatingChange
 from matches import services
 from matches.models import BoardLoss, Match
 from matches.stats import all_stats, play_stats_fold, version_stats
+from tests.factories import side_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +36,7 @@ def sm_ladder() -> Ladder:
 
 
 def _play(ladder: Ladder, a: Any, b: Any, c: Any) -> Match:
-    match = services.match_create(version_a=a, version_b=b, version_c=c, kind=Match.Kind.LADDER,
+    match = services.match_create(versions=[a, b, c], kind=Match.Kind.LADDER,
                                   conditions=ladder, ladder=ladder, rated=True)
     assert services.match_play(match_id=match.pk, worker="test") == "finished"
     return Match.objects.get(pk=match.pk)
@@ -51,10 +52,10 @@ def test_a_match_of_three_built_in_players_is_played_and_stored(
     assert replay["format"] == "sergeant-major-replay"
     assert [replay["players"][s]["name"] for s in "ABC"] == ["g1", "r1", "r2"]
     result = replay["result"]
-    assert (match.games_a, match.games_b, match.games_c) == tuple(result["games"][s]
-                                                                   for s in "ABC")
+    sides = side_rows(match)
+    assert [s.games for s in sides] == [result["games"][s] for s in "ABC"]
     assert match.score == pytest.approx(result["score"]["A"])
-    assert match.points == result["points"]
+    assert {s.letter: s.points for s in sides} == result["points"]
     assert match.boards is None and not BoardLoss.objects.filter(match=match).exists()
     assert set(match.stats) == {"A", "B", "C"}
     assert match.stats["A"]["hands"] == 18  # three games of six hands
@@ -70,7 +71,7 @@ def test_the_three_rating_changes_are_written_once_and_follow_the_points(
     changes = {ch.entry.version_id: ch.delta for ch in RatingChange.objects.filter(match=match)}
     assert set(changes) == {a.pk, b.pk, c.pk}
     assert sum(changes.values()) == pytest.approx(0.0)
-    points = match.points
+    points = {s.letter: s.points for s in side_rows(match)}
     best = max("ABC", key=lambda s: points[s])
     by_side = dict(zip("ABC", (a.pk, b.pk, c.pk), strict=True))
     if points[best] > max(points[s] for s in "ABC" if s != best):
@@ -100,9 +101,10 @@ def test_a_fault_of_player_c_forfeits_and_keeps_its_stderr(
     a, b = make_sm_builtin("g1"), make_sm_builtin("r1", "builtin:random")
     c = make_sm_program("quitter", CRASH_ON_FIRST_ACT)
     match = _play(sm_ladder, a, b, c)
-    assert match.forfeit_player == "C" and match.forfeit_reason == "crash"
-    assert "giving up now" in match.stderr_c
-    assert match.points["C"] == 0.0 and match.games_c == 0
+    c_side = side_rows(match)[2]
+    assert match.fault_side == c_side and c_side.fault == "crash"
+    assert "giving up now" in c_side.stderr
+    assert c_side.points == 0.0 and c_side.games == 0
     changes = {ch.entry.version_id: ch.delta for ch in RatingChange.objects.filter(match=match)}
     assert changes[c.pk] < 0
 
@@ -113,12 +115,12 @@ def test_a_match_needs_three_bots_of_its_game(
     a, b = make_sm_builtin("g1"), make_sm_builtin("r1", "builtin:random")
     kaiser = make_builtin("kaiser-greedy", own=True)
     with pytest.raises(ValidationError, match="3 players"):
-        services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                               conditions=sm_ladder, ladder=sm_ladder)
     with pytest.raises(ValidationError, match="plays kaiser, not sergeant-major"):
-        services.match_create(version_a=a, version_b=b, version_c=kaiser,
+        services.match_create(versions=[a, b, kaiser],
                               kind=Match.Kind.LADDER, conditions=sm_ladder, ladder=sm_ladder)
     main = Ladder.objects.get(slug="main")
     with pytest.raises(ValidationError, match="plays sergeant-major, not kaiser"):
-        services.match_create(version_a=kaiser, version_b=a, kind=Match.Kind.LADDER,
+        services.match_create(versions=[kaiser, a], kind=Match.Kind.LADDER,
                               conditions=main, ladder=main)

@@ -28,7 +28,7 @@ def test_a_clean_sweep_moves_about_as_much_as_a_two_player_win() -> None:
     changes = ratings.elo_changes_multi(ratings=level, points={"a": 3, "b": 0, "c": 0},
                                         games=played)
     two_player, _ = ratings.elo_changes(rating_a=1500, rating_b=1500, score=1.0,
-                                        games_a=30, games_b=30)
+                                        played_a=30, played_b=30)
     assert changes == {"a": pytest.approx(two_player), "b": pytest.approx(-two_player / 2),
                        "c": pytest.approx(-two_player / 2)}
 
@@ -87,7 +87,7 @@ def test_triples_respect_owners_house_bots_and_pending_matches() -> None:
 
 
 @pytest.mark.django_db
-def test_the_scheduler_makes_triples_of_the_games_bots_only(
+def test_the_scheduler_makes_triples_of_bots_of_the_game_only(
         make_sm_builtin: Callable[..., Any], make_builtin: Callable[..., Any]) -> None:
     from ladder.models import Ladder, LadderEntry
     from ladder.services import ladder_schedule

@@ -123,7 +123,7 @@ def site(make_builtin: Callable[..., Any], make_program: Callable[..., Any], tmp
     for name, content in PROGRAMS.items():
         make_program(name, content)
     for a, b in ((greedy, rand), (rand, greedy), (greedy, rand)):
-        match = services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        match = services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                       conditions=ladder, ladder=ladder, rated=True)
         assert services.match_play(match_id=match.pk, worker="test") == "finished"
     first, second, third = Match.objects.filter(status=Match.Status.FINISHED).order_by("pk")
@@ -142,7 +142,7 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_prog
 ) -> None:
     from bots.models import Bot, BotProgram
     from ladder.models import LadderEntry, RatingChange
-    from matches.models import Match
+    from matches.models import Match, MatchSide
 
     call_command("arena_backup", str(tmp_path / "backups") + "/")
     (archive,) = (tmp_path / "backups").glob("kaiser-backup-*.tar")
@@ -160,12 +160,13 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_prog
     assert "1 replays in the store" in done.stdout
 
     checks = [
-        _rows(Match, "id", "status", "score", "games_a", "games_b", "replay_gz", "replay_size",
-              "replay_key", "replay_sha256"),
+        _rows(Match, "id", "status", "score", "replay_gz", "replay_size", "replay_key",
+              "replay_sha256"),
         _rows(RatingChange, "id", "match_id", "entry_id", "before", "after"),
         _rows(LadderEntry, "id", "ladder_id", "version_id", "elo", "games"),
         _rows(BotProgram, "sha256", "content", "size"),
         _rows(Bot, "id", "name", "owner_id"),
+        _rows(MatchSide, "id", "match_id", "version_id", "games", "stderr", "fault"),
     ]
     for sql in checks:
         assert fresh_database.query(sql) == _here(sql), sql

@@ -50,7 +50,7 @@ def test_leaderboard_columns_say_what_they_count(
 def test_a_queued_match_page_follows_the_match_and_offers_no_replay_yet(
     client: Client, ladder: Ladder, make_builtin: Callable[..., BotVersion]
 ) -> None:
-    match = services.match_create(version_a=make_builtin("qa"), version_b=make_builtin("qb"),
+    match = services.match_create(versions=[make_builtin("qa"), make_builtin("qb")],
                                   kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert f'id="match-live" data-api="/api/v1/matches/{match.pk}/" data-status="queued"' in page
@@ -65,15 +65,15 @@ def test_a_queued_match_page_follows_the_match_and_offers_no_replay_yet(
 def test_rating_chart_has_a_time_axis_and_marks_where_each_version_started(
     client: Client, ladder: Ladder, make_builtin: Callable[..., BotVersion]
 ) -> None:
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     first, rival = make_builtin("charted"), make_builtin("rival", "builtin:random")
     for version in (first, first, None, None):
         if version is None:  # the bot's second version plays from here on
             version = BotVersion.objects.filter(bot=first.bot).order_by("-number").first()
             if version == first:
-                version = bot_version_add_builtin(bot=first.bot, spec="builtin:greedy")
-        match = services.match_create(version_a=version, version_b=rival,
+                version = bot_builtin_add(bot=first.bot, spec="builtin:greedy")
+        match = services.match_create(versions=[version, rival],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
                                       rated=True)
         assert services.match_play(match_id=match.pk, worker="test") == "finished"

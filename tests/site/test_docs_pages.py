@@ -103,13 +103,13 @@ def test_reference_is_linked_from_home_docs_upload_and_match_pages(
     bot = Bot.objects.create(owner=owner, name="linked")
     upload = client.get(f"/bots/{bot.pk}/upload/").content.decode()
     assert 'href="/docs/protocol/"' in upload and 'href="/docs/runner/kaiser-engine.pyz"' in upload
-    match = match_create(version_a=make_builtin("rules-a"), version_b=make_builtin("rules-b"),
+    match = match_create(versions=[make_builtin("rules-a"), make_builtin("rules-b")],
                          kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert '<a href="/docs/rules/#pagat" id="match-rules">pagat rules</a>' in page
 
 
-def test_docs_page_shows_the_runner_version_and_sha256_of_what_it_serves(client: Client) -> None:
+def test_docs_page_shows_the_runner_version_with_the_sha256_it_serves(client: Client) -> None:
     page = client.get("/docs/").content.decode()
     download = client.get("/docs/runner/kaiser-engine.pyz")
     assert download.status_code == 200

@@ -51,7 +51,7 @@ def test_the_queue_the_finished_matches_their_faults_and_the_requests_are_scrape
     ladder = Ladder.objects.create(name="Metrics", slug="metrics", games_per_match=2)
     greedy, rand = make_builtin("m-greedy"), make_builtin("m-random", "builtin:random")
     crash = make_program("m-crash", CRASHING_BOT)
-    matches = [services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+    matches = [services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                      conditions=ladder, ladder=ladder)
                for a, b in ((greedy, rand), (crash, greedy), (rand, greedy), (greedy, rand))]
     for match in matches[:2]:

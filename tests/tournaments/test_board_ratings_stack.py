@@ -72,18 +72,19 @@ def _recount(finished: list[Match]) -> None:
     for match in sorted(finished, key=lambda m: min(c.pk for c in m.rating_changes.all())):
         outcome = ratings.match_outcome(swings=ratings.board_swings(match.boards),
                                         games_score=match.score,
-                                        forfeit=bool(match.forfeit_player))
+                                        forfeit=match.fault_side is not None)
         assert match.outcome == pytest.approx(outcome, abs=1e-12)
         by_version = {c.entry.version_id: c for c in match.rating_changes.all()}
-        a, b = by_version[match.version_a_id], by_version[match.version_b_id]
-        for change, version in ((a, match.version_a_id), (b, match.version_b_id)):
+        va, vb = match.version_ids
+        a, b = by_version[va], by_version[vb]
+        for change, version in ((a, va), (b, vb)):
             assert change.before == pytest.approx(elo.get(version, change.before), abs=1e-9)
         delta_a, delta_b = ratings.elo_changes(
             rating_a=a.before, rating_b=b.before, score=outcome,
-            games_a=games.get(match.version_a_id, 0), games_b=games.get(match.version_b_id, 0))
+            played_a=games.get(va, 0), played_b=games.get(vb, 0))
         assert a.after - a.before == pytest.approx(delta_a, abs=1e-9)
         assert b.after - b.before == pytest.approx(delta_b, abs=1e-9)
-        for change, version in ((a, match.version_a_id), (b, match.version_b_id)):
+        for change, version in ((a, va), (b, vb)):
             elo[version] = change.after
             games[version] = games.get(version, 0) + 1
 
@@ -103,7 +104,7 @@ def test_the_ladder_ranks_uploaded_bots_in_their_true_order_by_their_boards(
 
     finished = list(Match.objects.filter(ladder=ladder, rated=True,
                                          status=Match.Status.FINISHED))
-    assert all({m.version_a_id, m.version_b_id} <= set(versions) for m in finished)
+    assert all(set(m.version_ids) <= set(versions) for m in finished)
     assert any(ratings.board_swings(m.boards) for m in finished)  # the boards were rated
     # Each finished match rated its two entries exactly once, as the recount gives.
     assert RatingChange.objects.filter(match__in=finished).count() == 2 * len(finished)

@@ -28,7 +28,7 @@ def played(make_builtin: Callable[..., BotVersion],
                 "random": make_builtin("r-boards", "builtin:random"),
                 "other": make_builtin("o-boards", "builtin:random")}
     for a, b in (("greedy", "random"), ("random", "greedy"), ("greedy", "other")):
-        services.match_create(version_a=versions[a], version_b=versions[b],
+        services.match_create(versions=[versions[a], versions[b]],
                               kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     assert play_queued() == 3
     return versions
@@ -67,7 +67,7 @@ def test_each_sides_biggest_losses_are_kept_with_the_result(
         played: dict[str, BotVersion]) -> None:
     for match in Match.objects.filter(status=Match.Status.FINISHED):
         swings = _recount(match)
-        for side, version, sign in (("A", match.version_a_id, 1), ("B", match.version_b_id, -1)):
+        for side, version, sign in zip("AB", match.version_ids, (1, -1), strict=True):
             losses = sorted(sign * s for s in swings.values() if sign * s < 0)[:3]
             rows = BoardLoss.objects.filter(match=match, side=side).order_by("swing")
             assert [r.swing for r in rows] == losses
@@ -93,7 +93,7 @@ def test_the_api_gives_the_boards_a_board_and_its_deal_file(
     boards = client.get(f"/api/v1/matches/{match.pk}/boards/")
     assert boards.status_code == 200
     assert boards.json()["boards"] == match.boards
-    assert boards.json()["players"]["A"]["name"] == match.version_a.bot.name
+    assert boards.json()["players"]["A"]["name"] == match.side_list[0].version.bot.name
 
     one = client.get(f"/api/v1/matches/{match.pk}/boards/1/1/").json()
     replay = match.replay()

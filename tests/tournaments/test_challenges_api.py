@@ -72,7 +72,7 @@ def test_the_same_challenge_unrated_is_accepted(two_of_mine, owner_client):
         "bot": main.bot_id, "opponent": feeder.bot_id, "rated": False}, format="json")
     assert created.status_code == 201, created.content
     match = Match.objects.get(pk=created.json()["id"])
-    assert (match.rated, match.version_a_id, match.version_b_id) == (False, main.pk, feeder.pk)
+    assert (match.rated, match.version_ids) == (False, [main.pk, feeder.pk])
 
 
 def test_a_rated_challenge_against_another_owner_is_accepted(challenge, owner_client):

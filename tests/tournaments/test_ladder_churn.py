@@ -11,24 +11,24 @@ import pytest
 from ladder import pairing, services
 from ladder.models import LadderEntry
 from ladder.pairing import Entrant, ladder_groups
-from matches.models import Match
+from matches.models import Match, sides_with_bots
 
 pytestmark = pytest.mark.django_db
 
 
 def _scheduled_pairs(ladder) -> Counter:
-    return Counter(frozenset((m.version_a.bot.name, m.version_b.bot.name))
-                   for m in Match.objects.filter(ladder=ladder).select_related(
-                       "version_a__bot", "version_b__bot"))
+    return Counter(frozenset(side.version.bot.name for side in m.side_list)
+                   for m in Match.objects.filter(ladder=ladder).prefetch_related(
+                       sides_with_bots()))
 
 
 def test_the_house_bots_alone_on_the_main_ladder_are_never_scheduled(owner, make_builtin):
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     house = services.house_bots_ensure()
     user = house[0].bot.owner
-    bot_version_add_builtin(bot=Bot.objects.create(owner=user, name="mc"), spec="builtin:mc")
+    bot_builtin_add(bot=Bot.objects.create(owner=user, name="mc"), spec="builtin:mc")
     main = services.ladder_main_ensure()
     for seed in range(20):
         assert services.ladder_schedule(ladder_id=main.pk, rng=random.Random(seed)) == 0
@@ -73,8 +73,7 @@ def test_a_settled_pair_on_the_site_plays_rarely_and_the_unsettled_ones_first(
     for seed in range(30):
         services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(200 + seed))
         play_queued()
-    new = list(Match.objects.filter(pk__gt=last).order_by("id")
-               .values_list("version_a_id", "version_b_id"))
+    new = [m.version_ids for m in Match.objects.filter(pk__gt=last).order_by("id")]
     # gamma's pairs are unsettled until each has met 3 times: they come first
     assert all(gamma.pk in pair for pair in new[:6])
     assert sum(set(pair) == {a.pk, b.pk} for pair in new) <= 2

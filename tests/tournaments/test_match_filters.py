@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from bots.models import Bot, BotVersion
 from ladder.models import Ladder
 from matches.models import Match
-from matches.services import match_create
+from matches.services import match_create, match_sides_result
 
 pytestmark = pytest.mark.django_db
 
@@ -37,13 +37,14 @@ def world(make_builtin: Callable[..., BotVersion], make_program: Callable[..., B
              ("mybot", "beta", 1.0, ""), ("alpha", "gamma", None, ""), ("gamma", "mybot", None, "")]
     matches = []
     for a, b, score, fault in plays:
-        match = match_create(version_a=versions[a], version_b=versions[b],
+        match = match_create(versions=[versions[a], versions[b]],
                              kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
         if score is not None:
             Match.objects.filter(pk=match.pk).update(
-                status=Match.Status.FINISHED, score=score, finished=timezone.now(),
-                games_a=int(2 * score), games_b=2 - int(2 * score), forfeit_player=fault,
-                forfeit_reason="crash" if fault else "")
+                status=Match.Status.FINISHED, score=score, finished=timezone.now())
+            match_sides_result(match_id=match.pk,
+                               games={"A": int(2 * score), "B": 2 - int(2 * score)},
+                               fault=(fault, "crash" if fault else ""))
         matches.append(match)
     return World(ladder, versions, matches)
 
@@ -138,7 +139,7 @@ def test_the_page_keeps_paging_and_the_api_its_page_size(world: World, client: C
     assert len(response.json()["results"]) == 2
 
 
-def test_version_and_time_filters_are_shared(world: World, client: Client,
+def test_the_version_filter_and_the_time_filters_are_shared(world: World, client: Client,
                                              anon_client: APIClient) -> None:
     version = world.versions["mybot"].pk
     today = timezone.now().date().isoformat()

@@ -17,7 +17,7 @@ from django.test import Client
 from bots.models import BotVersion
 from ladder.models import Ladder
 from matches import services
-from matches.models import Match, PlayStats
+from matches.models import Match, MatchSide, PlayStats
 from matches.stats import play_stats_fold, version_stats
 
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"  # forfeits every game it plays
@@ -29,10 +29,9 @@ def _recount(version: BotVersion) -> dict[str, Any]:
     out: dict[str, Any] = {"matches": 0, "deals": 0, "points_for": 0, "points_against": 0,
                            "won": 0, "lost": 0, "drawn": 0, "held": Counter(), "made": Counter(),
                            "five_ours": 0, "five_theirs": 0, "three_ours": 0, "faults": Counter()}
-    matches = Match.objects.filter(status=Match.Status.FINISHED).filter(
-        version_a=version) | Match.objects.filter(status=Match.Status.FINISHED, version_b=version)
+    matches = Match.objects.filter(status=Match.Status.FINISHED, sides__version=version)
     for match in matches:
-        side = "A" if match.version_a_id == version.pk else "B"
+        side = "A" if match.version_ids[0] == version.pk else "B"
         replay = match.replay()
         assert replay is not None
         out["matches"] += 1
@@ -82,7 +81,7 @@ def played(make_builtin: Callable[..., BotVersion], make_program: Callable[..., 
                 "crash": make_program("c-stats", CRASHING_BOT)}
     for i, (a, b) in enumerate((("greedy", "random"), ("random", "greedy"),
                                 ("greedy", "random"), ("crash", "greedy"))):
-        match = services.match_create(version_a=versions[a], version_b=versions[b],
+        match = services.match_create(versions=[versions[a], versions[b]],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
         # Seeds of our own: with random ones greedy, outbid by random's high bids, held no
         # contract in about 1 run in 150 (no chart to check); with these it holds two.
@@ -116,7 +115,7 @@ def test_all_bots_totals_are_the_sum_of_every_side(played: dict[str, BotVersion]
 
 
 def test_a_match_finished_or_folded_twice_counts_once(played: dict[str, BotVersion]) -> None:
-    match = Match.objects.filter(version_a=played["greedy"]).first()
+    match = Match.objects.filter(sides__version=played["greedy"], sides__order=0).first()
     assert match is not None
     before = version_stats(version_id=played["greedy"].pk)
     replay = match.replay()
@@ -131,7 +130,7 @@ def test_a_finished_match_waits_for_the_fold(played: dict[str, BotVersion],
                                             play_queued: Callable[[], int]) -> None:
     greedy, random = played["greedy"], played["random"]
     ladder = Ladder.objects.get(slug="stats")
-    services.match_create(version_a=greedy, version_b=random, kind=Match.Kind.LADDER,
+    services.match_create(versions=[greedy, random], kind=Match.Kind.LADDER,
                           conditions=ladder, ladder=ladder)
     before = version_stats(version_id=greedy.pk)
     assert play_queued() == 1
@@ -206,13 +205,14 @@ def test_decision_times_count_every_decision_of_a_bot_program_and_survive_a_rebu
     ladder = Ladder.objects.create(name="Timed", slug="timed", rules="saskatchewan")
     counting, greedy = make_program("counting", COUNTING_BOT), make_builtin("g-timed")
     for _ in range(2):
-        services.match_create(version_a=counting, version_b=greedy, kind=Match.Kind.LADDER,
+        services.match_create(versions=[counting, greedy], kind=Match.Kind.LADDER,
                               conditions=ladder, ladder=ladder)
     assert play_queued() == 2
     play_stats_fold()
 
     # What each of its processes counted, as it said on its standard error (kept per match).
-    acts = sum(int(part.split()[0]) for text in Match.objects.values_list("stderr_a", flat=True)
+    acts = sum(int(part.split()[0]) for text in MatchSide.objects.filter(order=0).values_list(
+               "stderr", flat=True)
                for part in text.split("acts ")[1:])
     assert acts > 50
     stored = version_stats(version_id=counting.pk)

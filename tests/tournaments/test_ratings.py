@@ -37,13 +37,13 @@ def test_elo_sequence_worked_by_hand_with_provisional_k():
 
 def test_established_players_move_by_k_32():
     # E_A = 0.759747; a draw costs A 32 * 0.259747 = 8.3119.
-    da, db = elo_changes(rating_a=1600, rating_b=1400, score=0.5, games_a=30, games_b=25)
+    da, db = elo_changes(rating_a=1600, rating_b=1400, score=0.5, played_a=30, played_b=25)
     assert da == pytest.approx(-8.3119, abs=1e-3)
     assert db == -da
 
 
 def test_a_provisional_opponent_makes_the_match_use_the_larger_k():
-    da, db = elo_changes(rating_a=1500, rating_b=1500, score=1.0, games_a=40, games_b=3)
+    da, db = elo_changes(rating_a=1500, rating_b=1500, score=1.0, played_a=40, played_b=3)
     assert (da, db) == (32.0, -32.0)
 
 
@@ -73,7 +73,7 @@ def test_an_anchor_keeps_its_pinned_rating():
 
 def test_a_score_outside_zero_to_one_is_refused():
     with pytest.raises(ValueError, match="between 0 and 1"):
-        elo_changes(rating_a=1500, rating_b=1500, score=1.5, games_a=0, games_b=0)
+        elo_changes(rating_a=1500, rating_b=1500, score=1.5, played_a=0, played_b=0)
 
 
 def _simulated(true, matches, seed, games=4):

@@ -92,8 +92,8 @@ def test_each_rated_match_is_rated_by_its_boards_and_a_forfeit_by_its_games(
         played: Ladder) -> None:
     matches = list(Match.objects.filter(ladder=played, rated=True,
                                         status=Match.Status.FINISHED))
-    forfeits = [m for m in matches if m.forfeit_player]
-    by_boards = [m for m in matches if not m.forfeit_player]
+    forfeits = [m for m in matches if m.fault_side]
+    by_boards = [m for m in matches if not m.fault_side]
     assert forfeits and by_boards
     for m in forfeits:
         assert m.outcome == m.score
@@ -103,7 +103,7 @@ def test_each_rated_match_is_rated_by_its_boards_and_a_forfeit_by_its_games(
         assert m.outcome == ratings.match_outcome(swings=swings, games_score=m.score)
         # The changes are Elo's for this outcome: A's and B's add up to zero (no anchor).
         change = {c.entry.version_id: c for c in m.rating_changes.select_related("entry")}
-        a, b = change[m.version_a_id], change[m.version_b_id]
+        a, b = (change[version] for version in m.version_ids)
         expected = ratings.elo_expected(rating_a=a.before, rating_b=b.before)
         assert a.after - a.before == pytest.approx(64 * (m.outcome - expected))
         assert b.after - b.before == pytest.approx(-(a.after - a.before))
@@ -151,13 +151,13 @@ def test_a_three_player_pair_that_took_no_points_is_told_apart_by_its_ups():
 def sm_played(play_queued: Callable[[], int]) -> Ladder:
     """The Sergeant Major ladder with four bots of their own owners and a few rated rounds."""
     from bots.models import Bot
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     Ladder.objects.filter(slug="main").update(active=False)
     for i in range(4):
         owner = User.objects.create_user(username=f"sm-owner-{i}")
         bot = Bot.objects.create(owner=owner, name=f"sm-{i}", game="sergeant-major")
-        bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
+        bot_builtin_add(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
     sm = services.game_ladder_ensure("sergeant-major")
     for seed in range(2):
         services.ladder_schedule(ladder_id=sm.pk, rng=random.Random(seed))
@@ -172,7 +172,8 @@ def test_a_three_player_match_keeps_its_ups_and_its_pairs_are_rated_by_them(
     assert matches
     for m in matches:
         replay_ups = m.replay()["result"]["ups"]
-        assert m.ups == {side: float(v) for side, v in replay_ups.items()}
+        assert {s.letter: s.ups for s in m.side_list} == {
+            side: float(v) for side, v in replay_ups.items()}
     # Elo replayed from the stored points and ups is the Elo kept: the site rated by them.
     replayed = selectors.ratings_recomputed(ladder=sm_played)
     for version, elo, games in LadderEntry.objects.filter(ladder=sm_played).values_list(

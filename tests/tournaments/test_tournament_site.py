@@ -480,9 +480,9 @@ def test_the_form_shows_every_error_of_a_submit_at_once(
     bot_retire(bot=make_builtin("retiree").bot)
     sm = Bot.objects.create(owner=User.objects.create_user("sm-author"), name="sm-one",
                             game="sergeant-major")
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
-    bot_version_add_builtin(bot=sm, spec="builtin:random")
+    bot_builtin_add(bot=sm, spec="builtin:random")
     response = staff_browser.post(reverse("tournament-new"), _form(
         name="", games_per_match=3, entrants="alpha\nsm-one\nnobody-here\nretiree"))
     body = response.content.decode().replace("&#x27;", "'")
@@ -497,14 +497,14 @@ def test_the_form_shows_every_error_of_a_submit_at_once(
 def test_a_three_player_round_robin_too_large_is_said_with_the_entrants_errors(
     staff_browser: Client, make_builtin: Any
 ) -> None:
-    from bots.services import bot_version_add_builtin
+    from bots.services import bot_builtin_add
 
     make_builtin("alpha")  # a Kaiser bot among Sergeant Major ones
     names = [f"sm-{n}" for n in range(20)]
     for name in names:
         bot = Bot.objects.create(owner=User.objects.create_user(f"owner-{name}"), name=name,
                                  game="sergeant-major")
-        bot_version_add_builtin(bot=bot, spec="builtin:random")
+        bot_builtin_add(bot=bot, spec="builtin:random")
     response = staff_browser.post(reverse("tournament-new"), _form(
         game="sergeant-major", rules="952", games_per_match=3,
         entrants="\n".join(["alpha", *names])))

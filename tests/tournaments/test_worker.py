@@ -96,7 +96,7 @@ def _queue(ladder: Ladder, a, b) -> Match:
     with transaction.atomic():  # dispatched to the worker's queue on commit
         for v in (a, b):
             LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-        return match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        return match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                      conditions=ladder, ladder=ladder, rated=True)
 
 
@@ -118,7 +118,7 @@ def test_the_ladder_schedules_a_match_that_a_worker_plays_to_a_valid_replay_and_
     first = Match.objects.get(ladder=ladder)
     match = _wait_status(first.pk, Match.Status.FINISHED)
     assert validate_replay(match.replay()) == []
-    assert {match.version_a_id, match.version_b_id} == {greedy.pk, rnd.pk}
+    assert set(match.version_ids) == {greedy.pk, rnd.pk}
     changes = RatingChange.objects.filter(match=match)
     assert changes.count() == 2
     assert sum(c.delta for c in changes) == pytest.approx(0.0)

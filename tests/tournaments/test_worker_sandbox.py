@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from bots.models import BotVersion
-from bots.tasks import bot_version_check
+from bots.tasks import bot_upload_check
 from ladder.models import RatingChange
 from matches.models import Match, MatchAttempt
 from tests.tournaments.test_worker import (  # noqa: F401 - start_worker is a fixture
@@ -85,7 +85,7 @@ def test_an_upload_check_is_put_back_by_a_worker_without_a_sandbox_and_counted_o
 ):
     version = make_program("fresh", SLOW_BOT)
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.PENDING)
-    bot_version_check.apply_async((version.pk,), queue=django_settings.KAISER_MATCH_QUEUE)
+    bot_upload_check.apply_async((version.pk,), queue=django_settings.KAISER_MATCH_QUEUE)
     empty = tmp_path / "no-bwrap-here"
     empty.mkdir()
     broken = start_worker(PATH=str(empty))

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bots.models import Bot
-from bots.services import bot_version_check, bot_version_upload
+from bots.services import bot_upload_check, bot_version_upload
 
 EXAMPLES = Path(settings.BASE_DIR) / "bots" / "examples"
 DEMO_PASSWORD = "kaiser-demo"
@@ -68,7 +68,7 @@ class Command(BaseCommand):
             return
         version = bot_version_upload(bot=bot, filename=path.name, content=content)
         if check_now:
-            version = bot_version_check(version_id=version.pk) or version
+            version = bot_upload_check(version_id=version.pk) or version
         self.stdout.write(f"{name}: uploaded {path.name} as v{version.number} ({version.status})")
 
 

@@ -214,23 +214,25 @@ def _assert_ladder_and_matches(old: dict[str, Any]) -> None:
         assert (now.ladder_id, now.version_id, now.elo, now.games) == (
             ladder.pk, entry.version_id, entry.elo, entry.games)
     finished, queued, void = (Match.objects.get(pk=m.pk) for m in old["matches"])
-    assert (finished.status, finished.score, finished.games_a, finished.games_b) == (
-        "finished", 0.75, 3, 1)
+    # The columns of then are the sides of now (matches 0009 and 0013).
+    assert (finished.status, finished.score, [s.games for s in finished.side_list]) == (
+        "finished", 0.75, [3, 1])
     assert bytes(finished.replay_gz) == bytes(old["matches"][0].replay_gz)
     assert finished.replay() == REPLAY
     assert finished.replay_text() == json.dumps(REPLAY, separators=(",", ":"), sort_keys=True)
-    assert (finished.stats, finished.stats_folded, finished.play_ms, finished.stderr_a) == (
-        STATS, True, 8123, "warming up\n")
+    assert (finished.stats, finished.stats_folded, finished.play_ms,
+            finished.side_list[0].stderr) == (STATS, True, 8123, "warming up\n")
     assert (finished.started, finished.finished) == (T0, T0 + timedelta(seconds=9))
     assert (queued.status, queued.kind, queued.rated, queued.replay_gz, queued.replay()) == (
         "queued", "challenge", False, None, None)
     assert queued.requested_by_id == old["matches"][1].requested_by_id
-    assert (void.status, void.attempts, void.forfeit_player, void.forfeit_reason,
+    fault = void.fault_side
+    assert (void.status, void.attempts, fault and fault.letter, fault and fault.fault,
             void.forfeit, void.error) == (
         "void", 3, "B", "timeout", {"seat": 1, "ms": 1200}, "retry budget spent")
     for now, was in zip((finished, queued, void), old["matches"], strict=True):
-        assert (now.ladder, now.version_a_id, now.version_b_id, now.seed, now.created) == (
-            ladder, was.version_a_id, was.version_b_id, was.seed, was.created)
+        assert (now.ladder, now.version_ids, now.seed, now.created) == (
+            ladder, [was.version_a_id, was.version_b_id], was.seed, was.created)
     assert set(ladder.matches.values_list("pk", flat=True)) == {m.pk for m in old["matches"]}
     attempts = {a.token: a for a in MatchAttempt.objects.filter(
         pk__in=[a.pk for a in old["attempts"]])}
