@@ -14,7 +14,7 @@ import logging
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -67,7 +67,7 @@ RUN_MATCH = "matches.tasks.run_match"
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
-DONE = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.VOID)
+DONE = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.VOID, Match.Status.WALKOVER)
 
 
 STDERR_MAX = 64 * 1024
@@ -97,11 +97,12 @@ def bot_in_flight_max() -> int:
 
 def match_create(
     *,
-    version_a: BotVersion,
-    version_b: BotVersion,
+    version_a: BotVersion | None = None,
+    version_b: BotVersion | None = None,
     kind: str,
     conditions: PlayConditions,
     version_c: BotVersion | None = None,
+    versions: Sequence[BotVersion] = (),
     ladder: Any = None,
     tournament: Any = None,
     round: int | None = None,
@@ -111,7 +112,10 @@ def match_create(
 ) -> Match:
     """A queued match, played under `conditions` (a ladder's or a tournament's settings, its
     game among them): A and B, and C when the game has three players. It reaches the broker
-    through `matches_dispatch`, after commit."""
+    through `matches_dispatch`, after commit. `versions`: the players in side order, instead
+    of A, B and C (a tournament's way, until the side columns go)."""
+    if versions:
+        version_a, version_b, version_c = (*versions, None)[:3]
     versions = match_players_check(game=conditions.game,
                                    versions=[version_a, version_b, version_c])
     match = Match.objects.create(
@@ -447,6 +451,35 @@ def match_void(*, match: Match, reason: str) -> bool:
     """Cancel a match that has not finished (staff): it is never played or scored."""
     with transaction.atomic():
         return bool(_void(Match.objects.filter(pk=match.pk, status__in=OPEN), error=reason))
+
+
+def match_walkover(*, match_id: int, withdrawn: Collection[int],
+                   reason: str = "withdrawn") -> bool:
+    """A queued match that will never be played, because the versions `withdrawn` left (a
+    tournament's entrant whose bot was retired): a walkover, scored without a replay. The
+    sides still in share the match (two sides: the one left wins it), those who left get
+    nothing and `reason` as their fault; if all left, all share it. Each side's points are
+    its share of the match's games. False if the match is no longer queued or no side left.
+    A tournament advances itself after (no match_ended: it makes walkovers while advancing)."""
+    sides = list(MatchSide.objects.filter(match_id=match_id).order_by("order"))
+    out = [side for side in sides if side.version_id in withdrawn]
+    if not out:
+        return False
+    staying = [side for side in sides if side not in out] or sides
+    total = float(Match.objects.values_list("games_per_match", flat=True).get(pk=match_id))
+    share = {side.letter: 1 / len(staying) if side in staying else 0.0 for side in sides}
+    with transaction.atomic():
+        if not Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
+                status=Match.Status.WALKOVER, finished=timezone.now(), score=share["A"],
+                points={k: v * total for k, v in share.items()} if len(sides) > 2 else None,
+                forfeit_player=out[0].letter, forfeit_reason=reason, lease_token="",
+                lease_expires=None, error=f"walkover: side {out[0].letter} {reason}"):
+            return False
+        for side in sides:
+            side.points, side.fault = share[side.letter] * total, reason if side in out else ""
+        MatchSide.objects.bulk_update(sides, ["points", "fault"])
+    matches_pages_changed([match_id])
+    return True
 
 
 def _void(matches: Any, *, error: str) -> str:
