@@ -10,6 +10,7 @@ import pytest
 from ladder.models import Ladder
 from matches import services
 from matches.models import Match
+from tests.tournaments import sides
 
 # A bot program that dies before answering hello: it forfeits every game it plays.
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"
@@ -37,3 +38,11 @@ def _play_queued(limit: int = 500) -> int:
         assert services.match_play(match_id=match.pk, worker="test") == "finished"
         played += 1
     raise AssertionError(f"still matches queued after {limit}")
+
+
+@pytest.fixture
+def match_made(db: None) -> Callable[..., Match]:
+    """make(players, *, conditions, kind="ladder", status="finished", score=None, won=None,
+    points=None, fault=("", ""), **fields): a match with its sides and result
+    (tests/tournaments/sides.py)."""
+    return sides.match_made
