@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
+from django.db.models import Max
+from django.utils import timezone
 
+from bots.models import Bot, BotVersion
 from ladder.models import Ladder
 from matches import services
 from matches.models import Match
@@ -46,3 +50,18 @@ def match_made(db: None) -> Callable[..., Match]:
     points=None, fault=("", ""), **fields): a match with its sides and result
     (tests/tournaments/sides.py)."""
     return sides.match_made
+
+
+@pytest.fixture
+def builtin_version(house: User) -> Callable[..., BotVersion]:
+    """make(spec="builtin:greedy", *, bot=None, name="", owner=None, game="kaiser"): an active
+    built-in version, the next of `bot`, or the first of a new bot `name` of `owner` (the
+    house's by default). As bots.services gives a house player its version, without a check."""
+    def make(spec: str = "builtin:greedy", *, bot: Bot | None = None, name: str = "",
+             owner: User | None = None, game: str = "kaiser") -> BotVersion:
+        bot = bot or Bot.objects.create(owner=owner or house, name=name, game=game)
+        number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+        return BotVersion.objects.create(
+            bot=bot, number=number, kind=BotVersion.Kind.BUILTIN, builtin=spec,
+            status=BotVersion.Status.ACTIVE, reason="built-in player", checked=timezone.now())
+    return make

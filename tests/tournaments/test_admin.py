@@ -50,7 +50,7 @@ def test_a_draft_tournament_starts_from_the_admin_action(admin_client, make_buil
 
 def test_staff_void_a_queued_match_from_the_admin(admin_client, make_builtin):
     ladder = Ladder.objects.create(name="l", slug="l")
-    match = services.match_create(version_a=make_builtin("a"), version_b=make_builtin("b"),
+    match = services.match_create(versions=[make_builtin("a"), make_builtin("b")],
                                   kind="ladder", conditions=ladder, ladder=ladder)
     admin_client.post("/admin/matches/match/", {"action": "void",
                                                     "_selected_action": [match.pk]})

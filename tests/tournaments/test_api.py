@@ -27,7 +27,7 @@ def played(ladder, make_builtin, make_program, owner, play_queued):
     for a, b in ((g1, g2), (g1, g2), (g2, g1)):
         for v in (a, b):
             LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-        made.append(services.match_create(version_a=a, version_b=b, kind="ladder",
+        made.append(services.match_create(versions=[a, b], kind="ladder",
                                           conditions=ladder, ladder=ladder, rated=True))
     play_queued()
     Match.objects.filter(pk=made[0].pk).update(stderr_a="g1 thinking", stderr_b="g2 log")
@@ -96,7 +96,7 @@ def test_a_match_replay_is_served_decompressed_and_valid(anon_client, played):
 
 
 def test_an_unfinished_match_has_no_replay(anon_client, ladder, make_builtin):
-    match = services.match_create(version_a=make_builtin("x"), version_b=make_builtin("y"),
+    match = services.match_create(versions=[make_builtin("x"), make_builtin("y")],
                                   kind="ladder", conditions=ladder, ladder=ladder)
     response = anon_client.get(f"/api/v1/matches/{match.pk}/replay/")
     assert response.status_code == 404 and response.json()["code"] == "not_found"

@@ -28,7 +28,7 @@ def played(make_builtin: Callable[..., BotVersion],
                 "random": make_builtin("r-boards", "builtin:random"),
                 "other": make_builtin("o-boards", "builtin:random")}
     for a, b in (("greedy", "random"), ("random", "greedy"), ("greedy", "other")):
-        services.match_create(version_a=versions[a], version_b=versions[b],
+        services.match_create(versions=[versions[a], versions[b]],
                               kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
     assert play_queued() == 3
     return versions

@@ -22,13 +22,10 @@ def _scheduled_pairs(ladder) -> Counter:
                        "version_a__bot", "version_b__bot"))
 
 
-def test_the_house_bots_alone_on_the_main_ladder_are_never_scheduled(owner, make_builtin):
-    from bots.models import Bot
-    from bots.services import bot_version_add_builtin
-
+def test_the_house_bots_alone_on_the_main_ladder_are_never_scheduled(owner, make_builtin,
+                                                                     builtin_version):
     house = services.house_bots_ensure()
-    user = house[0].bot.owner
-    bot_version_add_builtin(bot=Bot.objects.create(owner=user, name="mc"), spec="builtin:mc")
+    builtin_version("builtin:mc", name="mc", owner=house[0].bot.owner)
     main = services.ladder_main_ensure()
     for seed in range(20):
         assert services.ladder_schedule(ladder_id=main.pk, rng=random.Random(seed)) == 0

@@ -37,7 +37,7 @@ def world(make_builtin: Callable[..., BotVersion], make_program: Callable[..., B
              ("mybot", "beta", 1.0, ""), ("alpha", "gamma", None, ""), ("gamma", "mybot", None, "")]
     matches = []
     for a, b, score, fault in plays:
-        match = match_create(version_a=versions[a], version_b=versions[b],
+        match = match_create(versions=[versions[a], versions[b]],
                              kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
         if score is not None:
             Match.objects.filter(pk=match.pk).update(

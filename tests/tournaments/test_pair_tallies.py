@@ -11,7 +11,6 @@ from io import StringIO
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
@@ -19,7 +18,6 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 
 from bots.models import Bot
-from bots.services import bot_version_add_builtin
 from ladder import ratings, selectors, services
 from ladder.models import Ladder, LadderEntry, PairTally
 from matches import services as match_services
@@ -62,21 +60,20 @@ def _assert_equal(kept: Pairs, recount: Pairs) -> None:
         assert kept[pair][1] == pytest.approx(wins, abs=1e-9)
 
 
-def _sm_bots(count: int) -> None:
+def _sm_bots(make: Callable[..., Any], count: int) -> None:
     for i in range(count):
-        owner = User.objects.create_user(username=f"owner-of-sm-{i}")
-        bot = Bot.objects.create(owner=owner, name=f"sm-{i}", game="sergeant-major")
-        bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
+        make(f"sm-{i}", "builtin:greedy" if i % 2 else "builtin:random")
 
 
 @pytest.fixture
 def rated_ladders(ladder: Ladder, make_builtin: Callable[..., Any],
+                  make_sm_builtin: Callable[..., Any],
                   play_queued: Callable[[], int]) -> tuple[Ladder, Ladder]:
     """A Kaiser ladder and the Sergeant Major ladder, each with a few rated matches played."""
     for name, spec in (("alpha", "builtin:greedy"), ("beta", "builtin:greedy"),
                        ("gamma", "builtin:random")):
         make_builtin(name, spec, own=True)
-    _sm_bots(4)
+    _sm_bots(make_sm_builtin, 4)
     Ladder.objects.filter(slug="main").update(active=False)
     sm = services.game_ladder_ensure("sergeant-major")
     for seed in range(2):
@@ -153,13 +150,13 @@ def _executor() -> MigrationExecutor:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_fills_the_tallies_of_a_populated_database(
-        make_builtin: Callable[..., Any]) -> None:
+        make_builtin: Callable[..., Any], make_sm_builtin: Callable[..., Any]) -> None:
     """Matches finished before the table existed: migrating to it tallies each ladder's rated
     results, from the matches, and nothing else."""
     kaiser = Ladder.objects.create(name="Old ladder", slug="old", games_per_match=4)
     sm = services.game_ladder_ensure("sergeant-major")
     k = [make_builtin(f"k{i}", own=True) for i in range(3)]
-    _sm_bots(3)
+    _sm_bots(make_sm_builtin, 3)
     s = [bot.versions.get() for bot in Bot.objects.filter(game="sergeant-major")]
     made = [((k[0], k[1]), {"score": 0.75}), ((k[1], k[0]), {"score": 1.0}),
             ((k[2], k[0]), {"score": 0.0}), ((k[1], k[2]), {"score": 0.5, "rated": False}),

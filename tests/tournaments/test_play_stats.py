@@ -82,7 +82,7 @@ def played(make_builtin: Callable[..., BotVersion], make_program: Callable[..., 
                 "crash": make_program("c-stats", CRASHING_BOT)}
     for i, (a, b) in enumerate((("greedy", "random"), ("random", "greedy"),
                                 ("greedy", "random"), ("crash", "greedy"))):
-        match = services.match_create(version_a=versions[a], version_b=versions[b],
+        match = services.match_create(versions=[versions[a], versions[b]],
                                       kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
         # Seeds of our own: with random ones greedy, outbid by random's high bids, held no
         # contract in about 1 run in 150 (no chart to check); with these it holds two.
@@ -131,7 +131,7 @@ def test_a_finished_match_waits_for_the_fold(played: dict[str, BotVersion],
                                             play_queued: Callable[[], int]) -> None:
     greedy, random = played["greedy"], played["random"]
     ladder = Ladder.objects.get(slug="stats")
-    services.match_create(version_a=greedy, version_b=random, kind=Match.Kind.LADDER,
+    services.match_create(versions=[greedy, random], kind=Match.Kind.LADDER,
                           conditions=ladder, ladder=ladder)
     before = version_stats(version_id=greedy.pk)
     assert play_queued() == 1
@@ -206,7 +206,7 @@ def test_decision_times_count_every_decision_of_a_bot_program_and_survive_a_rebu
     ladder = Ladder.objects.create(name="Timed", slug="timed", rules="saskatchewan")
     counting, greedy = make_program("counting", COUNTING_BOT), make_builtin("g-timed")
     for _ in range(2):
-        services.match_create(version_a=counting, version_b=greedy, kind=Match.Kind.LADDER,
+        services.match_create(versions=[counting, greedy], kind=Match.Kind.LADDER,
                               conditions=ladder, ladder=ladder)
     assert play_queued() == 2
     play_stats_fold()

@@ -148,16 +148,11 @@ def test_a_three_player_pair_that_took_no_points_is_told_apart_by_its_ups():
 
 
 @pytest.fixture
-def sm_played(play_queued: Callable[[], int]) -> Ladder:
+def sm_played(play_queued: Callable[[], int], make_sm_builtin: Callable[..., Any]) -> Ladder:
     """The Sergeant Major ladder with four bots of their own owners and a few rated rounds."""
-    from bots.models import Bot
-    from bots.services import bot_version_add_builtin
-
     Ladder.objects.filter(slug="main").update(active=False)
     for i in range(4):
-        owner = User.objects.create_user(username=f"sm-owner-{i}")
-        bot = Bot.objects.create(owner=owner, name=f"sm-{i}", game="sergeant-major")
-        bot_version_add_builtin(bot=bot, spec="builtin:greedy" if i % 2 else "builtin:random")
+        make_sm_builtin(f"sm-{i}", "builtin:greedy" if i % 2 else "builtin:random")
     sm = services.game_ladder_ensure("sergeant-major")
     for seed in range(2):
         services.ladder_schedule(ladder_id=sm.pk, rng=random.Random(seed))

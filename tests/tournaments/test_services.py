@@ -21,7 +21,7 @@ from tournaments import services
 def _ladder_match(ladder, a, b):
     for v in (a, b):
         LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-    return match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+    return match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                  conditions=ladder, ladder=ladder, rated=True)
 
 
@@ -120,13 +120,12 @@ def test_the_ladder_keeps_its_queue_at_depth_and_never_pairs_a_bot_with_itself(
     assert sum(stored.values()) == pytest.approx(1500.0 * 5)
 
 
-def test_a_new_version_replaces_the_old_one_on_the_ladder(ladder, make_builtin):
-    from bots.services import bot_version_add_builtin
-
+def test_a_new_version_replaces_the_old_one_on_the_ladder(ladder, make_builtin,
+                                                          builtin_version):
     old = make_builtin("evolving", "builtin:random")
     make_builtin("rival")
     ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(0))
-    new = bot_version_add_builtin(bot=old.bot, spec="builtin:greedy")
+    new = builtin_version(bot=old.bot)
     ladder_services.ladder_entries_sync(ladder=ladder)
     entries = dict(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", "active"))
     assert entries[old.pk] is False and entries[new.pk] is True

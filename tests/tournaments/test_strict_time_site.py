@@ -92,8 +92,8 @@ def test_a_normal_match_says_nothing_of_strict_time_and_its_api_says_zero(
 ) -> None:
     from matches import services
 
-    match = services.match_create(version_a=make_builtin("alpha"),
-                                  version_b=make_builtin("beta"), kind=Match.Kind.CHALLENGE,
+    match = services.match_create(versions=[make_builtin("alpha"), make_builtin("beta")],
+                                  kind=Match.Kind.CHALLENGE,
                                   conditions=Ladder.objects.get(slug="main"), rated=False)
     assert "strict time" not in Client().get(
         reverse("match-detail", args=[match.pk])).content.decode()

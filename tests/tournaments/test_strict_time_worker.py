@@ -85,7 +85,7 @@ def test_one_strict_worker_process_plays_two_strict_matches_at_once(
     pairs = [(make_builtin(f"g{i}", own=True), make_builtin(f"r{i}", "builtin:random", own=True))
              for i in range(2)]
     with transaction.atomic():  # dispatched on commit: both at once
-        ids = [match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        ids = [match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                            conditions=ladder, ladder=ladder, rated=False).pk
                for a, b in pairs]
     finished = Match.objects.filter(pk__in=ids, status=Match.Status.FINISHED)

@@ -96,7 +96,7 @@ def _queue(ladder: Ladder, a, b) -> Match:
     with transaction.atomic():  # dispatched to the worker's queue on commit
         for v in (a, b):
             LadderEntry.objects.get_or_create(ladder=ladder, version=v)
-        return match_services.match_create(version_a=a, version_b=b, kind=Match.Kind.LADDER,
+        return match_services.match_create(versions=[a, b], kind=Match.Kind.LADDER,
                                      conditions=ladder, ladder=ladder, rated=True)
 
 
