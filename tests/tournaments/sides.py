@@ -57,12 +57,12 @@ def match_made(players: Sequence[BotVersion], *, conditions: Any, kind: str = "l
                        games=dict(zip(letters, won, strict=True)) if won else None,
                        points=dict(zip(letters, points, strict=True)) if points else None,
                        fault=fault)
-    _side_columns_while_kept(made.pk)
+    side_columns_while_kept(made.pk)
     made.refresh_from_db()
     return made
 
 
-def _side_columns_while_kept(match_id: int) -> None:
+def side_columns_while_kept(match_id: int) -> None:
     """Transitional (issue 42): while Match still has its side columns (the branch that moves
     the rest of the site to MatchSide drops them), they get the sides' values, so that a
     reader not moved yet sees the same match. Nothing once the columns are gone."""

@@ -23,6 +23,7 @@ from ladder.models import Ladder, RatingChange
 from matches.models import Match
 from tests.ladder_stack import ladder_worker, upload_checked, wait_rated
 from tests.processes import LoggedProcess
+from tests.tournaments import sides
 
 pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(500)]
@@ -75,15 +76,16 @@ def _recount(finished: list[Match]) -> None:
                                         forfeit=bool(match.forfeit_player))
         assert match.outcome == pytest.approx(outcome, abs=1e-12)
         by_version = {c.entry.version_id: c for c in match.rating_changes.all()}
-        a, b = by_version[match.version_a_id], by_version[match.version_b_id]
-        for change, version in ((a, match.version_a_id), (b, match.version_b_id)):
+        first, second = sides.versions(match)
+        a, b = by_version[first], by_version[second]
+        for change, version in ((a, first), (b, second)):
             assert change.before == pytest.approx(elo.get(version, change.before), abs=1e-9)
         delta_a, delta_b = ratings.elo_changes(
             rating_a=a.before, rating_b=b.before, score=outcome,
-            games_a=games.get(match.version_a_id, 0), games_b=games.get(match.version_b_id, 0))
+            games_a=games.get(first, 0), games_b=games.get(second, 0))
         assert a.after - a.before == pytest.approx(delta_a, abs=1e-9)
         assert b.after - b.before == pytest.approx(delta_b, abs=1e-9)
-        for change, version in ((a, match.version_a_id), (b, match.version_b_id)):
+        for change, version in ((a, first), (b, second)):
             elo[version] = change.after
             games[version] = games.get(version, 0) + 1
 
@@ -103,7 +105,7 @@ def test_the_ladder_ranks_uploaded_bots_in_their_true_order_by_their_boards(
 
     finished = list(Match.objects.filter(ladder=ladder, rated=True,
                                          status=Match.Status.FINISHED))
-    assert all({m.version_a_id, m.version_b_id} <= set(versions) for m in finished)
+    assert all(set(sides.versions(m)) <= set(versions) for m in finished)
     assert any(ratings.board_swings(m.boards) for m in finished)  # the boards were rated
     # Each finished match rated its two entries exactly once, as the recount gives.
     assert RatingChange.objects.filter(match__in=finished).count() == 2 * len(finished)

@@ -16,6 +16,7 @@ from engine.kaiser.dealfile import deal_file_problems
 from ladder.models import Ladder
 from matches import services
 from matches.models import BoardLoss, Match
+from tests.tournaments import sides
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +68,8 @@ def test_each_sides_biggest_losses_are_kept_with_the_result(
         played: dict[str, BotVersion]) -> None:
     for match in Match.objects.filter(status=Match.Status.FINISHED):
         swings = _recount(match)
-        for side, version, sign in (("A", match.version_a_id, 1), ("B", match.version_b_id, -1)):
+        first, second = sides.versions(match)
+        for side, version, sign in (("A", first, 1), ("B", second, -1)):
             losses = sorted(sign * s for s in swings.values() if sign * s < 0)[:3]
             rows = BoardLoss.objects.filter(match=match, side=side).order_by("swing")
             assert [r.swing for r in rows] == losses
@@ -93,7 +95,7 @@ def test_the_api_gives_the_boards_a_board_and_its_deal_file(
     boards = client.get(f"/api/v1/matches/{match.pk}/boards/")
     assert boards.status_code == 200
     assert boards.json()["boards"] == match.boards
-    assert boards.json()["players"]["A"]["name"] == match.version_a.bot.name
+    assert boards.json()["players"]["A"]["name"] == sides.sides(match)[0].version.bot.name
 
     one = client.get(f"/api/v1/matches/{match.pk}/boards/1/1/").json()
     replay = match.replay()

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from ladder import services as ladder_services
 from ladder.models import Ladder
 from matches.models import Match
+from tests.tournaments import sides
 
 
 @pytest.fixture
@@ -72,7 +73,7 @@ def test_the_same_challenge_unrated_is_accepted(two_of_mine, owner_client):
         "bot": main.bot_id, "opponent": feeder.bot_id, "rated": False}, format="json")
     assert created.status_code == 201, created.content
     match = Match.objects.get(pk=created.json()["id"])
-    assert (match.rated, match.version_a_id, match.version_b_id) == (False, main.pk, feeder.pk)
+    assert (match.rated, sides.versions(match)) == (False, [main.pk, feeder.pk])
 
 
 def test_a_rated_challenge_against_another_owner_is_accepted(challenge, owner_client):

@@ -12,14 +12,14 @@ from ladder import pairing, services
 from ladder.models import LadderEntry
 from ladder.pairing import Entrant, ladder_groups
 from matches.models import Match
+from tests.tournaments import sides
 
 pytestmark = pytest.mark.django_db
 
 
 def _scheduled_pairs(ladder) -> Counter:
-    return Counter(frozenset((m.version_a.bot.name, m.version_b.bot.name))
-                   for m in Match.objects.filter(ladder=ladder).select_related(
-                       "version_a__bot", "version_b__bot"))
+    return Counter(frozenset(s.version.bot.name for s in sides.sides(m))
+                   for m in Match.objects.filter(ladder=ladder))
 
 
 def test_the_house_bots_alone_on_the_main_ladder_are_never_scheduled(owner, make_builtin,
@@ -70,8 +70,7 @@ def test_a_settled_pair_on_the_site_plays_rarely_and_the_unsettled_ones_first(
     for seed in range(30):
         services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(200 + seed))
         play_queued()
-    new = list(Match.objects.filter(pk__gt=last).order_by("id")
-               .values_list("version_a_id", "version_b_id"))
+    new = [tuple(sides.versions(m)) for m in Match.objects.filter(pk__gt=last).order_by("id")]
     # gamma's pairs are unsettled until each has met 3 times: they come first
     assert all(gamma.pk in pair for pair in new[:6])
     assert sum(set(pair) == {a.pk, b.pk} for pair in new) <= 2

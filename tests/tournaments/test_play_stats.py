@@ -17,8 +17,9 @@ from django.test import Client
 from bots.models import BotVersion
 from ladder.models import Ladder
 from matches import services
-from matches.models import Match, PlayStats
+from matches.models import Match, MatchSide, PlayStats
 from matches.stats import play_stats_fold, version_stats
+from tests.tournaments import sides
 
 CRASHING_BOT = b"import sys\nsys.exit(3)\n"  # forfeits every game it plays
 pytestmark = pytest.mark.django_db
@@ -29,10 +30,9 @@ def _recount(version: BotVersion) -> dict[str, Any]:
     out: dict[str, Any] = {"matches": 0, "deals": 0, "points_for": 0, "points_against": 0,
                            "won": 0, "lost": 0, "drawn": 0, "held": Counter(), "made": Counter(),
                            "five_ours": 0, "five_theirs": 0, "three_ours": 0, "faults": Counter()}
-    matches = Match.objects.filter(status=Match.Status.FINISHED).filter(
-        version_a=version) | Match.objects.filter(status=Match.Status.FINISHED, version_b=version)
+    matches = Match.objects.filter(status=Match.Status.FINISHED, sides__version=version)
     for match in matches:
-        side = "A" if match.version_a_id == version.pk else "B"
+        side = sides.by_version(match)[version.pk].letter
         replay = match.replay()
         assert replay is not None
         out["matches"] += 1
@@ -116,7 +116,7 @@ def test_all_bots_totals_are_the_sum_of_every_side(played: dict[str, BotVersion]
 
 
 def test_a_match_finished_or_folded_twice_counts_once(played: dict[str, BotVersion]) -> None:
-    match = Match.objects.filter(version_a=played["greedy"]).first()
+    match = Match.objects.filter(sides__version=played["greedy"], sides__order=0).first()
     assert match is not None
     before = version_stats(version_id=played["greedy"].pk)
     replay = match.replay()
@@ -212,8 +212,8 @@ def test_decision_times_count_every_decision_of_a_bot_program_and_survive_a_rebu
     play_stats_fold()
 
     # What each of its processes counted, as it said on its standard error (kept per match).
-    acts = sum(int(part.split()[0]) for text in Match.objects.values_list("stderr_a", flat=True)
-               for part in text.split("acts ")[1:])
+    acts = sum(int(part.split()[0]) for side in MatchSide.objects.filter(version=counting)
+               for part in side.stderr.split("acts ")[1:])
     assert acts > 50
     stored = version_stats(version_id=counting.pk)
     assert stored is not None and sum(stored["decision_ms"]) == acts  # one a decision

@@ -17,6 +17,7 @@ from django.core.management import call_command
 from ladder import ratings, selectors, services
 from ladder.models import Ladder, LadderEntry, PairTally, RatingChange
 from matches.models import Match
+from tests.tournaments import sides
 from tests.tournaments.conftest import CRASHING_BOT
 
 
@@ -103,7 +104,7 @@ def test_each_rated_match_is_rated_by_its_boards_and_a_forfeit_by_its_games(
         assert m.outcome == ratings.match_outcome(swings=swings, games_score=m.score)
         # The changes are Elo's for this outcome: A's and B's add up to zero (no anchor).
         change = {c.entry.version_id: c for c in m.rating_changes.select_related("entry")}
-        a, b = change[m.version_a_id], change[m.version_b_id]
+        a, b = (change[v] for v in sides.versions(m))
         expected = ratings.elo_expected(rating_a=a.before, rating_b=b.before)
         assert a.after - a.before == pytest.approx(64 * (m.outcome - expected))
         assert b.after - b.before == pytest.approx(-(a.after - a.before))

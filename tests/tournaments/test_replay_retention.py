@@ -20,6 +20,7 @@ from matches import services as match_services
 from matches import tasks
 from matches.models import HAS_REPLAY, Match
 from matches.replay_store import replay_storage
+from tests.tournaments import sides
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +60,7 @@ def test_pruning_drops_old_replays_and_keeps_matches_results_and_ratings(
     settings.KAISER_REPLAY_RETENTION_DAYS = 30
     keys = {m.pk: m.replay_key for m in old}
     texts = {m.pk: m.replay_text() for m in old}
-    results = {m.pk: (m.score, m.games_a, m.games_b) for m in old}
+    results = {m.pk: (m.score, sides.games(m)) for m in old}
     ratings_before = _ratings()
 
     assert tasks.replays_prune() == len(old)
@@ -67,7 +68,7 @@ def test_pruning_drops_old_replays_and_keeps_matches_results_and_ratings(
 
     for match in Match.objects.filter(pk__in=texts):
         assert match.status == Match.Status.FINISHED and match.replay() is None
-        assert (match.score, match.games_a, match.games_b) == results[match.pk]
+        assert (match.score, sides.games(match)) == results[match.pk]
         archived = replay_archive / f"{match.pk}.json.gz"
         assert gzip.decompress(archived.read_bytes()).decode() == texts[match.pk]
         assert match.replay_key == "" and not replay_storage().exists(keys[match.pk])
@@ -98,7 +99,7 @@ def test_the_pages_and_the_api_of_a_pruned_match_say_so(played, settings) -> Non
     body = page.content.decode()
     assert "Replay pruned: this site keeps the replays of the last 30 days" in body
     assert "Download the replay" not in body and 'id="viewer"' not in body
-    assert f"{old[0].games_a} – {old[0].games_b}" in body  # the result still shows
+    assert "{} – {}".format(*sides.games(old[0])) in body  # the result still shows
     kept = client.get(f"/matches/{recent[0].pk}/").content.decode()
     assert 'id="viewer"' in kept and "Replay pruned" not in kept
 
@@ -115,5 +116,5 @@ def test_the_pages_and_the_api_of_a_pruned_match_say_so(played, settings) -> Non
     lines = b"".join(export.streaming_content).decode().splitlines()
     assert len(lines) == len(recent)  # only the replays still kept
     assert all(json.loads(line)["result"] for line in lines)
-    for url in ("/", "/matches/", f"/bots/{old[0].version_a.bot_id}/"):
+    for url in ("/", "/matches/", f"/bots/{sides.sides(old[0])[0].version.bot_id}/"):
         assert client.get(url).status_code == 200, url
