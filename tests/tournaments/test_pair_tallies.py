@@ -22,6 +22,7 @@ from ladder import ratings, selectors, services
 from ladder.models import Ladder, LadderEntry, PairTally
 from matches import services as match_services
 from matches.models import Match, MatchAttempt
+from tests.tournaments import sides
 from tests.tournaments.previous_fit import previous_ratings_fit
 
 Pairs = dict[tuple[int, int], tuple[float, float]]
@@ -30,11 +31,18 @@ Pairs = dict[tuple[int, int], tuple[float, float]]
 def _results(ladder: Ladder) -> list[ratings.Result | ratings.MultiResult]:
     """The ladder's rated results as the fit read them before the tallies: every finished
     rated match, oldest first, a two-player one by its rated outcome (issue 35)."""
-    rows = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
-            .order_by("finished", "id")
-            .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
-                         "games_per_match", "version_c_id", "points", "ups"))
-    return [selectors._result(*row) for row in rows]
+    out: list[ratings.Result | ratings.MultiResult] = []
+    for match in (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.FINISHED)
+                  .annotate(rated_score=Coalesce("outcome", "score")).order_by("finished", "id")):
+        rows = sides.sides(match)
+        if len(rows) == 2:
+            out.append(ratings.Result(rows[0].version_id, rows[1].version_id,
+                                      match.rated_score, match.games_per_match))
+            continue
+        ups = {s.version_id: match.ups[s.letter] for s in rows} if match.ups else None
+        out.append(ratings.MultiResult({s.version_id: s.points for s in rows},
+                                       match.games_per_match, ups))
+    return out
 
 
 def _recount(ladder: Ladder) -> Pairs:
@@ -150,7 +158,8 @@ def _executor() -> MigrationExecutor:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_fills_the_tallies_of_a_populated_database(
-        make_builtin: Callable[..., Any], make_sm_builtin: Callable[..., Any]) -> None:
+        make_builtin: Callable[..., Any], make_sm_builtin: Callable[..., Any],
+        match_made: Callable[..., Match]) -> None:
     """Matches finished before the table existed: migrating to it tallies each ladder's rated
     results, from the matches, and nothing else."""
     kaiser = Ladder.objects.create(name="Old ladder", slug="old", games_per_match=4)
@@ -161,19 +170,16 @@ def test_the_migration_fills_the_tallies_of_a_populated_database(
     made = [((k[0], k[1]), {"score": 0.75}), ((k[1], k[0]), {"score": 1.0}),
             ((k[2], k[0]), {"score": 0.0}), ((k[1], k[2]), {"score": 0.5, "rated": False}),
             ((k[1], k[2]), {"score": None, "status": Match.Status.QUEUED}),
-            ((s[0], s[1], s[2]), {"points": {"A": 2.5, "B": 0.5, "C": 0.0}}),
-            ((s[2], s[1], s[0]), {"points": {"A": 0.0, "B": 0.0, "C": 3.0}})]
+            ((s[0], s[1], s[2]), {"points": [2.5, 0.5, 0.0]}),
+            ((s[2], s[1], s[0]), {"points": [0.0, 0.0, 3.0]})]
     executor = _executor()
     try:
         executor.migrate([("ladder", "0005_board_indexes")])
         for versions, fields in made:
-            three = len(versions) == 3
-            Match.objects.create(
-                kind=Match.Kind.LADDER, ladder=sm if three else kaiser, game=(
-                    "sergeant-major" if three else "kaiser"), version_a=versions[0],
-                version_b=versions[1], version_c=versions[2] if three else None, seed="s",
-                games_per_match=3 if three else 4,
-                **{"status": Match.Status.FINISHED, "rated": True, "score": 0.5, **fields})
+            match_made(versions, conditions=sm if len(versions) == 3 else kaiser,
+                       ladder=sm if len(versions) == 3 else kaiser,
+                       **{"status": Match.Status.FINISHED, "rated": True, "score": 0.5,
+                          **fields})
     finally:
         executor = _executor()
         executor.migrate(executor.loader.graph.leaf_nodes())
