@@ -74,6 +74,7 @@ def finish_queued(tournament_id: int, replays: list[tuple[bytes, int, float, int
     from django.utils import timezone
 
     from matches.models import Match
+    from matches.services import match_sides_result
     from tournaments import services
     from tournaments.models import Tournament
 
@@ -94,6 +95,7 @@ def finish_queued(tournament_id: int, replays: list[tuple[bytes, int, float, int
                 status=Match.Status.FINISHED, score=score, games_a=ga, games_b=gb,
                 replay_gz=gz, replay_size=size, started=now, finished=now, play_ms=100,
                 attempts=1)
+            match_sides_result(match_id=match.pk, games={"A": ga, "B": gb})  # the sides' rows
             services.tournament_advance(tournament_id=tournament_id)
         if stop_round is not None and tournament.current_round >= stop_round:
             return

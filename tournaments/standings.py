@@ -9,7 +9,9 @@ imports nothing of Django (tests/architecture/test_tournament_standings.py)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import NamedTuple
 
 from tournaments import triples
 
@@ -18,10 +20,10 @@ ROUND_ROBIN, SWISS, KNOCKOUT = "round_robin", "swiss", "knockout"
 UNSEEDED = 10**6  # sorts after every seed
 
 
-@dataclass(frozen=True)
-class SideRow:
+class SideRow(NamedTuple):
     """One side of a match (a MatchSide): its version, games won, points (where the game
-    scores sides, or a walkover's share of the games) and fault."""
+    scores sides, or a walkover's share of the games) and fault. A tuple: a page reads
+    hundreds."""
 
     version_id: int
     games: int | None = None
@@ -29,7 +31,7 @@ class SideRow:
     fault: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass  # (not frozen: a frozen dataclass's init costs a page hundreds of setattr calls)
 class MatchRow:
     """One match of a tournament as the standings read it. `ended`: it counts in the table
     (finished, walkover, void or failed); `played`: it was played to its end (a replay holds
@@ -47,6 +49,11 @@ class MatchRow:
     @property
     def versions(self) -> list[int]:
         return [side.version_id for side in self.sides]
+
+    @cached_property
+    def shares(self) -> list[float]:
+        """shares(self), worked out once (a page asks for each cell, each side)."""
+        return _shares(self)
 
 
 @dataclass
@@ -71,6 +78,11 @@ class TableRow:
 
 
 def shares(match: MatchRow) -> list[float]:
+    """Each side's share of the match (MatchRow.shares, worked out once)."""
+    return match.shares
+
+
+def _shares(match: MatchRow) -> list[float]:
     """Each side's share of the match, adding up to 1: of its points where the sides have
     points, else of the games (A's is `score`, two sides); even for a match without a result
     (void, failed)."""
@@ -98,9 +110,9 @@ def table(entrants: Sequence[TableRow], matches: Sequence[MatchRow], byes: Seque
           bye_points: float) -> list[TableRow]:
     """The standings: match points (a bye `bye_points`), then Buchholz (the points of the
     opponents met), then games won, then seed. A win is a match topped alone, a draw one
-    topped jointly. `entrants`: fresh rows (the table fills them); `byes`: the version of
-    each bye."""
-    rows = {row.version_id: row for row in entrants}
+    topped jointly. `entrants`: the entrants' rows (the table fills copies); `byes`: the
+    version of each bye."""
+    rows = {row.version_id: replace(row, opponents=[]) for row in entrants}
     for match in matches:
         if match.ended:
             _tally(rows, match)
