@@ -75,6 +75,8 @@ def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: 
         if message:
             problems.setdefault(field, []).append(message)
 
+    if problem := _not_offered(game):
+        return {"game": [problem]}
     least = min_entrants(game)
     if entry_deadline is None and len(versions) < least:
         add("entrants", f"a {_title(game)} tournament needs at least {_COUNT[least]} entrants")
@@ -93,6 +95,16 @@ def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: 
 
 
 _COUNT = {2: "two", 3: "three"}
+# The formats pair two players a match, or group three (tournaments.triples).
+PLAYERS_OFFERED = (2, 3)
+
+
+def _not_offered(game: str) -> str | None:
+    players = game_players(game)
+    if players in PLAYERS_OFFERED:
+        return None
+    return (f"tournaments of {_title(game)} are not offered: their formats play matches of two "
+            f"or of three players, and a {_title(game)} match has {players}")
 
 
 def _title(game: str) -> str:
