@@ -409,7 +409,8 @@ def test_the_admin_takes_entrants_without_seeds_and_offers_the_rule_presets(
     versions = [make_builtin(n) for n in ("p1", "p2", "p3")]
     data = {"name": "Admin cup", "format": "knockout", "rounds": 1, "rules": "official",
             "games_per_match": 2, "move_ms": 1000, "bank_ms": 10000, "startup_ms": 5000,
-            "strict_ms": 0, "current_round": 0, "entrants-TOTAL_FORMS": 3, "entrants-INITIAL_FORMS": 0,
+            "strict_ms": 0, "current_round": 0, "entrants-TOTAL_FORMS": 3,
+            "entrants-INITIAL_FORMS": 0,
             "entrants-MIN_NUM_FORMS": 0, "entrants-MAX_NUM_FORMS": 1000,
             "byes-TOTAL_FORMS": 0, "byes-INITIAL_FORMS": 0}
     for i, version in enumerate(versions):
