@@ -307,7 +307,8 @@ def _match_make(tournament: Tournament, number: int, versions: Sequence[BotVersi
     them withdrew (its bot retired), never played."""
     match = match_create(versions=versions, kind=Match.Kind.TOURNAMENT, conditions=tournament,
                          tournament=tournament, round=number, rated=False, position=position)
-    match_walkover(match_id=match.pk, withdrawn=withdrawn)
+    if withdrawn:
+        match_walkover(match_id=match.pk, withdrawn=withdrawn)
     return match
 
 
