@@ -469,11 +469,11 @@ def match_walkover(*, match_id: int, withdrawn: Collection[int],
     total = float(Match.objects.values_list("games_per_match", flat=True).get(pk=match_id))
     share = {side.letter: 1 / len(staying) if side in staying else 0.0 for side in sides}
     with transaction.atomic():
+        # The result is on the sides (the match's own columns of sides are going: issue 42).
         if not Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
                 status=Match.Status.WALKOVER, finished=timezone.now(), score=share["A"],
-                points={k: v * total for k, v in share.items()} if len(sides) > 2 else None,
-                forfeit_player=out[0].letter, forfeit_reason=reason, lease_token="",
-                lease_expires=None, error=f"walkover: side {out[0].letter} {reason}"):
+                lease_token="", lease_expires=None,
+                error=f"walkover: side {out[0].letter} {reason}"):
             return False
         for side in sides:
             side.points, side.fault = share[side.letter] * total, reason if side in out else ""
