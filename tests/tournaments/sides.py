@@ -51,8 +51,7 @@ def match_made(players: Sequence[BotVersion], *, conditions: Any, kind: str = "l
                         ladder=fields.pop("ladder", None), rated=fields.pop("rated", False))
     letters = [side.letter for side in sides(made)]
     Match.objects.filter(pk=made.pk).update(
-        status=status, score=score, finished=fields.pop("finished", timezone.now()),
-        forfeit_player=fault[0], forfeit_reason=fault[1], **fields)
+        status=status, score=score, finished=fields.pop("finished", timezone.now()), **fields)
     match_sides_result(match_id=made.pk,
                        games=dict(zip(letters, won, strict=True)) if won else None,
                        points=dict(zip(letters, points, strict=True)) if points else None,
@@ -75,4 +74,7 @@ def side_columns_while_kept(match_id: int) -> None:
     points = {s.letter: s.points for s in sides(match_id) if s.points is not None}
     if len(points) > 2 and "points" in columns:
         values["points"] = points
+    at_fault = next(((s.letter, s.fault) for s in sides(match_id) if s.fault), None)
+    if at_fault and "forfeit_reason" in columns:
+        values["forfeit_player"], values["forfeit_reason"] = at_fault
     Match.objects.filter(pk=match_id).update(**values)
