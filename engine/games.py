@@ -149,6 +149,12 @@ class Game(Protocol):
         """The boards of a match's replay, each deal's tables side by side with the swing
         (the format of engine/kaiser/boards.py); None for a game without boards."""
 
+    def match_tiebreak(self, replay: dict[str, Any]) -> dict[str, float]:
+        """Each side's figure, by letter, that orders the sides of a match whose shares are
+        equal (a knockout's tie-break, before the better seed), from its replay: more is
+        better (Kaiser: game points; Sergeant Major: ups). {} for a game without one
+        (PackagedGame's default)."""
+
     def stats_empty(self) -> dict[str, Any]:
         """A side's statistics of play before any match: a dict of counts (totals are sums),
         with "matches", "games" ({"won", "lost", "drawn"}) and "faults" ({reason: n}); the
@@ -374,6 +380,9 @@ class PackagedGame:
         if not getattr(self, "has_boards", False):
             return None
         return self._part("boards").board_comparison(replay)  # type: ignore[no-any-return]
+
+    def match_tiebreak(self, replay: dict[str, Any]) -> dict[str, float]:
+        return {}
 
     def stats_empty(self) -> dict[str, Any]:
         return self._part("stats").empty()  # type: ignore[no-any-return]

@@ -121,6 +121,9 @@ class Match(PlayConditions):
         FINISHED = "finished"
         FAILED = "failed"  # our own bug, not retried; never scored
         VOID = "void"  # retry budget spent or cancelled; never scored
+        # Never played, yet scored: the sides still in win it, those who withdrew lose it
+        # (matches.services.match_walkover; each side's share and fault on its MatchSide).
+        WALKOVER = "walkover"
 
     class Kind(models.TextChoices):
         LADDER = "ladder"

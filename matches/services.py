@@ -14,7 +14,7 @@ import logging
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -68,7 +68,7 @@ RUN_MATCH = "matches.tasks.run_match"
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
-DONE = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.VOID)
+DONE = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.VOID, Match.Status.WALKOVER)
 
 
 STDERR_MAX = 64 * 1024
@@ -640,3 +640,32 @@ def _key_in_use(match_id: int, key: str) -> bool:
         return False
     moving = Match.objects.filter(pk=match_id, replay_gz__isnull=False).exists()
     return key in (row["replay_key"], row["times_key"]) or row["status"] in OPEN or moving
+
+
+def match_walkover(*, match_id: int, withdrawn: Collection[int],
+                   reason: str = "withdrawn") -> bool:
+    """A queued match that will never be played, because the versions `withdrawn` left (a
+    tournament's entrant whose bot was retired): a walkover, scored without a replay. The
+    sides still in share the match (two sides: the one left wins it), those who left get
+    nothing and `reason` as their fault; if all left, all share it. Each side's points are
+    its share of the match's games. False if the match is no longer queued or no side left.
+    A tournament advances itself after (no match_ended: it makes walkovers while advancing)."""
+    sides = list(MatchSide.objects.filter(match_id=match_id).order_by("order"))
+    out = [side for side in sides if side.version_id in withdrawn]
+    if not out:
+        return False
+    staying = [side for side in sides if side not in out] or sides
+    total = float(Match.objects.values_list("games_per_match", flat=True).get(pk=match_id))
+    share = {side.letter: 1 / len(staying) if side in staying else 0.0 for side in sides}
+    with transaction.atomic():
+        # The result is on the sides (the match's own columns of sides are going: issue 42).
+        if not Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
+                status=Match.Status.WALKOVER, finished=timezone.now(), score=share["A"],
+                lease_token="", lease_expires=None,
+                error=f"walkover: side {out[0].letter} {reason}"):
+            return False
+        for side in sides:
+            side.points, side.fault = share[side.letter] * total, reason if side in out else ""
+        MatchSide.objects.bulk_update(sides, ["points", "fault"])
+    matches_pages_changed([match_id])
+    return True

@@ -25,8 +25,9 @@ from engine.players import strict_ms_error
 from ladder.api import active_version
 from ladder.models import Ladder
 from matches.models import conditions_errors
-from tournaments import selectors, services
+from tournaments import page, selectors, services
 from tournaments.models import Tournament
+from tournaments.standings import TableRow
 
 
 class StandingSerializer(serializers.Serializer):
@@ -60,7 +61,7 @@ def _standing_fields() -> tuple[tuple[str, str, Any], ...]:
                  for name, field in StandingSerializer().fields.items())
 
 
-def standings_data(rows: list[selectors.TableRow]) -> list[dict[str, Any]]:
+def standings_data(rows: list[TableRow]) -> list[dict[str, Any]]:
     """StandingSerializer(rows, many=True).data, the same dicts, without DRF's machinery per
     field (a 64-bot table: 3 ms of the tournament's API answer). The serializer stays what
     the schema shows; tests/tournaments/test_api.py holds the two equal."""
@@ -240,9 +241,7 @@ class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                            "every match", responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])
     def results(self, request: Request, pk: str | None = None) -> Response:
-        from tournaments.selectors import tournament_results
-
-        return Response(tournament_results(tournament=self.get_object()))
+        return Response(page.tournament_results(tournament=self.get_object()))
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.action == "create":

@@ -1,7 +1,7 @@
 """Tournaments: a format (round robin, Swiss, knockout), its entrants, byes and rounds.
 
-Its matches are matches.Match rows with `tournament` set; standings are read from them
-(tournaments.selectors).
+Its matches are matches.Match rows with `tournament` set; standings are worked out from them
+(tournaments.standings, read by tournaments.selectors).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from django.db import models
 
 from bots.models import game_players
 from matches.models import PlayConditions
+from tournaments import standings
 
 
 def bye_points(game: str) -> float:
@@ -27,9 +28,9 @@ def min_entrants(game: str) -> int:
 
 class Tournament(PlayConditions):
     class Format(models.TextChoices):
-        ROUND_ROBIN = "round_robin", "round robin"
-        SWISS = "swiss", "Swiss"
-        KNOCKOUT = "knockout", "knockout"
+        ROUND_ROBIN = standings.ROUND_ROBIN, "round robin"
+        SWISS = standings.SWISS, "Swiss"
+        KNOCKOUT = standings.KNOCKOUT, "knockout"
 
     class Status(models.TextChoices):
         DRAFT = "draft"

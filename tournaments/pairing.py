@@ -62,7 +62,7 @@ def _swiss_search(
 def swiss_round(
     *,
     standings: Sequence[Standing],
-    played: Iterable[tuple[Hashable, Hashable]] = (),
+    played: Iterable[Sequence[Hashable]] = (),
     had_bye: Iterable[Hashable] = (),
 ) -> tuple[list[tuple[Hashable, Hashable]], Hashable | None]:
     """One Swiss round: (pairs, bye). Ordered by points then rating; neighbours meet, no

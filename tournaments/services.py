@@ -4,23 +4,24 @@ transaction that ends a match) and finishing them, and withdrawing a retired bot
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion, default_game, game_players
+from engine.games import get_game
 from kaiser_site.page_cache import pages_changed
 from ladder import ratings
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
-from matches.services import OPEN, match_create, match_sides_result
-from tournaments import pairing, triples
+from matches.services import OPEN, match_create, match_walkover
+from tournaments import pairing, selectors, triples
 from tournaments.models import (
     Tournament,
     TournamentBye,
@@ -74,6 +75,8 @@ def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: 
         if message:
             problems.setdefault(field, []).append(message)
 
+    if problem := _not_offered(game):
+        return {"game": [problem]}
     least = min_entrants(game)
     if entry_deadline is None and len(versions) < least:
         add("entrants", f"a {_title(game)} tournament needs at least {_COUNT[least]} entrants")
@@ -92,11 +95,19 @@ def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: 
 
 
 _COUNT = {2: "two", 3: "three"}
+# The formats pair two players a match, or group three (tournaments.triples).
+PLAYERS_OFFERED = (2, 3)
+
+
+def _not_offered(game: str) -> str | None:
+    players = game_players(game)
+    if players in PLAYERS_OFFERED:
+        return None
+    return (f"tournaments of {_title(game)} are not offered: their formats play matches of two "
+            f"or of three players, and a {_title(game)} match has {players}")
 
 
 def _title(game: str) -> str:
-    from engine.games import get_game
-
     return str(get_game(game).title)
 
 
@@ -281,11 +292,8 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
 
 def _round_create(tournament: Tournament, number: int, pairs: Sequence[tuple[Any, Any]]) -> None:
     withdrawn = _withdrawn_ids(tournament)
-    for a, b in pairs:
-        match = match_create(versions=[a, b], kind=Match.Kind.TOURNAMENT,
-                             conditions=tournament, tournament=tournament, round=number,
-                             rated=False)
-        _walkover_if_withdrawn(match, withdrawn)
+    for pair in pairs:
+        _match_make(tournament, number, pair, withdrawn=withdrawn)
 
 
 def _withdrawn_ids(tournament: Tournament) -> set[int]:
@@ -293,22 +301,15 @@ def _withdrawn_ids(tournament: Tournament) -> set[int]:
                .values_list("version_id", flat=True))
 
 
-def _walkover_if_withdrawn(match: Match, withdrawn: set[int]) -> None:
-    """A match of an entrant that withdrew (its bot retired) is never played: the other side
-    wins it. Stored as a void match with the score and the withdrawal as its fault."""
-    if match.version_c_id is not None:
-        _walkover_three(match, withdrawn)
-        return
-    loser = next((v for v in (match.version_a_id, match.version_b_id) if v in withdrawn), None)
-    if loser is None:
-        return
-    side = "A" if loser == match.version_a_id else "B"
-    walked = Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
-        status=Match.Status.VOID, finished=timezone.now(), score=0.0 if side == "A" else 1.0,
-        forfeit_player=side, forfeit_reason="withdrawn", lease_token="", lease_expires=None,
-        error="walkover: the bot was retired during the tournament")
-    if walked:
-        match_sides_result(match_id=match.pk, fault=(side, "withdrawn"))
+def _match_make(tournament: Tournament, number: int, versions: Sequence[BotVersion],
+                position: int | None = None, withdrawn: Collection[int] = ()) -> Match:
+    """One match of the tournament, its players in side order; a walkover at once if one of
+    them withdrew (its bot retired), never played."""
+    match = match_create(versions=versions, kind=Match.Kind.TOURNAMENT, conditions=tournament,
+                         tournament=tournament, round=number, rated=False, position=position)
+    if withdrawn:
+        match_walkover(match_id=match.pk, withdrawn=withdrawn)
+    return match
 
 
 def tournament_entries_withdraw(*, bot_id: int) -> int:
@@ -326,27 +327,24 @@ def tournament_entries_withdraw(*, bot_id: int) -> int:
         with transaction.atomic():
             Tournament.objects.select_for_update().filter(pk=tournament_id).first()
             TournamentEntrant.objects.filter(pk=entrant_id).update(withdrawn=timezone.now())
-            queued = Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED
-                                          ).filter(Q(version_a_id__in=versions)
-                                                   | Q(version_b_id__in=versions)
-                                                   | Q(version_c_id__in=versions))
-            for match in queued:
-                _walkover_if_withdrawn(match, set(versions))
+            queued = Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED,
+                                          sides__version_id__in=versions).distinct()
+            for match_id in queued.values_list("pk", flat=True):
+                match_walkover(match_id=match_id, withdrawn=set(versions))
             tournament_advance(tournament_id=tournament_id)
     return len(running)
 
 
 def _swiss_round_create(tournament: Tournament, number: int) -> bool:
-    from tournaments.selectors import tournament_table
-
     withdrawn = _withdrawn_ids(tournament)
-    table = [r for r in tournament_table(tournament=tournament) if r.version_id not in withdrawn]
+    table = [r for r in selectors.tournament_table(tournament=tournament)
+             if r.version_id not in withdrawn]
     versions = {e.version_id: e.version for e in tournament.entrants.select_related("version")}
-    played = tournament.matches.values_list("version_a_id", "version_b_id")
+    played = selectors.tournament_groups(tournament=tournament)
     had_bye = tournament.byes.values_list("version_id", flat=True)
     pairs, bye = pairing.swiss_round(
         standings=[pairing.Standing(r.version_id, r.points, -r.seed) for r in table],
-        played=list(played), had_bye=list(had_bye),
+        played=played, had_bye=list(had_bye),
     )
     if not pairs:
         return False
@@ -361,10 +359,7 @@ def _knockout_round_create(
 ) -> None:
     for position, (a, b) in enumerate(pairs):
         if a is not None and b is not None:
-            match = match_create(versions=[a, b], kind=Match.Kind.TOURNAMENT,
-                                 conditions=tournament, tournament=tournament, round=number,
-                                 rated=False, position=position)
-            _walkover_if_withdrawn(match, _withdrawn_ids(tournament))
+            _match_make(tournament, number, (a, b), position, _withdrawn_ids(tournament))
         elif a is not None or b is not None:
             TournamentBye.objects.create(tournament=tournament, round=number,
                                          version=a if a is not None else b, position=position)
@@ -399,10 +394,8 @@ def _next_round(tournament: Tournament) -> bool:
 
 
 def _knockout_advance(tournament: Tournament) -> bool:
-    from tournaments.selectors import knockout_round_results
-
     number = tournament.current_round
-    results = knockout_round_results(tournament=tournament, round=number)
+    results = selectors.knockout_round_results(tournament=tournament, round=number)
     for loser in (r.loser for r in results if r.loser is not None):
         TournamentEntrant.objects.filter(tournament=tournament, version_id=loser).update(
             eliminated_round=number)
@@ -416,9 +409,7 @@ def _knockout_advance(tournament: Tournament) -> bool:
 
 
 def _tournament_finish(tournament: Tournament) -> None:
-    from tournaments.selectors import tournament_ranking
-
-    for rank, version_id in enumerate(tournament_ranking(tournament=tournament), start=1):
+    for rank, version_id in enumerate(selectors.tournament_ranking(tournament=tournament), start=1):
         TournamentEntrant.objects.filter(tournament=tournament, version_id=version_id).update(
             final_rank=rank)
     Tournament.objects.filter(pk=tournament.pk).update(
@@ -443,42 +434,19 @@ def _three_start(tournament: Tournament, seeds: list[BotVersion]) -> None:
 def _triples_create(tournament: Tournament, number: int, round_triples: Sequence[Any],
                     positions: Sequence[int | None] | None = None) -> None:
     withdrawn = _withdrawn_ids(tournament)
-    for i, (a, b, c) in enumerate(round_triples):
-        match = match_create(versions=[a, b, c], kind=Match.Kind.TOURNAMENT,
-                             conditions=tournament, tournament=tournament, round=number,
-                             rated=False, position=positions[i] if positions else None)
-        _walkover_three(match, withdrawn)
-
-
-def _walkover_three(match: Match, withdrawn: set[int]) -> None:
-    """A match of three with withdrawn entrants is not played: the others share its points
-    (as the game shares a game lost by a fault), all three share them if all withdrew. Stored
-    as a void match with the points, and the first withdrawn side as its fault."""
-    sides = dict(zip("ABC", match.version_ids, strict=True))
-    out = [side for side, v in sides.items() if v in withdrawn]
-    if not out:
-        return
-    staying = [side for side in sides if side not in out] or list(sides)
-    total = float(match.games_per_match)
-    points = {side: total / len(staying) if side in staying else 0.0 for side in sides}
-    walked = Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
-        status=Match.Status.VOID, finished=timezone.now(), score=points["A"] / total,
-        points=points, forfeit_player=out[0], forfeit_reason="withdrawn", lease_token="",
-        lease_expires=None, error="walkover: the bot was retired during the tournament")
-    if walked:
-        match_sides_result(match_id=match.pk, points=points, fault=(out[0], "withdrawn"))
+    for i, group in enumerate(round_triples):
+        _match_make(tournament, number, group, positions[i] if positions else None, withdrawn)
 
 
 def _three_swiss_round_create(tournament: Tournament, number: int) -> bool:
-    from tournaments.selectors import tournament_table
-
     withdrawn = _withdrawn_ids(tournament)
-    table = [r for r in tournament_table(tournament=tournament) if r.version_id not in withdrawn]
+    table = [r for r in selectors.tournament_table(tournament=tournament)
+             if r.version_id not in withdrawn]
     versions = {e.version_id: e.version for e in tournament.entrants.select_related("version")}
-    played = tournament.matches.values_list("version_a_id", "version_b_id", "version_c_id")
+    played = selectors.tournament_groups(tournament=tournament)
     round_triples, byes = triples.swiss_triples(
         standings=[triples.Standing(r.version_id, r.points, -(r.seed or 0)) for r in table],
-        played=list(played), had_bye=list(tournament.byes.values_list("version_id", flat=True)),
+        played=played, had_bye=list(tournament.byes.values_list("version_id", flat=True)),
     )
     if not round_triples:
         return False
@@ -505,10 +473,8 @@ def _three_knockout_round_create(tournament: Tournament, number: int,
 
 
 def _three_knockout_advance(tournament: Tournament) -> bool:
-    from tournaments.selectors import three_knockout_round_results
-
     number = tournament.current_round
-    through, out = three_knockout_round_results(tournament=tournament, round=number)
+    through, out = selectors.groups_round_results(tournament=tournament, round=number)
     TournamentEntrant.objects.filter(tournament=tournament, version_id__in=out).update(
         eliminated_round=number)
     if len(through) < 2:

@@ -304,20 +304,6 @@ def knockout_plan(n: int) -> list[list[Group]]:
     return rounds
 
 
-@dataclass(frozen=True, slots=True)
-class GroupResult:
-    key: Hashable
-    points: float
-    ups: int
-    seed: int
-
-
-def group_order(results: Sequence[GroupResult]) -> list[Hashable]:
-    """A knockout group's players, first first: most points, then most ups, then the better
-    (smaller) seed."""
-    return [r.key for r in sorted(results, key=lambda r: (-r.points, -r.ups, r.seed))]
-
-
 def rounds_total(n: int) -> int:
     """How many triples all triples of a field of n make (for progress and docs)."""
     return comb(n, 3)

@@ -24,8 +24,8 @@ from bots.models import Bot
 from bots.selectors import bot_active_version
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
+from tournaments import page, services
 from tournaments import selectors as tournament_selectors
-from tournaments import services
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
 
@@ -80,7 +80,7 @@ def _body_html(tournament: Tournament, state: tournament_selectors.PageState) ->
 def tournament_body_html(tournament: Tournament) -> SafeString:
     """The crosstable, standings and bracket of `tournament`, rendered now."""
     return fragments.fragment("tournaments/tournament_body.html", {
-        "t": tournament, "view": tournament_selectors.tournament_view(tournament=tournament),
+        "t": tournament, "view": page.tournament_view(tournament=tournament),
         "knockout": tournament.format == Tournament.Format.KNOCKOUT,
         "three": tournament.players > 2,
         "finished": tournament.status == Tournament.Status.FINISHED, "links": fragments.Links(),
@@ -163,7 +163,7 @@ def tournament_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
 
 def tournament_results_json(request: HttpRequest, pk: int) -> JsonResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
-    body = tournament_selectors.tournament_results(tournament=tournament)
+    body = page.tournament_results(tournament=tournament)
     response = JsonResponse(body, encoder=DjangoJSONEncoder, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="tournament-{pk}.json"'
     return response
@@ -172,9 +172,9 @@ def tournament_results_json(request: HttpRequest, pk: int) -> JsonResponse:
 def tournament_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The standings (the final ranking once finished), one bot a row."""
     tournament = get_object_or_404(Tournament, pk=pk)
-    rows = tournament_selectors.tournament_results(tournament=tournament)["standings"]
+    rows = page.tournament_results(tournament=tournament)["standings"]
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=tournament_selectors.RESULT_COLUMNS,
+    writer = csv.DictWriter(out, fieldnames=page.RESULT_COLUMNS,
                             extrasaction="ignore")  # the JSON's ids stay out of the sheet
     writer.writeheader()
     for row in rows:

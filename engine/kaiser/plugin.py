@@ -81,6 +81,15 @@ class Kaiser(PackagedGame):
                          time=time, on_progress=on_progress)
 
     # --- replays -----------------------------------------------------------------------------
+    def match_tiebreak(self, replay: dict[str, Any]) -> dict[str, float]:
+        """Each side's game points over the match's games (whichever team it sat as)."""
+        points = dict.fromkeys(self.sides, 0.0)
+        for game in replay.get("games", []):
+            teams = ("A", "B") if game["seats"][0] == "A" else ("B", "A")
+            for side, score in zip(teams, game["result"]["score"], strict=True):
+                points[side] += score
+        return points
+
     def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
                   games: int | None = None) -> dict[str, Any]:
         from engine.kaiser.dealfile import deal_file

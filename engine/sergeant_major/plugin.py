@@ -62,6 +62,11 @@ class SergeantMajor(PackagedGame):
     # person gives or gets).
     person_hidden: frozenset[str] = frozenset({"discard", "give", "return"})
 
+    def match_tiebreak(self, replay: dict[str, Any]) -> dict[str, float]:
+        """Each side's ups over the match's hands, as its replay's result holds them."""
+        ups = replay.get("result", {}).get("ups") or {}
+        return {side: float(ups[side]) for side in self.sides if side in ups}
+
     def winner_of_seat(self, seat: int) -> int:
         return seat  # each seat plays for itself
 

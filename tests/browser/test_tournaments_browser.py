@@ -21,11 +21,10 @@ from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_builtin_add
 from ladder import services as ladder_services
 from matches.models import Match
 from tests.browser import test_browser
-from tests.tournaments import test_worker
+from tests.tournaments import sides, test_worker
 from tournaments import services
 from tournaments.models import Tournament, TournamentBye
 from tournaments.tasks import tournaments_start_due
@@ -55,7 +54,11 @@ def _user(name: str, *, staff: bool = False) -> User:
 
 
 def _bot(owner: User, name: str, spec: str = "builtin:greedy") -> BotVersion:
-    return bot_builtin_add(bot=Bot.objects.create(owner=owner, name=name), spec=spec)
+    """A bot of `owner` whose first version is the built-in player `spec`, active at once."""
+    return BotVersion.objects.create(
+        bot=Bot.objects.create(owner=owner, name=name), number=1, kind=BotVersion.Kind.BUILTIN,
+        builtin=spec, status=BotVersion.Status.ACTIVE, reason="built-in player",
+        checked=timezone.now())
 
 
 def log_in(page: Page, base: str, username: str) -> None:
@@ -114,9 +117,9 @@ def _points_from_rows(tournament: Tournament) -> dict[str, dict[str, float]]:
     rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     met: dict[str, list[str]] = defaultdict(list)
     for m in tournament.matches.all():
-        a, b = _name(m.version_a_id), _name(m.version_b_id)
-        share = 1.0 if m.games_a > m.games_b else 0.0 if m.games_a < m.games_b else 0.5
-        for me, other, mine, games in ((a, b, share, m.games_a), (b, a, 1 - share, m.games_b)):
+        (a, won_a), (b, won_b) = ((_name(s.version_id), s.games) for s in sides.sides(m))
+        share = 1.0 if won_a > won_b else 0.0 if won_a < won_b else 0.5
+        for me, other, mine, games in ((a, b, share, won_a), (b, a, 1 - share, won_b)):
             rows[me]["points"] += mine
             rows[me]["games"] += games
             rows[me]["W" if mine == 1 else "L" if mine == 0 else "D"] += 1
@@ -195,12 +198,11 @@ def test_staff_run_a_round_robin_of_six_and_the_crosstable_matches_the_database(
     for cell in cells:
         by_match[cell["href"]].append(cell)
     for m in tournament.matches.all():
-        a, b = _name(m.version_a_id), _name(m.version_b_id)
+        (a, won_a), (b, won_b) = ((_name(s.version_id), s.games) for s in sides.sides(m))
         seen = {(c["row"], c["col"]): c for c in by_match[f"/matches/{m.pk}/"]}
-        assert seen[(a, b)]["text"] == f"{m.games_a}–{m.games_b}"
-        assert seen[(b, a)]["text"] == f"{m.games_b}–{m.games_a}"
-        outcome = "x-won" if m.games_a > m.games_b else "x-lost" if m.games_a < m.games_b \
-            else "x-drawn"
+        assert seen[(a, b)]["text"] == f"{won_a}–{won_b}"
+        assert seen[(b, a)]["text"] == f"{won_b}–{won_a}"
+        outcome = "x-won" if won_a > won_b else "x-lost" if won_a < won_b else "x-drawn"
         assert seen[(a, b)]["outcome"] == outcome
     check_standings(page, tournament)
 
@@ -241,7 +243,7 @@ def test_staff_run_a_knockout_of_five_and_the_bracket_matches_the_database(
 
     columns = page.evaluate(BRACKET)
     assert [(c["round"], c["title"], len(c["bouts"])) for c in columns] == [
-        (1, "Round 1", 4), (2, "Semi-finals", 2), (3, "Final", 1)]
+        (1, "Quarter-finals", 4), (2, "Semi-finals", 2), (3, "Final", 1)]
     byes = set(TournamentBye.objects.filter(tournament=tournament, round=1)
                .values_list("version_id", flat=True))
     assert {b["bye"] for b in columns[0]["bouts"] if b["bye"]} == byes
@@ -253,13 +255,11 @@ def test_staff_run_a_knockout_of_five_and_the_bracket_matches_the_database(
     for m in stored:
         number, bout = shown[m.pk]
         assert number == m.round
-        a, b = bout["sides"]
-        assert (a["version"], a["games"]) == (m.version_a_id, m.games_a)
-        assert (b["version"], b["games"]) == (m.version_b_id, m.games_b)
-        loser = m.version_a_id if out_in[m.version_a_id] == m.round else m.version_b_id
-        assert out_in[loser] == m.round
+        stored_sides = [(s.version_id, s.games) for s in sides.sides(m)]
+        assert [(s["version"], s["games"]) for s in bout["sides"]] == stored_sides
+        (loser,) = [v for v, _ in stored_sides if out_in[v] == m.round]
         assert [s["version"] for s in bout["sides"] if s["winner"]] == [
-            m.version_b_id if loser == m.version_a_id else m.version_a_id]
+            v for v, _ in stored_sides if v != loser]
         assert f"/matches/{m.pk}/" in bout["links"]
         assert f"/matches/{m.pk}/#viewer" in bout["links"]
     check_standings(page, tournament)
@@ -331,7 +331,7 @@ def test_authors_enter_an_open_swiss_and_it_starts_at_the_deadline(
     tournament.refresh_from_db()
     assert tournament.matches.count() == 3 * 2 and tournament.byes.count() == 3
     check_standings(page, tournament)
-    pairs = [frozenset((m.version_a_id, m.version_b_id)) for m in tournament.matches.all()]
+    pairs = [frozenset(sides.versions(m)) for m in tournament.matches.all()]
     assert len(set(pairs)) == len(pairs)  # no rematches
     rounds = page.locator("#rounds .round")
     expect(rounds).to_have_count(3)

@@ -113,7 +113,7 @@ def test_a_walkover_gives_the_withdrawn_side_its_fault(make_builtin: Callable[..
     tournament = tournament_services.tournament_create(name="RR sides", format="round_robin",
                                                        versions=field)
     bot_retire(bot=field[3].bot)
-    walkovers = list(tournament.matches.filter(status=Match.Status.VOID))
+    walkovers = list(tournament.matches.filter(status=Match.Status.WALKOVER))
     assert walkovers
     for match in walkovers:
         faults = {s.version_id: s.fault for s in match.sides.all()}

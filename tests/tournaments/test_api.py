@@ -15,7 +15,8 @@ from accounts.services import user_token
 from engine.validate import validate_replay
 from ladder.models import Ladder, LadderEntry
 from matches import services
-from matches.models import Match
+from matches.models import Match, MatchSide
+from tests.tournaments import sides
 
 
 @pytest.fixture
@@ -30,7 +31,9 @@ def played(ladder, make_builtin, make_program, owner, play_queued):
         made.append(services.match_create(versions=[a, b], kind="ladder",
                                           conditions=ladder, ladder=ladder, rated=True))
     play_queued()
-    Match.objects.filter(pk=made[0].pk).update(stderr_a="g1 thinking", stderr_b="g2 log")
+    for order, text in enumerate(("g1 thinking", "g2 log")):
+        MatchSide.objects.filter(match=made[0], order=order).update(stderr=text)
+    sides.side_columns_while_kept(made[0].pk)
     return {"mine": mine, "g1": g1, "g2": g2, "matches": made}
 
 
@@ -106,13 +109,13 @@ def test_a_bots_stderr_is_shown_only_to_its_owner_and_staff(clients, played, hou
     match = played["matches"][0]
     for who in ("anon", "other", "owner"):  # g1 and g2 belong to the house user
         body = clients[who].get(f"/api/v1/matches/{match.pk}/").json()
-        assert body["stderr_a"] is None and body["stderr_b"] is None
+        assert [s["stderr"] for s in body["sides"]] == [None, None]
     staff = clients["staff"].get(f"/api/v1/matches/{match.pk}/").json()
-    assert (staff["stderr_a"], staff["stderr_b"]) == ("g1 thinking", "g2 log")
+    assert [s["stderr"] for s in staff["sides"]] == ["g1 thinking", "g2 log"]
     author = APIClient()
     author.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=house).key}")
     mine = author.get(f"/api/v1/matches/{match.pk}/").json()
-    assert (mine["stderr_a"], mine["stderr_b"]) == ("g1 thinking", "g2 log")
+    assert [s["stderr"] for s in mine["sides"]] == ["g1 thinking", "g2 log"]
 
 
 def test_replays_export_as_json_lines_filtered_by_bot_and_date(anon_client, played):
@@ -215,30 +218,35 @@ def test_the_standings_answer_is_what_the_standing_serializer_gives(
 @pytest.mark.parametrize("form", ["swiss", "knockout-running"])
 def test_the_tournament_read_is_what_the_orm_reads(clients, make_builtin, play_queued, form):
     """tournaments.selectors.tournament_read reads the page's rows in plain SQL: the same
-    entrants (a withdrawn one's flag), matches (a points JSON decoded) and byes, in the same
-    order, as the ORM's reads it replaced."""
+    entrants (a withdrawn one's flag), matches with their sides (MatchSide rows, their
+    points) and byes, in the same order, as the ORM reads them."""
     from django.utils import timezone
 
-    from matches.models import Match
+    from matches.models import MatchSide
     from tournaments import selectors
 
     # Five, an odd number: a bot sits each Swiss round out, and the knockout has byes.
     tournament = _tournament_of_five(clients, make_builtin, play_queued, form, ["builtin:random"])
     tournament.entrants.filter(seed=2).update(withdrawn=timezone.now())
     first = tournament.matches.order_by("id").first()
-    Match.objects.filter(pk=first.pk).update(points={"A": 1.5, "B": 0.5})
+    MatchSide.objects.filter(match=first, order=0).update(points=1.5)
 
     read = selectors.tournament_read(tournament=tournament)
-    assert read.entrants == [
+    assert [(r.version_id, r.name, r.bot_id, r.version_number, r.seed, r.eliminated_round,
+             r.final_rank, r.withdrawn) for r in read.entrants] == [
         (e["version_id"], e["version__bot__name"], e["version__bot_id"], e["version__number"],
          e["seed"], e["eliminated_round"], e["final_rank"], e["withdrawn"] is not None)
         for e in tournament.entrants.values(
             "version_id", "version__bot__name", "version__bot_id", "version__number", "seed",
             "eliminated_round", "final_rank", "withdrawn")]
-    assert [e[7] for e in read.entrants] == [False, True, False, False, False]
-    assert read.matches == list(tournament.matches.order_by("round", "position", "id")
-                                .values(*selectors.MATCH_FIELDS))
-    assert next(m for m in read.matches if m["id"] == first.pk)["points"] == {"A": 1.5, "B": 0.5}
+    assert [r.withdrawn for r in read.entrants] == [False, True, False, False, False]
+    assert [(m.id, m.round, m.position, m.status, m.score,
+             [(s.version_id, s.games, s.points, s.fault) for s in m.sides])
+            for m in read.matches] == [
+        (m.pk, m.round, m.position, m.status, m.score,
+         list(m.sides.order_by("order").values_list("version_id", "games", "points", "fault")))
+        for m in tournament.matches.order_by("round", "position", "id")]
+    assert next(m for m in read.matches if m.id == first.pk).sides[0].points == 1.5
     assert read.byes == list(tournament.byes.order_by("round", "position", "id")
                              .values_list("round", "position", "version_id"))
     assert read.byes, "five entrants: someone sits a round out"

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from bots.models import Bot, BotVersion
 from ladder.models import Ladder
 from matches.models import Match
-from matches.services import match_create, match_sides_result
+from matches.services import match_create
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ class World:
 
 @pytest.fixture
 def world(make_builtin: Callable[..., BotVersion], make_program: Callable[..., BotVersion],
-          owner: User) -> World:
+          owner: User, match_made: Callable[..., Match]) -> World:
     ladder = Ladder.objects.create(name="Filters", slug="filters")
     versions = {name: make_builtin(name) for name in ("alpha", "beta", "gamma")}
     versions["mybot"] = make_program("mybot", b"print()\n", owner=owner)
@@ -37,15 +37,14 @@ def world(make_builtin: Callable[..., BotVersion], make_program: Callable[..., B
              ("mybot", "beta", 1.0, ""), ("alpha", "gamma", None, ""), ("gamma", "mybot", None, "")]
     matches = []
     for a, b, score, fault in plays:
-        match = match_create(versions=[versions[a], versions[b]],
-                             kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder)
-        if score is not None:
-            Match.objects.filter(pk=match.pk).update(
-                status=Match.Status.FINISHED, score=score, finished=timezone.now())
-            match_sides_result(match_id=match.pk,
-                               games={"A": int(2 * score), "B": 2 - int(2 * score)},
-                               fault=(fault, "crash" if fault else ""))
-        matches.append(match)
+        players = [versions[a], versions[b]]
+        if score is None:
+            matches.append(match_create(versions=players, kind=Match.Kind.LADDER,
+                                        conditions=ladder, ladder=ladder))
+            continue
+        matches.append(match_made(players, conditions=ladder, ladder=ladder, score=score,
+                                  won=[int(2 * score), 2 - int(2 * score)],
+                                  fault=(fault, "crash" if fault else "")))
     return World(ladder, versions, matches)
 
 
@@ -139,8 +138,8 @@ def test_the_page_keeps_paging_and_the_api_its_page_size(world: World, client: C
     assert len(response.json()["results"]) == 2
 
 
-def test_the_version_filter_and_the_time_filters_are_shared(world: World, client: Client,
-                                             anon_client: APIClient) -> None:
+def test_the_version_filter_and_the_time_filters_are_shared(
+        world: World, client: Client, anon_client: APIClient) -> None:
     version = world.versions["mybot"].pk
     today = timezone.now().date().isoformat()
     for query, expected in ((f"version={version}", _ids(world, 3, 5)),

@@ -15,6 +15,7 @@ from ladder import services as ladder_services
 from ladder.models import LadderEntry, RatingChange
 from matches import services as match_services
 from matches.models import Match, MatchAttempt
+from tests.tournaments import sides
 from tournaments import services
 
 
@@ -35,7 +36,7 @@ def test_a_played_match_stores_a_valid_replay_and_moves_ratings_zero_sum(ladder,
     assert validate_replay(replay) == []
     assert replay["seed"] == match.seed
     assert match.score == replay["result"]["score"]
-    assert match.games_a + match.games_b <= 2
+    assert sum(sides.games(match)) <= 2
     a, b = (LadderEntry.objects.get(ladder=ladder, version=v) for v in (greedy, rnd))
     assert (a.games, b.games) == (1, 1)
     assert a.elo + b.elo == pytest.approx(3000.0)
@@ -110,7 +111,7 @@ def test_the_ladder_keeps_its_queue_at_depth_and_never_pairs_a_bot_with_itself(
         ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(3))
     matches = Match.objects.filter(ladder=ladder)
     assert matches.count() == 24
-    assert all(m.version_a.bot_id != m.version_b.bot_id for m in matches)
+    assert all(len({s.version.bot_id for s in sides.sides(m)}) == 2 for m in matches)
     games = sorted(LadderEntry.objects.filter(ladder=ladder).values_list("games", flat=True))
     assert sum(games) == 2 * 20 and games[-1] - games[0] <= 4
     stored = {e.version_id: e.elo for e in LadderEntry.objects.filter(ladder=ladder)}
@@ -120,13 +121,12 @@ def test_the_ladder_keeps_its_queue_at_depth_and_never_pairs_a_bot_with_itself(
     assert sum(stored.values()) == pytest.approx(1500.0 * 5)
 
 
-def test_a_new_version_replaces_the_old_one_on_the_ladder(ladder, make_builtin):
-    from bots.services import bot_builtin_add
-
+def test_a_new_version_replaces_the_old_one_on_the_ladder(ladder, make_builtin,
+                                                          builtin_version):
     old = make_builtin("evolving", "builtin:random")
     make_builtin("rival")
     ladder_services.ladder_schedule(ladder_id=ladder.pk, rng=random.Random(0))
-    new = bot_builtin_add(bot=old.bot, spec="builtin:greedy")
+    new = builtin_version(bot=old.bot)
     ladder_services.ladder_entries_sync(ladder=ladder)
     entries = dict(LadderEntry.objects.filter(ladder=ladder).values_list("version_id", "active"))
     assert entries[old.pk] is False and entries[new.pk] is True
@@ -153,7 +153,7 @@ def test_dispatch_is_fair_between_competitions_and_caps_each_bot(ladder, make_bu
     assert len(sent) == 3
     sent_matches = Match.objects.filter(pk__in=sent)
     assert {m.kind for m in sent_matches} == {"ladder", "tournament"}
-    assert sum(slow.pk in (m.version_a_id, m.version_b_id) for m in sent_matches) <= 2
+    assert sum(slow.pk in sides.versions(m) for m in sent_matches) <= 2
     assert match_services.matches_dispatch() == []  # the depth is full
     assert t.matches.count() == 3 and len(ladder_matches) == 5
 

@@ -116,11 +116,3 @@ def test_knockout_byes_go_to_the_top_seeds_and_groups_are_snake_seeded() -> None
     assert [g.members for g in groups if not g.bye] == [("i", "j", "k")]
     groups = triples.knockout_groups(players=list("abcdefg"))  # 7: down to 3
     assert [g.members for g in groups if not g.bye] == [("b", "e", "f"), ("c", "d", "g")]
-
-
-def test_knockout_winner_has_most_points_then_most_ups_then_the_better_seed() -> None:
-    order = triples.group_order
-    R = triples.GroupResult
-    assert order([R("a", 1.0, -5, 1), R("b", 1.5, -9, 3), R("c", 0.5, 9, 2)])[0] == "b"
-    assert order([R("a", 1.0, -5, 1), R("b", 1.0, 2, 3), R("c", 1.0, 1, 2)])[0] == "b"
-    assert order([R("a", 1.0, 2, 3), R("b", 1.0, 2, 2), R("c", 1.0, 2, 4)]) == ["b", "a", "c"]

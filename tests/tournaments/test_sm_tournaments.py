@@ -9,13 +9,11 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.test import Client
 
-from bots.models import Bot
-from bots.services import bot_builtin_add
 from matches.models import Match
+from tests.tournaments import sides
 from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentBye
 
@@ -23,10 +21,9 @@ SM = {"game": "sergeant-major", "rules": "952-six-hands", "games_per_match": 3}
 
 
 @pytest.fixture
-def sm_bot(house: User) -> Any:
+def sm_bot(make_sm_builtin: Any) -> Any:
     def make(name: str, spec: str = "builtin:greedy") -> Any:
-        bot = Bot.objects.create(owner=house, name=name, game="sergeant-major")
-        return bot_builtin_add(bot=bot, spec=spec)
+        return make_sm_builtin(name, spec, own=False)
     return make
 
 
@@ -44,9 +41,9 @@ def _finished(t: Tournament) -> Tournament:
 
 
 def _shares(match: Match) -> dict[int, float]:
-    total = sum(match.points.values())
-    return {v: match.points[side] / total
-            for side, v in zip("ABC", match.version_ids, strict=True)}
+    points = {side.version_id: side.points for side in sides.sides(match)}
+    total = sum(points.values())
+    return {v: p / total for v, p in points.items()}
 
 
 def test_a_kaiser_bot_cannot_enter_a_sergeant_major_tournament(field, make_builtin, clients):
@@ -90,7 +87,7 @@ def test_the_staff_form_makes_a_sergeant_major_tournament(field, staff):
     page = browser.post("/tournaments/new/", {**data, "games_per_match": 3})
     t = Tournament.objects.get()
     assert page.status_code == 302 and (t.game, t.games_per_match) == ("sergeant-major", 3)
-    assert all(len(m.version_ids) == 3 for m in t.matches.all()) and t.matches.count() == 1
+    assert all(len(sides.versions(m)) == 3 for m in t.matches.all()) and t.matches.count() == 1
 
 
 def test_round_robin_of_five_every_pair_meets_equally_and_greedy_wins(field, play_queued,
@@ -102,7 +99,7 @@ def test_round_robin_of_five_every_pair_meets_equally_and_greedy_wins(field, pla
     matches = list(t.matches.all())
     assert all(m.status == Match.Status.FINISHED and m.game == "sergeant-major"
                for m in matches)
-    pairs = Counter(frozenset(p) for m in matches for p in combinations(m.version_ids, 2))
+    pairs = Counter(frozenset(p) for m in matches for p in combinations(sides.versions(m), 2))
     assert pairs == {frozenset((a.pk, b.pk)): 3 for a, b in combinations(field, 2)}
     # Standings: each match gives each side its share of the points.
     expected = Counter()
@@ -120,12 +117,13 @@ def test_round_robin_of_five_every_pair_meets_equally_and_greedy_wins(field, pla
     page = anon_client.get(f"/tournaments/{t.pk}/").content.decode()
     assert 'id="crosstable"' in page and 'id="standings"' in page and "1st" in page
     for m in matches[:3]:
-        assert all(f'data-version="{v}"' in page for v in m.version_ids)
-        a, b = m.points["A"], m.points["B"]
+        assert all(f'data-version="{v}"' in page for v in sides.versions(m))
+        a, b, _ = (side.points for side in sides.sides(m))
         assert f'data-match="{m.pk}">{a:g}–{b:g}</a>' in page
     results = anon_client.get(f"/api/v1/tournaments/{t.pk}/results/").json()
     assert results["tournament"]["game"] == "sergeant-major"
-    assert all(row["c"] and set(row["points"]) == {"A", "B", "C"}
+    assert all([s["side"] for s in row["sides"]] == ["A", "B", "C"]
+               and all(s["points"] is not None for s in row["sides"])
                for row in results["matches"])
     assert results["tournament"]["champion"] == table[0].name
 
@@ -136,7 +134,7 @@ def test_swiss_of_five_two_byes_a_round_worth_two_thirds_and_no_repeated_triple(
     play_queued()
     t = _finished(t)
     matches = list(t.matches.all())
-    assert len(matches) == 3 and len({frozenset(m.version_ids) for m in matches}) == 3
+    assert len(matches) == 3 and len({frozenset(sides.versions(m)) for m in matches}) == 3
     byes = Counter(TournamentBye.objects.filter(tournament=t).values_list("round", flat=True))
     assert byes == {1: 2, 2: 2, 3: 2}
     table = selectors.tournament_table(tournament=t)
@@ -152,18 +150,18 @@ def test_knockout_of_five_byes_to_the_top_seeds_and_the_group_winner_goes_throug
     first = TournamentBye.objects.filter(tournament=t, round=1)
     assert sorted(first.values_list("version_id", flat=True)) == [field[0].pk, field[1].pk]
     group = t.matches.get(round=1)
-    assert set(group.version_ids) == {v.pk for v in field[2:]}
+    assert set(sides.versions(group)) == {v.pk for v in field[2:]}
     play_queued()
     t = _finished(t)
     group.refresh_from_db()
     shares = _shares(group)
     out = set(t.entrants.filter(eliminated_round=1).values_list("version_id", flat=True))
-    through = set(group.version_ids) - out
+    through = set(sides.versions(group)) - out
     assert len(out) == 2 and len(through) == 1
     assert shares[through.pop()] == max(shares.values())
     final = t.matches.get(round=2)
     champion = t.entrants.get(final_rank=1)
-    assert champion.eliminated_round is None and champion.version_id in final.version_ids
+    assert champion.eliminated_round is None and champion.version_id in sides.versions(final)
     assert max(_shares(final).items(), key=lambda kv: kv[1])[1] == _shares(final)[
         champion.version_id]
     page = anon_client.get(f"/tournaments/{t.pk}/").content.decode()

@@ -10,6 +10,7 @@ import pytest
 
 from matches import services as match_services
 from matches.models import Match
+from tests.tournaments import sides
 from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentBye
 
@@ -44,13 +45,13 @@ def test_round_robin_of_five_plays_every_pair_twice_and_ranks_the_forfeiter_last
     assert selectors.tournament_progress(tournament=t) == {"done": 0, "total": 20}
     play_queued()
     t = _finished(t)
-    pairs = Counter(frozenset((m.version_a_id, m.version_b_id)) for m in t.matches.all())
+    pairs = Counter(frozenset(sides.versions(m)) for m in t.matches.all())
     assert pairs == {frozenset((a.pk, b.pk)): 2 for a, b in combinations(field, 2)}
     assert selectors.tournament_progress(tournament=t) == {"done": 20, "total": 20}
     crasher = field[-1]
-    crashed = t.matches.filter(version_a=crasher) | t.matches.filter(version_b=crasher)
-    assert all(m.forfeit_reason and m.forfeit_player == ("A" if m.version_a_id == crasher.pk
-                                                           else "B") for m in crashed)
+    crashed = t.matches.filter(sides__version=crasher)
+    assert crashed.count() == 8
+    assert all(sides.by_version(m)[crasher.pk].fault for m in crashed)
     table = selectors.tournament_table(tournament=t)
     assert table[-1].version_id == crasher.pk and table[-1].points == 0
     assert _ranking(t)[-1] == "crasher"
@@ -64,7 +65,7 @@ def test_swiss_of_five_has_no_rematches_and_a_different_bye_each_round(field, pl
     assert t.current_round == 3
     matches = list(t.matches.all())
     assert len(matches) == 6  # two matches a round, one entrant sits out
-    assert len({frozenset((m.version_a_id, m.version_b_id)) for m in matches}) == 6
+    assert len({frozenset(sides.versions(m)) for m in matches}) == 6
     byes = list(TournamentBye.objects.filter(tournament=t).values_list("version_id", flat=True))
     assert len(byes) == 3 and len(set(byes)) == 3
     table = selectors.tournament_table(tournament=t)
@@ -90,7 +91,7 @@ def test_knockout_of_five_gives_the_top_seeds_byes_and_crowns_one_champion(field
     assert [e.eliminated_round for e in entrants[1:]].count(None) == 0
     assert entrants[-1].version.bot.name == "crasher"  # out in round one
     final = t.matches.get(round=3)
-    assert champion.version_id in (final.version_a_id, final.version_b_id)
+    assert champion.version_id in sides.versions(final)
 
 
 def test_knockout_of_two_is_a_single_final(make_builtin, play_queued):

@@ -21,6 +21,7 @@ from bots.services import bot_retire
 from ladder.models import Ladder, LadderEntry
 from matches import services as match_services
 from matches.models import Match
+from tests.tournaments import sides
 from tournaments import selectors, services, tasks
 from tournaments.models import Tournament, TournamentEntrant
 
@@ -121,7 +122,7 @@ def test_staff_create_a_knockout_seeded_by_hand_and_it_starts(
     assert sorted(tournament.byes.values_list("version__bot__name", flat=True)) == [
         "alpha", "charlie", "delta"]
     (match,) = tournament.matches.all()
-    assert {match.version_a.bot.name, match.version_b.bot.name} == {"bravo", "echo"}
+    assert {side.version.bot.name for side in sides.sides(match)} == {"bravo", "echo"}
 
 
 def test_seeding_from_a_ladder_puts_the_best_rated_first(
@@ -286,20 +287,20 @@ def test_a_bot_retired_midway_loses_its_remaining_matches_by_walkover(
     assert match_services.match_play(match_id=first.pk, worker="test") == "finished"
     quitter = field[3]
     bot_retire(bot=quitter.bot)
-    walkovers = tournament.matches.filter(status=Match.Status.VOID)
+    walkovers = tournament.matches.filter(status=Match.Status.WALKOVER)
     quitter_open = [m for m in tournament.matches.exclude(pk=first.pk)
-                    if quitter.pk in (m.version_a_id, m.version_b_id)]
+                    if quitter.pk in sides.versions(m)]
     assert {m.pk for m in walkovers} == {m.pk for m in quitter_open}
-    assert all(m.forfeit_reason == "withdrawn" for m in walkovers)
+    assert all(sides.fault(m)[1] == "withdrawn" for m in walkovers)
     play_queued()
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     table = {r.version_id: r for r in selectors.tournament_table(tournament=tournament)}
     assert table[quitter.pk].withdrawn
     assert table[quitter.pk].wins + table[quitter.pk].draws <= (
-        1 if quitter.pk in (first.version_a_id, first.version_b_id) else 0)
+        1 if quitter.pk in sides.versions(first) else 0)
     for match in walkovers:  # the other side won each walkover
-        winner = match.version_b_id if match.forfeit_player == "A" else match.version_a_id
+        (winner,) = [v for v in sides.versions(match) if v != quitter.pk]
         assert table[winner].wins >= 1
     assert sum(r.points for r in table.values()) == 6  # six pairs, a point each
     page = Client().get(reverse("tournament-detail", args=[tournament.pk])).content.decode()
@@ -317,10 +318,10 @@ def test_a_knockout_entrant_retired_before_its_next_round_gives_a_walkover(
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     final = tournament.matches.get(round=2)
-    assert final.status == Match.Status.VOID and final.forfeit_reason == "withdrawn"
+    assert final.status == Match.Status.WALKOVER and sides.fault(final) == ("A", "withdrawn")
     champion = tournament.entrants.get(final_rank=1)
     assert champion.version_id != field[0].pk
-    assert champion.version_id in (final.version_a_id, final.version_b_id)
+    assert champion.version_id in sides.versions(final)
     assert TournamentEntrant.objects.get(tournament=tournament, version=field[0]
                                          ).eliminated_round == 2
 
@@ -350,8 +351,12 @@ def test_results_download_as_json_and_csv_agree_with_the_database(
     ranks = dict(tournament.entrants.values_list("version__bot__name", "final_rank"))
     assert {r["bot"]: r["rank"] for r in data["standings"]} == ranks
     assert data["tournament"]["champion"] == min(ranks, key=ranks.get)  # type: ignore[arg-type]
-    stored = {m.pk: (m.games_a, m.games_b, m.score) for m in tournament.matches.all()}
-    assert {m["id"]: (m["games_a"], m["games_b"], m["score"]) for m in data["matches"]} == stored
+    stored = {m.pk: (sides.games(m), m.score) for m in tournament.matches.all()}
+    assert {m["id"]: ([s["games"] for s in m["sides"]], m["score"])
+            for m in data["matches"]} == stored
+    names = dict(tournament.entrants.values_list("version_id", "version__bot__name"))
+    assert all([s["bot"] for s in m["sides"]] == [names[v] for v in sides.versions(m["id"])]
+               for m in data["matches"])
     text = Client().get(reverse("tournament-results-csv", args=[tournament.pk])
                         ).content.decode()
     rows = list(csv.DictReader(io.StringIO(text)))
@@ -434,15 +439,15 @@ def test_the_live_poll_and_the_live_part_of_a_running_tournament(make_builtin: A
     assert f'data-poll="{url}?part=progress"' in page and 'id="t-body"' in page
     part = Client().get(url + "?part=live").content.decode()
     assert "<html" not in part and 'id="crosstable"' in part
-    first.refresh_from_db()
-    assert f'data-match="{first.pk}">{first.games_a}–{first.games_b}</a>' in part
+    a, b = sides.games(first)
+    assert f'data-match="{first.pk}">{a}–{b}</a>' in part
     # The body is cached per state of the tournament: the next result shows at once.
     second = tournament.matches.filter(status=Match.Status.QUEUED).order_by("id").first()
     assert f'data-match="{second.pk}">…</a>' in part
     assert match_services.match_play(match_id=second.pk, worker="test") == "finished"
-    second.refresh_from_db()
+    a, b = sides.games(second)
     part = Client().get(url + "?part=live").content.decode()
-    assert f'data-match="{second.pk}">{second.games_a}–{second.games_b}</a>' in part
+    assert f'data-match="{second.pk}">{a}–{b}</a>' in part
     assert Client().get(url + "?part=progress").json()["progress"] == {"done": 2, "total": 3}
 
 
@@ -458,31 +463,27 @@ def test_a_swiss_pairs_a_withdrawn_bot_no_more(make_builtin: Any, play_queued: A
     assert paired == 2
     bot_retire(bot=quitter.bot)
     (walkover,) = [m for m in tournament.matches.filter(round=2)
-                   if quitter.pk in (m.version_a_id, m.version_b_id)]
-    assert walkover.status == Match.Status.VOID and walkover.forfeit_reason == "withdrawn"
+                   if quitter.pk in sides.versions(m)]
+    assert walkover.status == Match.Status.WALKOVER
+    assert sides.by_version(walkover)[quitter.pk].fault == "withdrawn"
     play_queued()
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     later = tournament.matches.filter(round__gt=paired)
     assert later.count() == 1  # three left: one match and one bye
-    assert not later.filter(version_a=quitter).exists()
-    assert not later.filter(version_b=quitter).exists()
+    assert not later.filter(sides__version=quitter).exists()
     (bye,) = tournament.byes.filter(round__gt=paired)
     assert bye.version_id != quitter.pk
 
 
 def test_the_form_shows_every_error_of_a_submit_at_once(
-    staff_browser: Client, make_builtin: Any
+    staff_browser: Client, make_builtin: Any, make_sm_builtin: Any
 ) -> None:
     """A wrong game's bot is said with the other mistakes on the first submit (issue 34),
     never only on the next one."""
     make_builtin("alpha")
     bot_retire(bot=make_builtin("retiree").bot)
-    sm = Bot.objects.create(owner=User.objects.create_user("sm-author"), name="sm-one",
-                            game="sergeant-major")
-    from bots.services import bot_builtin_add
-
-    bot_builtin_add(bot=sm, spec="builtin:random")
+    make_sm_builtin("sm-one", "builtin:random")
     response = staff_browser.post(reverse("tournament-new"), _form(
         name="", games_per_match=3, entrants="alpha\nsm-one\nnobody-here\nretiree"))
     body = response.content.decode().replace("&#x27;", "'")
@@ -495,16 +496,12 @@ def test_the_form_shows_every_error_of_a_submit_at_once(
 
 
 def test_a_three_player_round_robin_too_large_is_said_with_the_entrants_errors(
-    staff_browser: Client, make_builtin: Any
+    staff_browser: Client, make_builtin: Any, make_sm_builtin: Any
 ) -> None:
-    from bots.services import bot_builtin_add
-
     make_builtin("alpha")  # a Kaiser bot among Sergeant Major ones
     names = [f"sm-{n}" for n in range(20)]
     for name in names:
-        bot = Bot.objects.create(owner=User.objects.create_user(f"owner-{name}"), name=name,
-                                 game="sergeant-major")
-        bot_builtin_add(bot=bot, spec="builtin:random")
+        make_sm_builtin(name, "builtin:random")
     response = staff_browser.post(reverse("tournament-new"), _form(
         game="sergeant-major", rules="952", games_per_match=3,
         entrants="\n".join(["alpha", *names])))

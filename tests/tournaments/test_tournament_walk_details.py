@@ -17,7 +17,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_builtin_add
 from tournaments import services
 from tournaments.models import Tournament
 
@@ -56,10 +55,10 @@ def _standings_row(page: str, version_id: int) -> dict[str, str]:
 
 
 def test_the_results_name_the_bot_and_its_version_number_not_an_internal_id(
-    make_builtin: Any,
+    make_builtin: Any, builtin_version: Any,
 ) -> None:
     first = make_builtin("alpha")
-    second = bot_builtin_add(bot=first.bot, spec="builtin:greedy")  # alpha v2
+    second = builtin_version(bot=first.bot)  # alpha v2
     beta = make_builtin("beta")
     tournament = services.tournament_create(name="Versions", format="round_robin",
                                             versions=[second, beta])
