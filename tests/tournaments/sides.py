@@ -56,25 +56,5 @@ def match_made(players: Sequence[BotVersion], *, conditions: Any, kind: str = "l
                        games=dict(zip(letters, won, strict=True)) if won else None,
                        points=dict(zip(letters, points, strict=True)) if points else None,
                        fault=fault)
-    side_columns_while_kept(made.pk)
     made.refresh_from_db()
     return made
-
-
-def side_columns_while_kept(match_id: int) -> None:
-    """Transitional (issue 42): while Match still has its side columns (the branch that moves
-    the rest of the site to MatchSide drops them), they get the sides' values, so that a
-    reader not moved yet sees the same match. Nothing once the columns are gone."""
-    columns = {field.name for field in Match._meta.get_fields()}
-    values: dict[str, Any] = {}
-    for side in sides(match_id):
-        for kind, value in (("games", side.games), ("stderr", side.stderr)):
-            if (name := f"{kind}_{side.letter.lower()}") in columns:
-                values[name] = value
-    points = {s.letter: s.points for s in sides(match_id) if s.points is not None}
-    if len(points) > 2 and "points" in columns:
-        values["points"] = points
-    at_fault = next(((s.letter, s.fault) for s in sides(match_id) if s.fault), None)
-    if at_fault and "forfeit_reason" in columns:
-        values["forfeit_player"], values["forfeit_reason"] = at_fault
-    Match.objects.filter(pk=match_id).update(**values)

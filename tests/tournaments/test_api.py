@@ -16,7 +16,6 @@ from engine.validate import validate_replay
 from ladder.models import Ladder, LadderEntry
 from matches import services
 from matches.models import Match, MatchSide
-from tests.tournaments import sides
 
 
 @pytest.fixture
@@ -33,7 +32,6 @@ def played(ladder, make_builtin, make_program, owner, play_queued):
     play_queued()
     for order, text in enumerate(("g1 thinking", "g2 log")):
         MatchSide.objects.filter(match=made[0], order=order).update(stderr=text)
-    sides.side_columns_while_kept(made[0].pk)
     return {"mine": mine, "g1": g1, "g2": g2, "matches": made}
 
 
@@ -91,7 +89,7 @@ def test_matches_filter_by_bot_opponent_and_status(anon_client, played):
 def test_a_match_replay_is_served_decompressed_and_valid(anon_client, played):
     match = played["matches"][0]
     detail = anon_client.get(f"/api/v1/matches/{match.pk}/").json()
-    assert detail["status"] == "finished" and detail["a"]["name"] == "g1"
+    assert detail["status"] == "finished" and detail["sides"][0]["name"] == "g1"
     replay = anon_client.get(f"/api/v1/matches/{match.pk}/replay/").json()
     assert validate_replay(replay) == []
     assert replay["result"]["score"] == detail["score"]
