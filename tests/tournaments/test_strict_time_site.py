@@ -93,7 +93,8 @@ def test_a_normal_match_says_nothing_of_strict_time_and_its_api_says_zero(
     from matches import services
 
     match = services.match_create(versions=[make_builtin("alpha"), make_builtin("beta")],
-                                  kind=Match.Kind.CHALLENGE, conditions=Ladder.objects.get(slug="main"), rated=False)
+                                  kind=Match.Kind.CHALLENGE,
+                                  conditions=Ladder.objects.get(slug="main"), rated=False)
     assert "strict time" not in Client().get(
         reverse("match-detail", args=[match.pk])).content.decode()
     assert anon_client.get(f"/api/v1/matches/{match.pk}/").json()["time"]["strict_ms"] == 0
