@@ -214,7 +214,7 @@ def _assert_ladder_and_matches(old: dict[str, Any]) -> None:
         assert (now.ladder_id, now.version_id, now.elo, now.games) == (
             ladder.pk, entry.version_id, entry.elo, entry.games)
     finished, queued, void = (Match.objects.get(pk=m.pk) for m in old["matches"])
-    # The columns of then are the sides of now (matches 0009 and 0013).
+    # The columns of then are the sides of now (matches 0009, 0013 to 0015).
     assert (finished.status, finished.score, [s.games for s in finished.side_list]) == (
         "finished", 0.75, [3, 1])
     assert bytes(finished.replay_gz) == bytes(old["matches"][0].replay_gz)

@@ -1,5 +1,5 @@
 """The migrations of a match's sides on real rows: 0009 made `MatchSide` rows for every match
-from the columns that held its players (issue 32), 0013 dropped those columns and keeps every
+from the columns that held its players (issue 32), 0013 to 0015 dropped those columns and keep every
 fact both ways (issue 42). These tests fill databases at old schemas, through their
 historical models, so they name the old columns (as migrations do: the one place that may)."""
 
@@ -18,7 +18,7 @@ from matches.models import Match, MatchSide
 BEFORE = ("matches", "0008_match_outcome")
 AFTER = ("matches", "0009_matchside")
 COLUMNS = ("matches", "0012_match_times")
-ROWS_ONLY = ("matches", "0013_match_sides_only")
+ROWS_ONLY = ("matches", "0015_match_side_columns_drop")
 
 
 def _rows(match: Match) -> list[tuple[Any, ...]]:
@@ -118,7 +118,7 @@ def test_migration_0009_makes_every_matchs_sides_from_its_columns(before_sides: 
     assert old.get_model("matches", "Match").objects.count() == 10
 
 
-# --- Migration 0013: the sides' rows only, there and back --------------------------------
+# --- Migrations 0013 to 0015: the sides' rows only, there and back ------------------------
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ COLUMN_FIELDS = ("version_a_id", "version_b_id", "version_c_id", "games_a", "gam
                  "forfeit_player", "forfeit_reason")
 
 
-def test_migration_0013_keeps_every_sides_facts_there_and_back(with_columns: Apps) -> None:
+def test_migrations_0013_to_0015_keep_every_sides_facts_there_and_back(with_columns: Apps) -> None:
     """Real rows at the schema with both records (one match whose rows are missing, as a
     bulk load without them would leave it): to the rows only, every fact is on the sides
     (the missing rows made, the ups moved); and back, the columns say what they said."""

@@ -179,7 +179,7 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_row_replay_and_prog
     restored_store = tmp_path / "restore-store"
     replays = {}
     for row in fresh_database.query(checks[0]):
-        match_id, blob, key, digest = row[0], row[5], row[7], row[8]
+        match_id, blob, key, digest = row[0], row[3], row[5], row[6]
         if key:
             replays[match_id] = (restored_store / key).read_bytes()
             assert hashlib.sha256(replays[match_id]).hexdigest() == digest
