@@ -1,6 +1,6 @@
 """A walkover is a result of its own (issue 42): matches.services.match_walkover scores a
 queued match that will never be played, the sides still in sharing it and those who left
-getting nothing and their fault, on their MatchSide rows; and migration 0014 turns the
+getting nothing and their fault, on their MatchSide rows; and migration 0016 turns the
 walkovers stored before as void matches into walkovers, and back."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from matches import services
 from matches.models import Match, MatchSide
 from tournaments.models import Tournament
 
-MIGRATION = importlib.import_module("matches.migrations.0014_match_walkover")
+MIGRATION = importlib.import_module("matches.migrations.0016_match_walkover")
 
 
 def _sides(match: Match) -> list[tuple[int, float | None, str]]:
@@ -61,7 +61,7 @@ def test_three_sides_share_a_walkover_among_those_left_or_all_if_all_left(
 
 
 @pytest.mark.django_db
-def test_migration_0014_turns_void_walkovers_into_walkovers_and_back(
+def test_migration_0016_turns_void_walkovers_into_walkovers_and_back(
         make_builtin: Callable[..., Any]) -> None:
     a, b = make_builtin("m-a"), make_builtin("m-b")
     tournament = Tournament.objects.create(name="Old", format="round_robin")

@@ -23,7 +23,7 @@ def walkover_to_void(apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0013_match_sides_only'),
+        ('matches', '0015_match_side_columns_drop'),
     ]
 
     operations = [
