@@ -136,6 +136,10 @@ class Game(Protocol):
 
     # --- what the site keeps of its matches --------------------------------------------------
     has_boards: bool  # a match's duplicate tables compare board by board (engine/kaiser/boards)
+    # Whether a side holds several seats (partners): the pages say "partner" only then.
+    has_partners: bool
+    # Whether a person may sit at its table (person_seat_labels): pages of games with people.
+    has_person_table: bool
     check_preset: str  # the preset an uploaded bot's check plays (a short one)
     # The ladder its bots play unless told: {"slug", "name", "rules", "games_per_match",
     # "description"} (PackagedGame: one named after the game, its default preset, one set).
@@ -255,6 +259,7 @@ class PackagedGame:
 
     name: str
     title: str
+    seats: int
     sides: tuple[str, ...]
     match_about: str
     default_preset: str
@@ -264,6 +269,15 @@ class PackagedGame:
     wire_module: str = "protocol"
     house_bots: dict[str, str] = {}  # noqa: RUF012 (read only)
     house_anchor: str = ""
+    has_boards: bool = False  # a game with boards says so and has <package>.boards
+
+    @property
+    def has_partners(self) -> bool:
+        return self.seats > len(self.sides)
+
+    @property
+    def has_person_table(self) -> bool:
+        return bool(self.person_seat_labels)
 
     @property
     def home_ladder(self) -> dict[str, Any]:
@@ -371,7 +385,7 @@ class PackagedGame:
         return part.fairplay_decisions(replay, side)  # type: ignore[no-any-return]
 
     def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
-        if not getattr(self, "has_boards", False):
+        if not self.has_boards:
             return None
         return self._part("boards").board_comparison(replay)  # type: ignore[no-any-return]
 
