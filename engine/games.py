@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -194,6 +195,11 @@ class Game(Protocol):
 
     def summary(self, replay: dict[str, Any], seconds: float) -> str:
         """A match's outcome in a few lines (the local runner's `match`)."""
+
+    def replay_steps(self, replay: dict[str, Any]) -> list[dict[str, Any]]:
+        """A replay as steps in words, for the site's viewer of a game it has no drawing of
+        (static/js/viewers.js, the generic stepper): each {"game", "text"} ("game": the game
+        of the match the step is in, from 0, None before the first)."""
 
     def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
                   games: int | None = None) -> dict[str, Any]:
@@ -435,6 +441,19 @@ class PackagedGame:
 
     def summary(self, replay: dict[str, Any], seconds: float) -> str:
         return self._part("show").summary(replay, seconds)  # type: ignore[no-any-return]
+
+    def replay_steps(self, replay: dict[str, Any]) -> list[dict[str, Any]]:
+        """Each line of `render` a step, counted into games by its game headers: each game's
+        render begins a game with a line "=== Game N..." (a game may give its own steps)."""
+        steps: list[dict[str, Any]] = []
+        game: int | None = None
+        for line in self.render(replay).splitlines():
+            header = re.match(r"\W*Game (\d+)\b", line)
+            if header and line.lstrip().startswith("="):
+                game = int(header.group(1))
+            if line.strip():
+                steps.append({"game": game, "text": line.strip()})
+        return steps
 
 
 class _Registry(Mapping[str, Game]):

@@ -245,6 +245,19 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
             replay = replay_public(replay)
         return Response(replay)
 
+    @extend_schema(summary="The match's replay in words, step by step (the game's own words: "
+                   "engine.games.Game.replay_steps), as the replay viewer shows a game it "
+                   "has no drawing of",
+                   responses={200: OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="Not finished, no replay"),
+                              410: OpenApiResponse(description="Replay pruned (retention)"),
+                              503: OpenApiResponse(description="The replay store failed")})
+    @action(detail=True, methods=["get"], url_path="replay-text")
+    def replay_text(self, request: Request, pk: str | None = None) -> Response:
+        replay = self.replay(request, pk).data
+        return Response({"match": int(str(pk)), "format": replay.get("format"),
+                         "steps": get_game(self.get_object().game).replay_steps(replay)})
+
     @extend_schema(summary="The match's board comparison (docs/matches.md, Boards): every deal "
                    "of its duplicate pairs, what each table did with the same cards, A's swing "
                    "and the first differing decision",
