@@ -187,7 +187,7 @@
     var game = gameOf(replay);
     if (game) { start(replay, game, flattenDeals(replay)); return; }
     if (!replay || typeof replay !== "object" || !replay.format) {
-      message("This is not a replay: it has no \"format\".", true);
+      message("This is not a Kaiser Arena replay: it has no \"format\".", true);
       return;
     }
     var url = root.getAttribute("data-replay-url");
