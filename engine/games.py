@@ -137,6 +137,7 @@ class Game(Protocol):
 
     # --- what the site keeps of its matches --------------------------------------------------
     has_boards: bool  # a match's duplicate tables compare board by board (engine/kaiser/boards)
+    browser_scripts: tuple[str, ...]  # its own scripts of static/ ("js/<game>.js"), if any
     # Whether a side holds several seats (partners): the pages say "partner" only then.
     has_partners: bool
     # Whether a person may sit at its table (person_seat_labels): pages of games with people.
@@ -276,6 +277,9 @@ class PackagedGame:
     house_bots: dict[str, str] = {}  # noqa: RUF012 (read only)
     house_anchor: str = ""
     has_boards: bool = False  # a game with boards says so and has <package>.boards
+    # Its own scripts in the site's static/ (its replay drawing, its table's words), which may
+    # name it; the shared ones (the viewer, the person's table) may not.
+    browser_scripts: tuple[str, ...] = ()
 
     @property
     def has_partners(self) -> bool:
