@@ -148,7 +148,9 @@
         r.forfeit.player + " " + r.forfeit.reason : "") + ".";
     },
     draw: function (box, entry, s) {
-      box.querySelectorAll(".seat").forEach(function (seat) { seat.innerHTML = ""; });
+      // No seats or scores to draw: only the move and the moves so far.
+      box.querySelectorAll(".seat").forEach(function (seat) { seat.innerHTML = ""; seat.hidden = true; });
+      $("v-scores").hidden = true;
       var now = $("v-trick");
       now.innerHTML = "";
       now.appendChild(el("div", "trick-note generic-step", entry.lines[s.index] || ""));
@@ -162,7 +164,6 @@
       });
       $("v-bids").innerHTML = "";
       $("v-bids").appendChild(list);
-      $("v-scores").innerHTML = "";
     },
   };
 
@@ -203,6 +204,8 @@
     Object.keys(drawers).forEach(function (f) { if (drawers[f].className) { root.classList.remove(drawers[f].className); } });
     root.classList.remove(GENERIC.className);
     if (game.className) { root.classList.add(game.className); }
+    root.querySelectorAll(".seat").forEach(function (seat) { seat.hidden = !!game.generic; });
+    $("v-scores").hidden = !!game.generic;
     view.deals = deals;
     var select = $("v-deal");
     select.innerHTML = "";
