@@ -4,6 +4,7 @@ says nothing of boards, partners or people's tables, none of which the game has.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,3 +72,16 @@ def test_its_bot_page_says_nothing_of_boards_partners_or_people(quartet: Game,
     assert "q-north" in page
     assert "Costliest boards" not in page and 'id="people-games"' not in page
     assert "partner" not in page.lower()
+
+
+def test_a_stored_replay_its_game_cannot_read_is_said_so_not_a_server_error(
+        quartet: Game, match: Match) -> None:
+    from matches.replay_store import replay_gzip, replay_put
+
+    text = json.dumps({"format": quartet.replay_format, "games": []}).encode()
+    stored = replay_put(match_id=match.pk, blob=replay_gzip(text))
+    Match.objects.filter(pk=match.pk).update(replay_key=stored.key, replay_sha256=stored.sha256,
+                                             replay_size=len(text))
+    answer = Client().get(f"/api/v1/matches/{match.pk}/replay-text/")
+    assert answer.status_code == 409
+    assert "cannot put this replay in words" in answer.json()["detail"]
