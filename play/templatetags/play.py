@@ -28,7 +28,8 @@ def people_games(context: dict[str, Any], bot: Any, versions: Any = None) -> dic
         return {"shown": False}
     ids = ([v.pk for v in versions] if versions is not None
            else list(bot.versions.values_list("pk", flat=True)))
-    return {"shown": True, "partners": spec.has_partners,"records": selectors.people_records(version_ids=ids),
+    return {"shown": True, "partners": spec.has_partners,
+            "records": selectors.people_records(version_ids=ids),
             "games": selectors.games_with_version(version_ids=ids)[:LISTED],
             "user": context.get("user"), "show_owner": True}
 
