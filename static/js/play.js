@@ -170,7 +170,9 @@
     var v = game.view;
     if (GAME === SM) { smDraw(v); return; }
     if (GAME !== K.game) {  // never another game's table: say so, and draw nothing
-      message("This site has no drawing of this game's table (" + GAME + ").", true);
+      var note = $("p-actions");
+      note.innerHTML = "";
+      note.appendChild(el("p", "errors", "This site has no drawing of this game's table (" + GAME + ")."));
       return;
     }
     for (var seat = 0; seat < 4; seat++) { drawSeat(v, seat); }
