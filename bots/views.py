@@ -65,7 +65,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context.update(fairplay_check=check, spread_bits=fairplay_selectors.spread_bits())
     context.update(costliest_boards_context(
         versions=[v for v in context["versions"] if v.status == BotVersion.Status.ACTIVE],
-        active=context["active"], params=request.GET))
+        active=context["active"], params=request.GET, game=bot.game))
     status = 400 if context["boards_error"] else 200
     return render(request, "bots/bot_detail.html", context, status=status)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -136,6 +137,11 @@ class Game(Protocol):
 
     # --- what the site keeps of its matches --------------------------------------------------
     has_boards: bool  # a match's duplicate tables compare board by board (engine/kaiser/boards)
+    browser_scripts: tuple[str, ...]  # its own scripts of static/ ("js/<game>.js"), if any
+    # Whether a side holds several seats (partners): the pages say "partner" only then.
+    has_partners: bool
+    # Whether a person may sit at its table (person_seat_labels): pages of games with people.
+    has_person_table: bool
     check_preset: str  # the preset an uploaded bot's check plays (a short one)
     # The ladder its bots play unless told: {"slug", "name", "rules", "games_per_match",
     # "description"} (PackagedGame: one named after the game, its default preset, one set).
@@ -196,6 +202,11 @@ class Game(Protocol):
 
     def summary(self, replay: dict[str, Any], seconds: float) -> str:
         """A match's outcome in a few lines (the local runner's `match`)."""
+
+    def replay_steps(self, replay: dict[str, Any]) -> list[dict[str, Any]]:
+        """A replay as steps in words, for the site's viewer of a game it has no drawing of
+        (static/js/viewers.js, the generic stepper): each {"game", "text"} ("game": the game
+        of the match the step is in, from 0, None before the first)."""
 
     def deal_file(self, replay: dict[str, Any], game: int, index: int, *,
                   games: int | None = None) -> dict[str, Any]:
@@ -261,6 +272,7 @@ class PackagedGame:
 
     name: str
     title: str
+    seats: int
     sides: tuple[str, ...]
     match_about: str
     default_preset: str
@@ -270,6 +282,18 @@ class PackagedGame:
     wire_module: str = "protocol"
     house_bots: dict[str, str] = {}  # noqa: RUF012 (read only)
     house_anchor: str = ""
+    has_boards: bool = False  # a game with boards says so and has <package>.boards
+    # Its own scripts in the site's static/ (its replay drawing, its table's words), which may
+    # name it; the shared ones (the viewer, the person's table) may not.
+    browser_scripts: tuple[str, ...] = ()
+
+    @property
+    def has_partners(self) -> bool:
+        return self.seats > len(self.sides)
+
+    @property
+    def has_person_table(self) -> bool:
+        return bool(self.person_seat_labels)
 
     @property
     def home_ladder(self) -> dict[str, Any]:
@@ -377,7 +401,7 @@ class PackagedGame:
         return part.fairplay_decisions(replay, side)  # type: ignore[no-any-return]
 
     def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
-        if not getattr(self, "has_boards", False):
+        if not self.has_boards:
             return None
         return self._part("boards").board_comparison(replay)  # type: ignore[no-any-return]
 
@@ -430,6 +454,19 @@ class PackagedGame:
 
     def summary(self, replay: dict[str, Any], seconds: float) -> str:
         return self._part("show").summary(replay, seconds)  # type: ignore[no-any-return]
+
+    def replay_steps(self, replay: dict[str, Any]) -> list[dict[str, Any]]:
+        """Each line of `render` a step, counted into games by its game headers: each game's
+        render begins a game with a line "=== Game N..." (a game may give its own steps)."""
+        steps: list[dict[str, Any]] = []
+        game: int | None = None
+        for line in self.render(replay).splitlines():
+            header = re.match(r"\W*Game (\d+)\b", line)
+            if header and line.lstrip().startswith("="):
+                game = int(header.group(1))
+            if line.strip():
+                steps.append({"game": game, "text": line.strip()})
+        return steps
 
 
 class _Registry(Mapping[str, Game]):

@@ -55,6 +55,7 @@ def _board_html(ladder: Ladder | None, page: int) -> SafeString:
                 ladder=ladder, offset=(page - 1) * LEADERBOARD_ROWS, limit=LEADERBOARD_ROWS)
         return render_to_string("ladder/_board.html", {
             "ladder": ladder, "rows": rows, "total": total, "page": page,
+            "has_boards": get_game(ladder.game if ladder else default_game()).has_boards,
             "rows_html": fragments.fragment("ladder/board_rows.html", {
                 "rows": [(r, sparkline_data(r.trend)) for r in rows],
                 "links": fragments.Links()}),

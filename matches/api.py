@@ -131,6 +131,12 @@ MATCH_FILTERS = [
 ]
 
 
+class ReplayUnreadable(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "the match's game cannot put this replay in words (it is not one of its own)"
+    default_code = "replay_unreadable"
+
+
 class ReplayPruned(APIException):
     status_code = status.HTTP_410_GONE
     default_detail = ("replay pruned: this site keeps replays for a limited time; the match's "
@@ -199,6 +205,25 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
         if match.forfeit and not match_fault_whole_for(request.user, match):
             replay = replay_public(replay)
         return Response(replay)
+
+    @extend_schema(summary="The match's replay in words, step by step (the game's own words: "
+                   "engine.games.Game.replay_steps), as the replay viewer shows a game it "
+                   "has no drawing of",
+                   responses={200: OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="Not finished, no replay"),
+                              409: OpenApiResponse(description="Its game cannot read it"),
+                              410: OpenApiResponse(description="Replay pruned (retention)"),
+                              503: OpenApiResponse(description="The replay store failed")})
+    @action(detail=True, methods=["get"], url_path="replay-text")
+    def replay_text(self, request: Request, pk: str | None = None) -> Response:
+        replay = self.replay(request, pk).data
+        try:
+            steps = get_game(self.get_object().game).replay_steps(replay)
+        except (KeyError, IndexError, TypeError, ValueError):
+            # a stored replay that is not its game's (the game's render reads its own shape)
+            raise ReplayUnreadable() from None
+        return Response({"match": int(str(pk)), "format": replay.get("format"),
+                         "steps": steps})
 
     @extend_schema(summary="The match's board comparison (docs/matches.md, Boards): every deal "
                    "of its duplicate pairs, what each table did with the same cards, A's swing "

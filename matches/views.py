@@ -112,7 +112,8 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     forfeit = (match.forfeit if match_fault_whole_for(request.user, match)
                else forfeit_public(match.forfeit))
     pruned = match_selectors.match_replay_pruned(match=match)
-    context = {"match": match, "sides": sides, "forfeit": forfeit or {},
+    context = {"match": match, "game": get_game(match.game), "sides": sides,
+               "forfeit": forfeit or {},
                "stderr": [(side.version, texts[side.pk]) for side in sides if side.pk in texts],
                "at_fault": match.fault_side,
                "has_replay": match.status == Match.Status.FINISHED and not pruned,
@@ -203,12 +204,15 @@ def board_detail(request: HttpRequest, pk: int, game: int, deal: int) -> HttpRes
         "has_replay": not match_selectors.match_replay_pruned(match=match)})
 
 
-def costliest_boards_context(*, versions: list[Any], active: Any,
-                             params: Any) -> dict[str, Any]:
+def costliest_boards_context(*, versions: list[Any], active: Any, params: Any,
+                             game: str) -> dict[str, Any]:
     """The bot page's "costliest boards": the chosen version's (`boards_version`, a version
     number; else the playing one, else the newest) biggest losses, over its newest matches or
     against one opponent bot (`boards_opponent`, a name or id). An opponent or version that
-    does not exist is said, not ignored."""
+    does not exist is said, not ignored. A bot of a game without boards has none (and the
+    page says nothing of them: `boards_shown`)."""
+    if not get_game(game).has_boards:
+        return {"boards_shown": False, "boards_error": ""}
     error = ""
     by_number = {v.number: v for v in versions}
     version = active or (versions[0] if versions else None)
@@ -232,7 +236,8 @@ def costliest_boards_context(*, versions: list[Any], active: Any,
         row["url"] = f"/matches/{row['match_id']}/boards/{number}/#s{row['step']}"
         row["label"] = f"match #{row['match_id']}, games {row['game'] + 1}\u2013" \
                        f"{row['game'] + 2}, deal {row['deal'] + 1}"
-    return {"boards_version": version, "boards_opponent": asked, "boards_error": error,
+    return {"boards_shown": True, "boards_version": version, "boards_opponent": asked,
+            "boards_error": error,
             "costliest": rows, "boards_versions": versions}
 
 

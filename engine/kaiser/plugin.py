@@ -30,6 +30,7 @@ class Kaiser(PackagedGame):
     wire_module: str = "wire"
     replay_format: str = "kaiser-replay"
     has_boards: bool = True  # the two tables of each duplicate pair, board by board
+    browser_scripts: tuple[str, ...] = ("js/replay.js", "js/board.js")
     check_preset: str = "official"
     home_ladder: dict[str, Any] = {  # noqa: RUF012 (read only)
         "slug": "main", "name": "Main ladder", "rules": "official", "games_per_match": 2,

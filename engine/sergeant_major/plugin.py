@@ -28,6 +28,7 @@ class SergeantMajor(PackagedGame):
     package: str = "engine.sergeant_major"
     replay_format: str = "sergeant-major-replay"
     has_boards: bool = False
+    browser_scripts: tuple[str, ...] = ("js/sm.js",)
     check_preset: str = "952-six-hands"  # six hands a game: a check of known length
     home_ladder: dict[str, Any] = {  # noqa: RUF012 (read only)
         "slug": SERGEANT_MAJOR, "name": "Sergeant Major ladder", "rules": "952-six-hands",

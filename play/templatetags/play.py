@@ -23,9 +23,13 @@ def play_games_of(context: dict[str, Any], person: Any) -> dict[str, Any]:
 @register.inclusion_tag("play/_bot_people.html", takes_context=True)
 def people_games(context: dict[str, Any], bot: Any, versions: Any = None) -> dict[str, Any]:
     """The bot's games with people; `versions`: the bot's, if the page has read them."""
+    spec = get_game(bot.game)
+    if not spec.has_person_table:  # no one sits at its table: the page says nothing of it
+        return {"shown": False}
     ids = ([v.pk for v in versions] if versions is not None
            else list(bot.versions.values_list("pk", flat=True)))
-    return {"records": selectors.people_records(version_ids=ids),
+    return {"shown": True, "partners": spec.has_partners,
+            "records": selectors.people_records(version_ids=ids),
             "games": selectors.games_with_version(version_ids=ids)[:LISTED],
             "user": context.get("user"), "show_owner": True}
 

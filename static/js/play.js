@@ -15,8 +15,9 @@
   if (!root || !window.kaiserCards) { return; }
   var K = window.kaiserCards, SEAT_NAMES = K.SEAT_NAMES;
   var TEAMS = ["you and North", "West and East"];  // the person's team first, as the table says them
-  // Sergeant Major's words (sm.js), for a table of three (root's data-game).
-  var S = window.smCards, SM = "sergeant-major";
+  // Sergeant Major's words (sm.js), for a table of three (root's data-game). Each game's
+  // script says which game its table is (`game`); a game with none here is not drawn.
+  var S = window.smCards, SM = S && S.game, GAME = root.getAttribute("data-game");
   var SUIT_NAMES = { C: "\u2663 clubs", D: "\u2666 diamonds", H: "\u2665 hearts", S: "\u2660 spades" };
   var DOING = { bid: "to bid", trump: "naming trump", discard: "discarding", play: "to play",
                 misdeal: "deciding whether to throw the hand in" };
@@ -135,8 +136,8 @@
       return;
     }
     var r = data.view && data.view.result;
-    message(!r ? "The game is over." : data.view.game === SM ? S.personResultText(data.view) :
-      K.personResultText(r, data.view.names));
+    message(!r ? "The game is over." : GAME === SM ? S.personResultText(data.view) :
+      GAME === K.game ? K.personResultText(r, data.view.names) : "The game is over.");
     if (data.replay) {
       var link = el("a", "button", "Watch the replay");
       link.href = data.replay;
@@ -167,7 +168,13 @@
 
   function draw() {
     var v = game.view;
-    if (v.game === SM) { smDraw(v); return; }
+    if (GAME === SM) { smDraw(v); return; }
+    if (GAME !== K.game) {  // never another game's table: say so, and draw nothing
+      var note = $("p-actions");
+      note.innerHTML = "";
+      note.appendChild(el("p", "errors", "This site has no drawing of this game's table (" + GAME + ")."));
+      return;
+    }
     for (var seat = 0; seat < 4; seat++) { drawSeat(v, seat); }
     drawTrick(v);
     drawActions(v);
@@ -210,7 +217,7 @@
 
   function drawHand(v, hand) {
     var cards = v.hand.slice().sort(K.cardOrder), legal = playable(v) ? v.legal : [];
-    var cardNode = v.game === SM ? S.cardNode : K.cardNode;
+    var cardNode = GAME === SM ? S.cardNode : K.cardNode;
     var legalCards = cards.filter(function (c) { return legal.indexOf(c) >= 0; });
     if (game.focus >= legalCards.length) { game.focus = 0; }
     cards.forEach(function (c) {

@@ -1,6 +1,8 @@
-/* The replay viewer: draws a replay (docs/replay-format.md) step by step.
-   Every step is drawn from scratch from the replay (hands as dealt minus the cards played so
-   far), so stepping back is as exact as stepping forward. No dependencies. */
+/* Kaiser on the site's tables: its cards and words (window.kaiserCards, shared with a person's
+   table, play.js, and the board view, board.js) and its drawing of a replay step, registered
+   with the replay viewer (viewers.js: window.KaiserArenaReplay.register). Every step is drawn
+   from scratch from the replay (hands as dealt minus the cards played so far), so stepping
+   back is as exact as stepping forward. No dependencies. */
 (function () {
   "use strict";
 
@@ -8,7 +10,6 @@
   var SUIT_ORDER = "SHCD"; // alternate black and red in a sorted hand
   var RANKS = "3578" + "9TJQKA";
   var SEAT_NAMES = ["South", "West", "North", "East"];
-  var PLAY_MS = 700;
 
   var SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
   var MINUS = "\u2212";
@@ -26,16 +27,16 @@
     dealSteps: dealSteps, stateAt: stateAt, handAt: handAt, lastBidOf: lastBidOf,
     stepLabel: stepLabel,
     SEAT_NAMES: SEAT_NAMES, SUIT: SUIT, SUIT_WORDS: SUIT_WORDS,
+    game: "kaiser",  // the game whose table these draw (play.js)
   };
 
-  var root = typeof document !== "undefined" && document.getElementById("viewer");
-  if (!root) { return; }
   var $ = function (id) { return document.getElementById(id); };
-  var view = { replay: null, game: null, deals: [], dealIndex: 0, steps: [], step: 0, timer: null };
-  // What the viewer asks of a replay's game; Sergeant Major's is window.smViewer (sm.js).
-  var KAISER = { format: "kaiser-replay", className: null, hand: "deal",
+  var root = null, current = null;  // the viewer's root and replay, as the viewer draws
+  // Kaiser's drawing, for the replay viewer (viewers.js).
+  var KAISER = { className: null, hand: "deal",
                  steps: function (entry) { return dealSteps(entry); }, state: stateAt,
                  draw: drawTable, label: stepLabel, summary: summary };
+  if (window.KaiserArenaReplay) { window.KaiserArenaReplay.register("kaiser-replay", KAISER); }
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -210,15 +211,6 @@
     return steps;
   }
 
-  function flattenDeals(replay) {
-    var out = [];
-    (replay.games || []).forEach(function (game, g) {
-      game.deals.forEach(function (deal, d) {
-        out.push({ game: game, g: g, d: d, deal: deal, last: d === game.deals.length - 1 });
-      });
-    });
-    return out;
-  }
 
   /* --- What the table looks like at a step ------------------------------------------------ */
 
@@ -263,7 +255,7 @@
   /* --- Drawing ------------------------------------------------------------------------------ */
 
   function playerName(entry, seat) {
-    return entry.game.seats[seat] + " \u00b7 " + seatLabels(view.replay)[seat];
+    return entry.game.seats[seat] + " \u00b7 " + seatLabels(current)[seat];
   }
 
   function drawSeat(entry, seat, s) {
@@ -400,120 +392,12 @@
       discard: "discards", card: "play", won: "trick won", end: "deal over", fault: "fault" }[step.kind];
   }
 
-  function drawTable(_root, entry, s) {
+  function drawTable(box, entry, s, replay) {
+    root = box;
+    current = replay;
     for (var seat = 0; seat < 4; seat++) { drawSeat(entry, seat, s); }
     drawTrick(entry, s);
     drawSide(entry, s);
-  }
-
-  function draw() {
-    var entry = view.deals[view.dealIndex];
-    if (!entry) { return; }
-    var s = view.game.state(entry, view.steps, view.step);
-    view.game.draw(root, entry, s, view.replay);
-    $("v-slider").max = String(view.steps.length - 1);
-    $("v-slider").value = String(view.step);
-    $("v-deal").value = String(view.dealIndex);
-    $("v-step").textContent = "step " + (view.step + 1) + " of " + view.steps.length + " \u00b7 " +
-      view.game.label(view.steps[view.step]);
-    root.setAttribute("data-deal", String(view.dealIndex));
-    root.setAttribute("data-step", String(view.step));
-    if (history.replaceState) {
-      history.replaceState(null, "", "#g" + (entry.g + 1) + "d" + (entry.d + 1) + "s" + view.step);
-    }
-  }
-
-  /* --- Moving ------------------------------------------------------------------------------- */
-
-  function goDeal(index, atEnd) {
-    if (index < 0 || index >= view.deals.length) { return false; }
-    view.dealIndex = index;
-    view.steps = view.game.steps(view.deals[index], view.replay);
-    view.step = atEnd ? view.steps.length - 1 : 0;
-    draw();
-    return true;
-  }
-
-  function forward() {
-    if (view.step < view.steps.length - 1) { view.step += 1; draw(); return true; }
-    return goDeal(view.dealIndex + 1, false);
-  }
-
-  function back() {
-    if (view.step > 0) { view.step -= 1; draw(); return true; }
-    return goDeal(view.dealIndex - 1, true);
-  }
-
-  function togglePlay() {
-    if (view.timer) { stopPlay(); return; }
-    $("v-play").textContent = "\u23f8 pause";
-    view.timer = setInterval(function () { if (!forward()) { stopPlay(); } }, PLAY_MS);
-  }
-
-  function stopPlay() {
-    clearInterval(view.timer);
-    view.timer = null;
-    $("v-play").textContent = "\u25b6 play";
-  }
-
-  function onKey(event) {
-    var tag = (event.target.tagName || "").toLowerCase();
-    if (!view.replay || tag === "input" || tag === "select" || tag === "textarea") { return; }
-    var actions = {
-      ArrowRight: forward, ArrowLeft: back,
-      ArrowDown: function () { goDeal(view.dealIndex + 1, false); },
-      ArrowUp: function () { goDeal(view.dealIndex - 1, false); },
-      Home: function () { view.step = 0; draw(); },
-      End: function () { view.step = view.steps.length - 1; draw(); },
-      " ": togglePlay,
-    };
-    if (actions[event.key]) { event.preventDefault(); stopPlay(); actions[event.key](); }
-  }
-
-  /* --- Loading ------------------------------------------------------------------------------ */
-
-  function message(text, isError) {
-    var box = $("v-message");
-    box.textContent = text || "";
-    box.hidden = !text;
-    box.classList.toggle("errors", !!isError);
-  }
-
-  /* The viewer of the replay's game, or null when it is not a replay of one. */
-  function gameOf(replay) {
-    if (replay && replay.format === KAISER.format) { return KAISER; }
-    var sm = window.smViewer;
-    return replay && sm && replay.format === sm.format ? sm : null;
-  }
-
-  function show(replay) {
-    var game = gameOf(replay);
-    if (!game) {
-      message("This is not a Kaiser Arena replay (no \"format\": \"kaiser-replay\" or " +
-        "\"sergeant-major-replay\").", true);
-      return;
-    }
-    stopPlay();
-    view.replay = replay;
-    view.game = game;
-    if (window.smViewer) { root.classList.remove(window.smViewer.className); }
-    if (game.className) { root.classList.add(game.className); }
-    view.deals = flattenDeals(replay);
-    var select = $("v-deal");
-    select.innerHTML = "";
-    view.deals.forEach(function (entry, i) {
-      var option = el("option", null, "game " + (entry.g + 1) + " \u00b7 " + game.hand + " " + (entry.d + 1));
-      option.value = String(i);
-      select.appendChild(option);
-    });
-    root.classList.add("loaded");
-    if (!view.deals.length) {
-      var f = replay.result && replay.result.forfeit;
-      message("No deal was played" + (f ? ": " + f.player + " forfeited (" + f.reason + ")" : "") + ".", true);
-      return;
-    }
-    message(game.summary(replay));
-    if (!fromHash()) { goDeal(0, false); }
   }
 
   function summary(replay) {
@@ -522,80 +406,4 @@
       (games.B || 0) + " \u00b7 rules " + ((replay.rules || {}).preset || "?") + " \u00b7 seed " + replay.seed +
       (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
   }
-
-  function fromHash() {
-    var m = /^#g(\d+)d(\d+)s(\d+)$/.exec(location.hash);
-    if (!m) { return false; }
-    for (var i = 0; i < view.deals.length; i++) {
-      if (view.deals[i].g === +m[1] - 1 && view.deals[i].d === +m[2] - 1) {
-        goDeal(i, false);
-        view.step = Math.min(+m[3], view.steps.length - 1);
-        draw();
-        return true;
-      }
-    }
-    return false;
-  }
-
-  function parseText(text) {
-    try { return [JSON.parse(text)]; } catch (e) { /* maybe JSON Lines */ }
-    return text.split("\n").filter(function (l) { return l.trim(); }).map(function (l) { return JSON.parse(l); });
-  }
-
-  function openText(text, name) {
-    var replays;
-    try { replays = parseText(text); } catch (e) {
-      message(name + " is not JSON: " + e.message, true);
-      return;
-    }
-    var choose = $("v-replay");
-    choose.hidden = replays.length < 2;
-    choose.innerHTML = "";
-    replays.forEach(function (r, i) {
-      var option = el("option", null, "replay " + (i + 1) + ": " + (gameOf(r) || KAISER).summary(r).slice(0, 60));
-      option.value = String(i);
-      choose.appendChild(option);
-    });
-    choose.onchange = function () { show(replays[+choose.value]); };
-    show(replays[0]);
-  }
-
-  function openFile(file) {
-    if (!file) { return; }
-    var reader = new FileReader();
-    reader.onload = function () { openText(String(reader.result), file.name); };
-    reader.onerror = function () { message("Could not read " + file.name, true); };
-    reader.readAsText(file);
-  }
-
-  function load(url) {
-    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
-      .then(function (response) {
-        if (!response.ok) { throw new Error("the server answered " + response.status); }
-        return response.json();
-      })
-      .then(show)
-      .catch(function (error) { message("Could not load the replay: " + error.message, true); });
-  }
-
-  $("v-next").addEventListener("click", function () { stopPlay(); forward(); });
-  $("v-prev").addEventListener("click", function () { stopPlay(); back(); });
-  $("v-first").addEventListener("click", function () { stopPlay(); view.step = 0; draw(); });
-  $("v-last").addEventListener("click", function () { stopPlay(); view.step = view.steps.length - 1; draw(); });
-  $("v-play").addEventListener("click", togglePlay);
-  $("v-slider").addEventListener("input", function () { stopPlay(); view.step = +this.value; draw(); });
-  $("v-deal").addEventListener("change", function () { stopPlay(); goDeal(+this.value, false); });
-  $("v-file").addEventListener("change", function () { openFile(this.files[0]); });
-  document.addEventListener("keydown", onKey);
-  root.addEventListener("dragover", function (e) { e.preventDefault(); root.classList.add("dragging"); });
-  root.addEventListener("dragleave", function () { root.classList.remove("dragging"); });
-  root.addEventListener("drop", function (e) {
-    e.preventDefault();
-    root.classList.remove("dragging");
-    openFile(e.dataTransfer.files[0]);
-  });
-
-  var url = root.getAttribute("data-replay-url");
-  if (url) { load(url); } else { message("Open or drop a replay file to watch it."); }
-  window.kaiserViewer = view; // for the curious (and the browser tests)
 })();

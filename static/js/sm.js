@@ -1,7 +1,6 @@
 /* Sergeant Major (9-5-2) on the site's tables: the words for its hands (targets, ups and
    downs, the exchange, results), the steps of a hand and the table at a step for the replay
-   viewer (replay.js hands a replay whose format is "sergeant-major-replay" to
-   window.smViewer), shared with a person's table (play.js, window.smCards). Cards are drawn
+   viewer (registered with viewers.js for the format "sergeant-major-replay"), shared with a person's table (play.js, window.smCards). Cards are drawn
    by replay.js's window.kaiserCards, looked up when needed (this file may load first).
    Seats: 0 South, 1 West (seat 0's left), 2 East. No dependencies. */
 (function () {
@@ -414,6 +413,7 @@
   }
 
   window.smCards = {
+    game: "sergeant-major",  // the game whose table these draw (play.js)
     SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
     gameResultText: gameResultText, cardNode: cardNode, tableWho: tableWho,
     exchangeProgress: exchangeProgress, tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
@@ -424,4 +424,6 @@
     state: stateAt, draw: draw, label: stepLabel, summary: summary,
     handAt: function (entry, seat, s, replay) { return handAt(entry, seat, s, replay.rules || {}); },
   };
+  // Its drawing, for the replay viewer (viewers.js).
+  if (window.KaiserArenaReplay) { window.KaiserArenaReplay.register(FORMAT, window.smViewer); }
 })();

@@ -128,7 +128,7 @@ def test_the_runtime_names_no_game() -> None:
 
 def test_the_registry_is_the_runtime_s_one_list_of_games() -> None:
     """Every game of the registry is a package of its own beside the runtime."""
-    assert len(PACKAGES) == len(GAMES) >= 2
+    assert len(PACKAGES) == len(GAME_MODULES) >= 2  # a plugin named in the environment aside
     for package in PACKAGES:
         assert (ENGINE / package / "plugin.py").is_file()
     assert "engine/games.py" in {str(p.relative_to(ROOT)) for p in runtime_modules()}
@@ -162,3 +162,67 @@ def test_a_module_that_names_a_game_is_caught(source: str) -> None:
 ])
 def test_the_product_s_name_is_not_a_game_s(source: str) -> None:
     assert game_names_in(source) == []
+
+
+# --- The browser's side: static/js ----------------------------------------------------------
+# A game's own scripts (Game.browser_scripts) may name it; the shared ones (the replay viewer
+# and its registry, the person's table, the live pages) ask the registry (viewers.js) or the
+# page (its data-game) instead. What counts is code, not comments: a string naming a game or
+# its replay format, or an identifier that is a game's name ("KAISER", "sergeantMajor"); an
+# identifier that only begins with the product's word ("kaiserCards", "KaiserArenaReplay")
+# is the product's.
+STATIC = ROOT / "static"
+JS_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\\\"'])//[^\n]*", re.DOTALL)
+JS_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+JS_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+FORMATS = {game.replay_format for game in GAMES.values()}
+
+
+def shared_scripts() -> list[Path]:
+    own = {script for game in GAMES.values() for script in getattr(game, "browser_scripts", ())}
+    return [path for path in sorted((STATIC / "js").rglob("*.js"))
+            if str(path.relative_to(STATIC)) not in own]
+
+
+def _identifier_words(name: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name))
+
+
+def game_names_in_script(source: str) -> list[str]:
+    """Where a script's code names a game: strings and whole identifiers."""
+    code = JS_COMMENT.sub(" ", source)
+    found = []
+    for match in JS_STRING.finditer(code):
+        text = match.group(0)[1:-1]
+        if NAMED_IN_TEXT.search(text) or text in FORMATS:
+            found.append(f"string {text[:60]!r}")
+    for match in JS_IDENTIFIER.finditer(JS_STRING.sub('""', code)):
+        if _identifier_words(match.group(0)) in GAME_WORDS:
+            found.append(f"identifier {match.group(0)}")
+    return found
+
+
+def test_the_shared_scripts_name_no_game() -> None:
+    shared = shared_scripts()
+    assert STATIC / "js" / "viewers.js" in shared and STATIC / "js" / "play.js" in shared
+    assert len(shared) < len(list((STATIC / "js").rglob("*.js")))  # the games' own are let be
+    found = {str(path.relative_to(ROOT)): game_names_in_script(path.read_text())
+             for path in shared}
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+@pytest.mark.parametrize("source", [
+    'var SM = "sergeant-major";', "if (replay.format === 'kaiser-replay') {}",
+    "var KAISER = {};", "window.sergeantMajor = 1;", 'message("a Kaiser table");',
+])
+def test_a_script_that_names_a_game_is_caught(source: str) -> None:
+    assert game_names_in_script(source) != []
+
+
+@pytest.mark.parametrize("source", [
+    "/* Kaiser, in a comment */ var x = 1;", "// Sergeant Major's words\nvar S = window.smCards;",
+    "var K = window.kaiserCards;", "window.KaiserArenaReplay.register(f, d);",
+    'message("This is not a Kaiser Arena replay");',
+])
+def test_the_product_s_name_in_a_script_is_not_a_game_s(source: str) -> None:
+    assert game_names_in_script(source) == []

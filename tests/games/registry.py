@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from engine.games import GAMES
 
-TEST_GAME_MODULES = ("tests.games.duel.plugin",)
+TEST_GAME_MODULES = ("tests.games.duel.plugin", "tests.games.quartet.plugin")
 
 
 @contextmanager
