@@ -68,7 +68,7 @@ def test_the_api_gives_its_four_sides_its_replay_and_its_replay_in_words(
 
 def test_its_bot_page_says_nothing_of_boards_partners_or_people(quartet: Game,
                                                                 match: Match) -> None:
-    page = Client().get(f"/bots/{match.version_a.bot_id}/").content.decode()
+    page = Client().get(f"/bots/{match.side_list[0].version.bot_id}/").content.decode()
     assert "q-north" in page
     assert "Costliest boards" not in page and 'id="people-games"' not in page
     assert "partner" not in page.lower()

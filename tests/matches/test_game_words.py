@@ -46,10 +46,10 @@ def test_only_a_match_of_a_game_with_boards_links_them(play_match: Any, house: A
 def test_a_bot_page_says_boards_and_partners_only_for_a_game_that_has_them(
         play_match: Any, house: Any) -> None:
     kaiser_match = play_match()
-    page = Client().get(f"/bots/{kaiser_match.version_a.bot_id}/").content.decode()
+    page = Client().get(f"/bots/{kaiser_match.side_list[0].version.bot_id}/").content.decode()
     assert "Costliest boards" in page and "as its partner or its opponents" in page
     sm_match = stored_sm_match(sm_replay("10"), house)
-    answer = Client().get(f"/bots/{sm_match.version_a.bot_id}/?boards_version=v9")
+    answer = Client().get(f"/bots/{sm_match.side_list[0].version.bot_id}/?boards_version=v9")
     page = answer.content.decode()
     assert answer.status_code == 200  # no boards: no version of them to get wrong either
     assert "Costliest boards" not in page and "swing" not in page
