@@ -13,18 +13,24 @@ docstrings and comments (they may explain with an example).
 from __future__ import annotations
 
 import ast
+import importlib
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from engine.games import GAME_MODULES, GAMES
+from engine.games import GAME_MODULES, PLUGINS_ENV
 from tests.architecture.test_house_rules import ROOT
 
 ENGINE = ROOT / "engine"
 REGISTRY = ENGINE / "games.py"
 PACKAGES = tuple(module.split(".")[1] for module in GAME_MODULES)  # kaiser, sergeant_major
+# The built-in games, not the registry: a plugin of KAISER_GAME_PLUGINS lives outside engine/.
+BUILT_IN = [importlib.import_module(module).GAME for module in GAME_MODULES]
 
 
 def _words(text: str) -> list[str]:
@@ -32,7 +38,7 @@ def _words(text: str) -> list[str]:
 
 
 # Each game as words: its name, its title without the parenthesis, its package.
-GAME_WORDS = sorted({tuple(_words(form)) for game in GAMES.values()
+GAME_WORDS = sorted({tuple(_words(form)) for game in BUILT_IN
                      for form in (game.name, game.title.split("(")[0], game.name)}
                     | {tuple(_words(package)) for package in PACKAGES})
 # In a string: the game's words, joined by a space, "-" or "_", standing alone (not part of a
@@ -128,10 +134,23 @@ def test_the_runtime_names_no_game() -> None:
 
 def test_the_registry_is_the_runtime_s_one_list_of_games() -> None:
     """Every game of the registry is a package of its own beside the runtime."""
-    assert len(PACKAGES) == len(GAMES) >= 2
+    assert len(PACKAGES) == len({game.name for game in BUILT_IN}) >= 2
     for package in PACKAGES:
         assert (ENGINE / package / "plugin.py").is_file()
     assert "engine/games.py" in {str(p.relative_to(ROOT)) for p in runtime_modules()}
+
+
+def test_the_invariant_holds_with_a_plugin_registered_outside_the_engine() -> None:
+    """A deployment's game (here the test game, tests/games/duel) named in PLUGINS_ENV is in
+    the registry of every process; this module's tests hold there too."""
+    env = {**os.environ, PLUGINS_ENV: "tests.games.duel.plugin"}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         f"{__file__}::test_the_runtime_names_no_game",
+         f"{__file__}::test_the_registry_is_the_runtime_s_one_list_of_games"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "2 passed" in run.stdout
 
 
 @pytest.mark.parametrize("source", [
