@@ -374,8 +374,11 @@ def house_bots_ensure(game: str = "") -> list[BotVersion]:
 
 
 def house_bots_ensure_every_game() -> list[BotVersion]:
-    """house_bots_ensure for each game that has house bots."""
-    return [version for game, *_ in house_sets() for version in house_bots_ensure(game)]
+    """house_bots_ensure for every registered game: each gets its home ladder, with its house
+    bots if it has any (a game without them got no ladder at all)."""
+    from engine.games import GAMES
+
+    return [version for game in GAMES for version in house_bots_ensure(game)]
 
 
 def _house_bots_ensure(house_set: tuple[str, str, dict[str, str], tuple[str, float]],
