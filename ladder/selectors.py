@@ -94,15 +94,23 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
     return [rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]]
 
 
+def ups_scale(game: str) -> float:
+    """The ratings' unit of the game's ups (engine.games.Game.ups_scale); 0: not rated."""
+    from engine.games import GAMES
+
+    return float(getattr(GAMES[game], "ups_scale", 0.0)) if game in GAMES else 0.0
+
+
 def _result(a: int, b: int, score: float, games: int, c: int | None,
-            points: dict[str, float] | None, ups: dict[str, float] | None = None
-            ) -> ratings.Result | ratings.MultiResult:
+            points: dict[str, float] | None, ups: dict[str, float] | None = None,
+            ups_scale: float = ratings.UPS_SCALE) -> ratings.Result | ratings.MultiResult:
     """A match's result for the rating code: a three-player one by each version's points
-    (and ups, where the match has them)."""
+    (and ups, where the match has them, on its game's scale)."""
     if c is None or points is None:
         return ratings.Result(a, b, score, games)
     return ratings.MultiResult({a: points["A"], b: points["B"], c: points["C"]}, games,
-                               {a: ups["A"], b: ups["B"], c: ups["C"]} if ups else None)
+                               {a: ups["A"], b: ups["B"], c: ups["C"]} if ups else None,
+                               ups_scale)
 
 
 # Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
@@ -196,7 +204,8 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
             .filter(first_change__isnull=False).order_by("first_change")
             .values_list("version_a_id", "version_b_id", Coalesce("outcome", "score"),
                          "games_per_match", "version_c_id", "points", "ups"))
-    results = [_result(*row) for row in rows]
+    scale = ups_scale(ladder.game)
+    results = [_result(*row, ups_scale=scale) for row in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion, default_game
 from kaiser_site.page_cache import pages_changed
-from ladder import pairing, ratings
+from ladder import pairing, ratings, selectors
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches.models import RATED_SAME_OWNER, Match, side_letter
 from matches.services import OPEN, match_create, matches_dispatch, setting_int
@@ -61,14 +61,15 @@ def match_pairs(match: Match) -> list[tuple[str, str, float]]:
     """A finished match's result as the ratings read it: each pair of sides (x, y) with x's
     actual score against y. Two players: A's outcome (match_outcome, from the boards where
     the game has them), stored on the match; more: their points and ups
-    (ratings.pairwise_scores)."""
+    (ratings.pairwise_scores, the ups on the game's scale)."""
     if len(match.version_ids) == 2:
         outcome = match_outcome(match)
         Match.objects.filter(pk=match.pk).update(outcome=outcome)
         match.outcome = outcome
         return [("A", "B", outcome)]
     assert match.points is not None
-    return ratings.pairwise_scores(match.points, match.ups)  # type: ignore[return-value]
+    return ratings.pairwise_scores(  # type: ignore[return-value]
+        match.points, match.ups, ups_scale=selectors.ups_scale(match.game))
 
 
 def match_outcome(match: Match) -> float:
@@ -184,21 +185,32 @@ def _pair_rows(matches: QuerySet[Any]) -> list[QuerySet[Any]]:
     score = Coalesce("outcome", "score") if has_outcome else F("score")
     parts = [_pair_row(two, "version_a_id", "version_b_id", score)]
     three = rated.filter(version_c__isnull=False, points__isnull=False)
+    scales = _ups_scales()
     for x, y in (("A", "B"), ("A", "C"), ("B", "C")):
         px = Cast(KT(f"points__{x}"), FloatField())
         py = Cast(KT(f"points__{y}"), FloatField())
         share = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
                      output_field=FloatField())
-        if has_outcome:  # (the ups came with the outcome: ratings.pairwise_scores)
+        if has_outcome and scales:  # (the ups came with the outcome: ratings.pairwise_scores)
+            scale = Case(*[When(game=name, then=Value(s)) for name, s in scales.items()],
+                         default=Value(1.0), output_field=FloatField())
             gap = (Cast(KT(f"ups__{x}"), FloatField())
-                   - Cast(KT(f"ups__{y}"), FloatField())) / ratings.UPS_SCALE
+                   - Cast(KT(f"ups__{y}"), FloatField())) / scale
             mixed = ((1.0 - ratings.UPS_WEIGHT) * share
                      + ratings.UPS_WEIGHT / (1.0 + Exp(-gap)))
-            share = Case(When(ups__isnull=True, then=share), default=mixed,
-                         output_field=FloatField())
+            # Ups on each game's own scale; a game that gives none is rated by points alone.
+            share = Case(When(Q(ups__isnull=True) | ~Q(game__in=list(scales)), then=share),
+                         default=mixed, output_field=FloatField())
         parts.append(_pair_row(three, f"version_{x.lower()}_id", f"version_{y.lower()}_id",
                                share))
     return parts
+
+
+def _ups_scales() -> dict[str, float]:
+    """Each registered game's ups scale, for the games whose ups are rated (Game.ups_scale)."""
+    from engine.games import GAMES
+
+    return {name: selectors.ups_scale(name) for name in GAMES if selectors.ups_scale(name) > 0}
 
 
 def _pair_row(matches: QuerySet[Any], x: str, y: str, score: Any) -> QuerySet[Any]:

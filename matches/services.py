@@ -287,6 +287,13 @@ def lease_kept(*, match_id: int, token: str) -> Iterator[None]:
         thread.join()
 
 
+def result_points(result: dict[str, Any]) -> dict[str, float]:
+    """Each side's points in a match's result: its `points` where the game scores them, else
+    the games it won (a game may leave `points` out: it is then rated by its games)."""
+    points = result.get("points") or result["games"]
+    return {side: float(v) for side, v in points.items()}
+
+
 def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
     """The result columns: A's share (Kaiser's score is A's share of the games; a three-player
     game gives each side's share of the points, A's is stored), the games each side won."""
@@ -299,8 +306,7 @@ def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
         "games_a": int(games["A"]),
         "games_b": int(games["B"]),
         "games_c": int(games["C"]) if "C" in games else None,
-        "points": ({side: float(v) for side, v in result["points"].items()}
-                   if "C" in games else None),
+        "points": result_points(result) if "C" in games else None,
         # (a forfeit's pairs are rated by their points alone, as a Kaiser forfeit by its games)
         "ups": ({side: float(v) for side, v in result["ups"].items()}
                 if "C" in games and result.get("ups") and not forfeit else None),
