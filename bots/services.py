@@ -225,7 +225,8 @@ def _verdict(replay: dict[str, Any], *, version: BotVersion, seconds: float
         reason = rejection_reason(forfeit, game=version.bot.game, filename=version.filename,
                                   startup_ms=settings.KAISER_CHECK_STARTUP_MS)
         return {"status": BotVersion.Status.REJECTED, "reason": reason.strip(), "summary": summary}
-    played = sum(result["games"].values())
+    # Every game the match played, drawn ones too (result["games"] counts games won outright).
+    played = len(replay["games"])
     reason = f"played {played} games against {CHECK_OPPONENT} without a fault"
     return {"status": BotVersion.Status.ACTIVE, "reason": reason, "summary": summary}
 

@@ -150,6 +150,9 @@ class Game(Protocol):
     # pinned at the starting rating, so that a lone author's bot has opponents at once.
     house_bots: dict[str, str]
     house_anchor: str
+    # The ratings' unit of a side's `ups` in a match's result (a game of three or more
+    # players: a pair's outcome is the logistic of their ups' gap over it); 0: not rated.
+    ups_scale: float
 
     def board_comparison(self, replay: dict[str, Any]) -> list[dict[str, Any]] | None:
         """The boards of a match's replay, each deal's tables side by side with the swing
@@ -282,6 +285,7 @@ class PackagedGame:
     wire_module: str = "protocol"
     house_bots: dict[str, str] = {}  # noqa: RUF012 (read only)
     house_anchor: str = ""
+    ups_scale: float = 0.0  # a game's ups are rated only on the scale it gives
     has_boards: bool = False  # a game with boards says so and has <package>.boards
     # Its own scripts in the site's static/ (its replay drawing, its table's words), which may
     # name it; the shared ones (the viewer, the person's table) may not.

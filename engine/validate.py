@@ -7,15 +7,23 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from engine.games import default_game, game_of_replay
+from engine.games import GAMES, PLUGINS_ENV, default_game, game_of_replay
 
 
 def validate_replay(replay: Any) -> list[str]:
-    """[] when the replay is valid, else [the first violation]. A replay of no known format
-    is checked as the default game's (whose validator says what is wrong with it)."""
+    """[] when the replay is valid, else [the first violation]. A replay that names a format
+    no registered game has is refused in those words (a plugin's game is known only where
+    PLUGINS_ENV names it); one that names none is checked as the default game's (whose
+    validator says what is wrong with it)."""
     try:
         game = game_of_replay(replay)
     except ValueError:
+        named = replay.get("format") if isinstance(replay, dict) else None
+        if isinstance(named, str) and named not in {g.replay_format for g in GAMES.values()}:
+            known = ", ".join(g.replay_format for g in GAMES.values())
+            return [f"not a replay of a game known here: its format is {named!r} (known: "
+                    f"{known}); a game of a plugin is known where {PLUGINS_ENV} names its "
+                    f"plugin module"]
         game = default_game()
     return game.validate_replay(replay)
 

@@ -22,6 +22,9 @@ MAIN = (
     "import sys\n\n"
     "if sys.version_info < (3, 11):\n"
     '    sys.exit("kaiser-engine.pyz needs Python 3.11 or later, not " + sys.version.split()[0])\n'
+    "import os  # noqa: E402\n\n"
+    "if os.environ.get('KAISER_GAME_PLUGINS'):  # a game's package, where the runner is run\n"
+    "    sys.path.append(os.getcwd())\n"
     "from engine.cli import main  # noqa: E402\n\n"
     "sys.exit(main())\n"
 )

@@ -270,10 +270,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "matches.tasks.matches_requeue_stale",
         "schedule": timedelta(seconds=60),
     },
-    "play-stats-fold": {  # finished matches' statistics into their versions' totals
+    # Finished matches' statistics into their versions' totals. No expiry: on a busy host a
+    # tick waited past 10 s and expired, every one (issue 42), and statistics stayed at zero.
+    # A late tick folds all that waits; the ticks behind it find nothing and return at once.
+    "play-stats-fold": {
         "task": "matches.tasks.play_stats_fold",
         "schedule": timedelta(seconds=10),
-        "options": {"expires": 10},
     },
     "bot-versions-requeue-stale": {
         "task": "bots.tasks.bot_versions_requeue_stale",

@@ -94,6 +94,18 @@ class Result:
     games: int = 1
 
 
+# A multi-player pair's outcome also reads the two players' ups and downs where their game
+# gives them (Sergeant Major: tricks above or below their targets, every hand of the match):
+# UPS_WEIGHT of it is 1 / (1 + exp(-(ups_x - ups_y) / scale)), the rest the share of the
+# points, `scale` the game's unit (engine.games.Game.ups_scale: 10 for Sergeant Major, chosen
+# by measurement, bench/sm_rating_convergence.py and docs/ratings.md; 0 for a game whose ups
+# are not rated). Points go to game winners only, so two weak bots often both take none;
+# their ups still say which did better with the same cards. UPS_SCALE: the unit where none is
+# given (Sergeant Major's); the site passes each game's own.
+UPS_WEIGHT = 1.0
+UPS_SCALE = 10.0
+
+
 @dataclass(frozen=True, slots=True)
 class MultiResult:
     """One match of three (or more) players: each player's points of the `games` games, and
@@ -102,6 +114,7 @@ class MultiResult:
     points: Mapping[Hashable, float]
     games: int = 1
     ups: Mapping[Hashable, float] | None = None
+    ups_scale: float = UPS_SCALE  # its game's (engine.games.Game.ups_scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,15 +166,6 @@ def elo_changes(
     return (0.0 if pinned_a else delta, 0.0 if pinned_b else -delta)
 
 
-# A three-player pair's outcome (Sergeant Major) also reads the two players' ups and downs
-# (tricks above or below their targets, every hand of the match): UPS_WEIGHT of it is
-# 1 / (1 + exp(-(ups_x - ups_y) / UPS_SCALE)), the rest the share of the points. Points go to
-# game winners only, so two weak bots often both take none; their ups still say which did
-# better with the same cards (the seats rotate over the same deals). Chosen by measurement
-# (bench/rating_convergence.py --game sergeant-major; docs/ratings.md).
-UPS_WEIGHT = 1.0
-UPS_SCALE = 10.0
-
 
 def pairwise_scores(points: Mapping[Hashable, float], ups: Mapping[Hashable, float] | None = None,
                     *, ups_weight: float = UPS_WEIGHT, ups_scale: float = UPS_SCALE
@@ -169,14 +173,14 @@ def pairwise_scores(points: Mapping[Hashable, float], ups: Mapping[Hashable, flo
     """Each pair (x, y) of a multi-player result, in the given order, with x's actual score
     against y: its share of the two players' points (0.5 when neither took any), and with the
     players' `ups`, that share's (1 - ups_weight) plus ups_weight of the logistic of x's ups
-    above y's (UPS_SCALE a unit)."""
+    above y's (`ups_scale` a unit: the game's; 0 reads no ups)."""
     players = list(points)
     out = []
     for i, x in enumerate(players):
         for y in players[i + 1:]:
             both = points[x] + points[y]
             share = 0.5 if both <= 0 else points[x] / both
-            if ups is not None and ups_weight:
+            if ups is not None and ups_weight and ups_scale > 0:
                 gap = (float(ups[x]) - float(ups[y])) / ups_scale
                 share = (1.0 - ups_weight) * share + ups_weight * (0.5 + 0.5 * math.tanh(gap / 2))
             out.append((x, y, share))
@@ -222,10 +226,11 @@ def elo_changes_multi(
 
 
 def pairwise_results(*, points: Mapping[Hashable, float], games: int,
-                     ups: Mapping[Hashable, float] | None = None) -> list[Result]:
+                     ups: Mapping[Hashable, float] | None = None,
+                     ups_scale: float = UPS_SCALE) -> list[Result]:
     """A multi-player match as two-player Results (one per pair), for the fit."""
     return [Result(a=x, b=y, score=score, games=games)
-            for x, y, score in pairwise_scores(points, ups)]
+            for x, y, score in pairwise_scores(points, ups, ups_scale=ups_scale)]
 
 
 def elo_replay(
@@ -266,7 +271,8 @@ def _as_pairs(results: Iterable[Result | MultiResult]) -> Iterator[Result]:
     """Two-player results as they are, a multi-player one as its pairs (pairwise_results)."""
     for r in results:
         if isinstance(r, MultiResult):
-            yield from pairwise_results(points=r.points, games=r.games, ups=r.ups)
+            yield from pairwise_results(points=r.points, games=r.games, ups=r.ups,
+                                        ups_scale=r.ups_scale)
         else:
             yield r
 

@@ -94,15 +94,23 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
     return [rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3]]
 
 
-def _result(score: float, games: int, sides: list[tuple[int, float | None, float | None]]
-            ) -> ratings.Result | ratings.MultiResult:
+def ups_scale(game: str) -> float:
+    """The ratings' unit of the game's ups (engine.games.Game.ups_scale); 0: not rated."""
+    from engine.games import GAMES
+
+    return float(getattr(GAMES[game], "ups_scale", 0.0)) if game in GAMES else 0.0
+
+
+def _result(score: float, games: int, sides: list[tuple[int, float | None, float | None]],
+            ups_scale: float = ratings.UPS_SCALE) -> ratings.Result | ratings.MultiResult:
     """A match's result for the rating code from its sides (version, points, ups) in order:
-    a match of more than two by each version's points (and ups, where it has them)."""
+    a match of more than two by each version's points (and ups, where it has them, on its
+    game's scale)."""
     if len(sides) == 2 or any(points is None for _, points, _ in sides):
         return ratings.Result(sides[0][0], sides[1][0], score, games)
     ups = {version: u for version, _, u in sides}
     return ratings.MultiResult({version: p for version, p, _ in sides}, games,
-                               None if None in ups.values() else ups)
+                               None if None in ups.values() else ups, ups_scale)
 
 
 # Up to this many active bots a request may fit a stale ladder itself (tens of milliseconds
@@ -200,7 +208,8 @@ def ratings_recomputed(*, ladder: Ladder) -> dict[Any, tuple[float, int]]:
     for match_id, *side in MatchSide.objects.filter(match_id__in=[r[0] for r in rows]).order_by(
             "match_id", "order").values_list("match_id", "version_id", "points", "ups"):
         sides[match_id].append(tuple(side))  # type: ignore[arg-type]
-    results = [_result(score, games, sides[pk]) for pk, score, games in rows]
+    scale = ups_scale(ladder.game)
+    results = [_result(score, games, sides[pk], scale) for pk, score, games in rows]
     return ratings.elo_replay(results=results, pinned=pins)
 
 

@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion, default_game
 from kaiser_site.page_cache import pages_changed
-from ladder import pairing, ratings
+from ladder import pairing, ratings, selectors
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches.models import RATED_SAME_OWNER, Match, MatchSide, side_letter
 from matches.services import OPEN, match_create, matches_dispatch, setting_int
@@ -72,7 +72,7 @@ def match_pairs(match: Match) -> list[tuple[str, str, float]]:
     """A finished match's result as the ratings read it: each pair of sides (x, y) with x's
     actual score against y. Two players: A's outcome (match_outcome, from the boards where
     the game has them), stored on the match; more: their points and ups
-    (ratings.pairwise_scores)."""
+    (ratings.pairwise_scores, the ups on the game's scale)."""
     sides = match.side_list
     if len(sides) == 2:
         outcome = match_outcome(match)
@@ -83,7 +83,8 @@ def match_pairs(match: Match) -> list[tuple[str, str, float]]:
     ups = {side.letter: side.ups for side in sides}
     assert None not in points.values()
     return ratings.pairwise_scores(  # type: ignore[return-value]
-        points, None if None in ups.values() else ups)
+        points, None if None in ups.values() else ups,
+        ups_scale=selectors.ups_scale(match.game))
 
 
 def match_outcome(match: Match) -> float:
@@ -187,6 +188,13 @@ def _rebuild_one(match: Match, entries: dict[int, LadderEntry],
         state[v] = (rating + by_side[side], games + 1)
 
 
+def _ups_scales() -> dict[str, float]:
+    """Each registered game's ups scale, for the games whose ups are rated (Game.ups_scale)."""
+    from engine.games import GAMES
+
+    return {name: selectors.ups_scale(name) for name in GAMES if selectors.ups_scale(name) > 0}
+
+
 def _pair_rows(matches: QuerySet[Any]) -> QuerySet[Any]:
     """The rows (ladder, low, high, games, low's wins) that the rated results add to the
     tallies, as _tallies_add adds them: one a pair of sides (x before y) of each rated
@@ -206,12 +214,16 @@ def _pair_rows(matches: QuerySet[Any]) -> QuerySet[Any]:
     px, py = F("points"), F("match__sides__points")
     share = Case(When(GreaterThan(px + py, 0.0), then=px / (px + py)), default=Value(0.5),
                  output_field=FloatField())
-    gap = (F("ups") - F("match__sides__ups")) / ratings.UPS_SCALE
+    scales = _ups_scales()  # ups on each game's own scale; a game without one: points alone
+    scale = Case(*[When(match__game=name, then=Value(s)) for name, s in scales.items()],
+                 default=Value(1.0), output_field=FloatField())
+    gap = (F("ups") - F("match__sides__ups")) / scale
     mixed = (1.0 - ratings.UPS_WEIGHT) * share + ratings.UPS_WEIGHT / (1.0 + Exp(-gap))
     score = Case(
         When(Q(points__isnull=True) | Q(match__sides__points__isnull=True),
              then=Coalesce("match__outcome", "match__score")),
-        When(Q(ups__isnull=True) | Q(match__sides__ups__isnull=True), then=share),
+        When(Q(ups__isnull=True) | Q(match__sides__ups__isnull=True)
+             | ~Q(match__game__in=list(scales)), then=share),
         default=mixed, output_field=FloatField())
     games = F("match__games_per_match")
     wins = score * games
@@ -384,8 +396,11 @@ def house_bots_ensure(game: str = "") -> list[BotVersion]:
 
 
 def house_bots_ensure_every_game() -> list[BotVersion]:
-    """house_bots_ensure for each game that has house bots."""
-    return [version for game, *_ in house_sets() for version in house_bots_ensure(game)]
+    """house_bots_ensure for every registered game: each gets its home ladder, with its house
+    bots if it has any (a game without them got no ladder at all)."""
+    from engine.games import GAMES
+
+    return [version for game in GAMES for version in house_bots_ensure(game)]
 
 
 def _house_bots_ensure(house_set: tuple[str, str, dict[str, str], tuple[str, float]],

@@ -290,6 +290,13 @@ def lease_kept(*, match_id: int, token: str) -> Iterator[None]:
         thread.join()
 
 
+def result_points(result: dict[str, Any]) -> dict[str, float]:
+    """Each side's points in a match's result: its `points` where the game scores them, else
+    the games it won (a game may leave `points` out: it is then rated by its games)."""
+    points = result.get("points") or result["games"]
+    return {side: float(v) for side, v in points.items()}
+
+
 def _result_fields(replay: dict[str, Any]) -> dict[str, Any]:
     """The match's part of the result: A's share (Kaiser's score is A's share of the games;
     a game of more players gives each side's share of the points, A's is stored) and the
@@ -307,7 +314,7 @@ def _sides_finish(*, match_id: int, replay: dict[str, Any], stderr: Sequence[str
     # pairs are rated by their points alone, as a two-player forfeit by its games.
     many = len(result["games"]) > 2
     match_sides_result(match_id=match_id, games=result["games"],
-                       points=result.get("points") if many else None,
+                       points=result_points(result) if many else None,
                        ups=result.get("ups") if many and not forfeit else None,
                        stderr=stderr, fault=(forfeit.get("player", ""),
                                              forfeit.get("reason", "") or ""))

@@ -40,6 +40,9 @@ class SergeantMajor(PackagedGame):
     house_bots: dict[str, str] = {"sm-random": "builtin:random",  # noqa: RUF012
                                   "sm-greedy": "builtin:greedy"}
     house_anchor: str = "sm-greedy"
+    # The ratings' unit of a side's ups (tricks above its targets over a match): measured,
+    # bench/sm_rating_convergence.py (docs/ratings.md).
+    ups_scale: float = 10.0
 
     # --- a game in play ----------------------------------------------------------------------
     def new_state(self, rules: Any, *, seed: str, game: int) -> State:

@@ -13,18 +13,24 @@ docstrings and comments (they may explain with an example).
 from __future__ import annotations
 
 import ast
+import importlib
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from engine.games import GAME_MODULES, GAMES
+from engine.games import GAME_MODULES, PLUGINS_ENV
 from tests.architecture.test_house_rules import ROOT
 
 ENGINE = ROOT / "engine"
 REGISTRY = ENGINE / "games.py"
 PACKAGES = tuple(module.split(".")[1] for module in GAME_MODULES)  # kaiser, sergeant_major
+# The built-in games, not the registry: a plugin of KAISER_GAME_PLUGINS lives outside engine/.
+BUILT_IN = [importlib.import_module(module).GAME for module in GAME_MODULES]
 
 
 def _words(text: str) -> list[str]:
@@ -32,7 +38,7 @@ def _words(text: str) -> list[str]:
 
 
 # Each game as words: its name, its title without the parenthesis, its package.
-GAME_WORDS = sorted({tuple(_words(form)) for game in GAMES.values()
+GAME_WORDS = sorted({tuple(_words(form)) for game in BUILT_IN
                      for form in (game.name, game.title.split("(")[0], game.name)}
                     | {tuple(_words(package)) for package in PACKAGES})
 # In a string: the game's words, joined by a space, "-" or "_", standing alone (not part of a
@@ -134,6 +140,19 @@ def test_the_registry_is_the_runtime_s_one_list_of_games() -> None:
     assert "engine/games.py" in {str(p.relative_to(ROOT)) for p in runtime_modules()}
 
 
+def test_the_invariant_holds_with_a_plugin_registered_outside_the_engine() -> None:
+    """A deployment's game (here the test game, tests/games/duel) named in PLUGINS_ENV is in
+    the registry of every process; this module's tests hold there too."""
+    env = {**os.environ, PLUGINS_ENV: "tests.games.duel.plugin"}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         f"{__file__}::test_the_runtime_names_no_game",
+         f"{__file__}::test_the_registry_is_the_runtime_s_one_list_of_games"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "2 passed" in run.stdout
+
+
 @pytest.mark.parametrize("source", [
     "from engine.kaiser.rules import PRESETS\n",
     "import engine.sergeant_major.game\n",
@@ -175,11 +194,11 @@ STATIC = ROOT / "static"
 JS_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\\\"'])//[^\n]*", re.DOTALL)
 JS_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 JS_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-FORMATS = {game.replay_format for game in GAMES.values()}
+FORMATS = {game.replay_format for game in BUILT_IN}
 
 
 def shared_scripts() -> list[Path]:
-    own = {script for game in GAMES.values() for script in getattr(game, "browser_scripts", ())}
+    own = {script for game in BUILT_IN for script in getattr(game, "browser_scripts", ())}
     return [path for path in sorted((STATIC / "js").rglob("*.js"))
             if str(path.relative_to(STATIC)) not in own]
 

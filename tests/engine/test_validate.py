@@ -307,7 +307,7 @@ def test_match_forfeit_must_repeat_the_games(forfeited: dict[str, Any]) -> None:
 # --- malformed input ----------------------------------------------------------------------------
 @pytest.mark.parametrize("value,start", [
     ([], "a replay must be a JSON object"),
-    ({"format": "chess"}, "not a kaiser-replay"),
+    ({"format": "chess"}, "not a replay of a game known here: its format is 'chess'"),
     ({"format": "kaiser-replay", "version": 2}, "not a kaiser-replay"),
     ({"format": "kaiser-replay", "version": 1}, "malformed replay"),
 ])

@@ -1,4 +1,5 @@
-"""Put each game's house bots on its home ladder (engine.games.Game: house_bots, home_ladder),
+"""Make each registered game's home ladder and put its house bots on it (engine.games.Game:
+home_ladder, house_bots; a game without house bots gets its ladder all the same),
 owned by a system user, the game's anchor pinned at 1500 as its scale's anchor: Kaiser's
 `random` and `greedy` on the main ladder, `greedy` the anchor; Sergeant Major's `sm-random`
 and `sm-greedy` on its ladder, `sm-greedy` the anchor. Idempotent."""
@@ -13,7 +14,7 @@ from ladder.services import house_bots_ensure_every_game
 
 
 class Command(BaseCommand):
-    help = "Create the house bots of each game and anchor their ladders."
+    help = "Create each game's home ladder, its house bots and their anchor."
 
     def handle(self, *args: Any, **options: Any) -> None:
         for version in house_bots_ensure_every_game():
