@@ -72,10 +72,11 @@ def match_pairs(match: Match) -> list[tuple[str, str, float]]:
 
 
 def match_outcome(match: Match) -> float:
-    """A two-player match's actual score for the ratings: from its stored boards, the games
-    won for a forfeit or where no board was played at both tables (ratings.match_outcome)."""
+    """A two-player match's actual score for the ratings: from its boards (computed from its
+    replay), the games won for a forfeit or where no board was played at both tables
+    (ratings.match_outcome)."""
     assert match.score is not None
-    return ratings.match_outcome(swings=ratings.board_swings(match.boards),
+    return ratings.match_outcome(swings=ratings.board_swings(match.board_comparison()),
                                  games_score=match.score, forfeit=bool(match.forfeit_player))
 
 

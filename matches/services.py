@@ -379,7 +379,6 @@ def match_finish(
             stderr_c=stderr_c[:STDERR_MAX], play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions, game=game),
-            boards=boards,
             **_result_fields(replay),
         )
         outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
@@ -390,6 +389,7 @@ def match_finish(
                       stderr=[stderr_a, stderr_b, stderr_c])
         match = Match.objects.select_related("version_a", "version_b", "version_c").get(
             pk=match_id)
+        match.board_comparison_known(boards)  # the ladder's outcome reads it: not again
         # Each side's costliest boards, with the result (only a won attempt gets here).
         if boards is not None:
             BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))

@@ -98,7 +98,7 @@ def test_each_rated_match_is_rated_by_its_boards_and_a_forfeit_by_its_games(
     for m in forfeits:
         assert m.outcome == m.score
     for m in by_boards:
-        swings = ratings.board_swings(m.boards)
+        swings = ratings.board_swings(m.board_comparison())
         assert swings
         assert m.outcome == ratings.match_outcome(swings=swings, games_score=m.score)
         # The changes are Elo's for this outcome: A's and B's add up to zero (no anchor).
