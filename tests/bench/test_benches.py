@@ -223,6 +223,18 @@ def test_fairplay_storage_prints_the_bytes_a_match_with_and_without_the_times(
                   "(limit 1,024): within", "the replay store: the times")
 
 
+@pytest.mark.timeout(120)
+def test_match_bytes_prints_each_round_the_tables_and_the_bytes_a_match(bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_bytes"
+    out = run_bench("match_bytes", "--matches", "4", "--rounds", "2", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 2 rounds of 4 ladder matches on Main ladder",
+                  "round 1: the database grew by", "round 2: the database grew by",
+                  "the first 4 matches (from none):", "the 4 matches after them",
+                  "bytes a match: the first 4", "(target: under 2,048)")
+
+
 @pytest.mark.timeout(180)
 def test_boards_overhead_prints_both_pairings_and_the_comparison_alone(bench_env: Env) -> None:
     if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
