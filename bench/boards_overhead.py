@@ -88,7 +88,8 @@ def main() -> None:
     alone, size, count = _boards_alone(args.matches)
     print(f"the comparison alone (engine.kaiser.boards.board_comparison on a stored replay): "
           f"{1000 * alone:.2f} ms a match ({count} matches); its JSON about {size:.0f} "
-          f"characters a match (no row keeps it); {BoardLoss.objects.count()} BoardLoss rows in all")
+          f"characters a match (no row keeps it); {BoardLoss.objects.count()} BoardLoss rows "
+          "in all")
 
 
 if __name__ == "__main__":

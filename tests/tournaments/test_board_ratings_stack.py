@@ -104,7 +104,8 @@ def test_the_ladder_ranks_uploaded_bots_in_their_true_order_by_their_boards(
     finished = list(Match.objects.filter(ladder=ladder, rated=True,
                                          status=Match.Status.FINISHED))
     assert all({m.version_a_id, m.version_b_id} <= set(versions) for m in finished)
-    assert any(ratings.board_swings(m.board_comparison()) for m in finished)  # the boards were rated
+    # the boards were rated
+    assert any(ratings.board_swings(m.board_comparison()) for m in finished)
     # Each finished match rated its two entries exactly once, as the recount gives.
     assert RatingChange.objects.filter(match__in=finished).count() == 2 * len(finished)
     _recount(finished)

@@ -137,6 +137,17 @@ def test_ratings_rebuild_gives_the_same_numbers_as_the_ratings_kept_match_by_mat
         assert again[3] == pytest.approx(before[3], abs=1e-9)
 
 
+def test_ratings_rebuild_keeps_the_outcome_of_a_match_whose_replay_was_pruned(
+        played: Ladder) -> None:
+    kept = _snapshot(played)
+    # The boards are worked out from the replay: pruned, they are gone, the outcome stays.
+    Match.objects.filter(ladder=played).update(replay_gz=None, replay_key="", replay_sha256="")
+
+    call_command("ratings_rebuild", stdout=StringIO())
+
+    assert _snapshot(played)["outcomes"] == kept["outcomes"]
+
+
 def test_a_three_player_pair_that_took_no_points_is_told_apart_by_its_ups():
     points = {"a": 3.0, "b": 0.0, "c": 0.0}
     assert ratings.pairwise_scores(points)[2] == ("b", "c", 0.5)
