@@ -11,7 +11,9 @@
 # AFTER_REV defaults to HEAD. The benches: bench/page_speed.py and bench/boards_page_speed.py
 # (all the arguments), bench/tournament_page_speed.py (--clients/--requests/--workers and
 # --background/--field). Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432).
-# Noise: a page is named slower when its median server time grew by more than 20% and more
+# Noise: each bench runs PASSES times a revision (default 2: before, after, before, after), a
+# page's figure is its lowest median of the passes (a burst of the host's load slows one pass,
+# never makes one faster), and a page is named slower when that grew by more than 20% and more
 # than 2 ms (two runs of one revision on this shared machine differ by about that).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -44,18 +46,19 @@ cleanup() {
 trap cleanup EXIT
 git -C "$ROOT" worktree add --detach -q "$scratch/before" "$base"
 git -C "$ROOT" worktree add --detach -q "$scratch/after" "$after_rev"
+passes="${PASSES:-2}"
 for bench in page_speed boards_page_speed tournament_page_speed; do
-  for side in before after; do
+  for pass in $(seq "$passes"); do for side in before after; do
     dir="$scratch/$side"
     [ -f "$dir/bench/$bench.py" ] || { echo "=== $side: no bench/$bench.py"; continue; }
     bench_args=("${page_args[@]}")
     [ "$bench" = tournament_page_speed ] && bench_args=("${tournament_args[@]}")
     echo "=== $side ($(git -C "$dir" rev-parse --short HEAD)): bench/$bench.py ${bench_args[*]}"
     (cd "$dir" && KAISER_VAR_DIR="$scratch/var-$side" "$PYTHON" "bench/$bench.py" \
-      "${bench_args[@]}") | tee "$scratch/$bench.$side.txt"
-  done
+      "${bench_args[@]}") | tee "$scratch/$bench.$side.$pass.txt"
+  done; done
 done
-"$PYTHON" - "$scratch" "$base" "$after_rev" <<'EOF'
+"$PYTHON" - "$scratch" "$base" "$after_rev" "$passes" <<'EOF'
 """Each page's median server time before and after, and the pages slower beyond noise."""
 import sys
 from pathlib import Path
@@ -63,10 +66,17 @@ from pathlib import Path
 scratch, base, after = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 
 
-def server_times(path: Path) -> dict[str, float]:
+def server_times(bench: str, side: str) -> dict[str, float]:
+    """page -> the lowest of its passes' medians (ms), from the "server time" tables."""
+    lowest: dict[str, float] = {}
+    for path in sorted(scratch.glob(f"{bench}.{side}.*.txt")):
+        for page, ms in one_run(path).items():
+            lowest[page] = min(ms, lowest.get(page, ms))
+    return lowest
+
+
+def one_run(path: Path) -> dict[str, float]:
     """page -> median ms of the first "server time" table of a bench's output."""
-    if not path.exists():
-        return {}
     lines = path.read_text().splitlines()
     found: dict[str, float] = {}
     for n, line in enumerate(lines):
@@ -81,12 +91,12 @@ def server_times(path: Path) -> dict[str, float]:
     return found
 
 
-print(f"\nmedian server time, ms: before ({base}) and after ({after})")
+print(f"\nmedian server time, ms (the lowest of {sys.argv[4]} passes): before ({base}) and "
+      f"after ({after})")
 print(f"  {'bench / page':<46}{'before':>9}{'after':>9}{'change':>9}")
 slower = []
 for bench in ("page_speed", "boards_page_speed", "tournament_page_speed"):
-    before = server_times(scratch / f"{bench}.before.txt")
-    now = server_times(scratch / f"{bench}.after.txt")
+    before, now = server_times(bench, "before"), server_times(bench, "after")
     for page in [p for p in now if p in before]:
         old, new = before[page], now[page]
         change = (new - old) / old if old else 0.0
