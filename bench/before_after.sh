@@ -10,7 +10,7 @@
 #   e.g. bench/before_after.sh main HEAD --bots 1000 --matches 100000
 # AFTER_REV defaults to HEAD. The benches: bench/page_speed.py and bench/boards_page_speed.py
 # (all the arguments), bench/tournament_page_speed.py (--clients/--requests/--workers and
-# --background/--field). Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432).
+# --background/--field); BENCHES="page_speed ..." runs only those. Needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432).
 # Noise: each bench runs PASSES times a revision (default 2: before, after, before, after), a
 # page's figure is its lowest median of the passes (a burst of the host's load slows one pass,
 # never makes one faster), and a page is named slower when that grew by more than 20% and more
@@ -47,7 +47,7 @@ trap cleanup EXIT
 git -C "$ROOT" worktree add --detach -q "$scratch/before" "$base"
 git -C "$ROOT" worktree add --detach -q "$scratch/after" "$after_rev"
 passes="${PASSES:-2}"
-for bench in page_speed boards_page_speed tournament_page_speed; do
+for bench in ${BENCHES:-page_speed boards_page_speed tournament_page_speed}; do
   for pass in $(seq "$passes"); do for side in before after; do
     dir="$scratch/$side"
     [ -f "$dir/bench/$bench.py" ] || { echo "=== $side: no bench/$bench.py"; continue; }
