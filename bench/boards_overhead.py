@@ -1,11 +1,12 @@
 #!/usr/bin/env python
-"""What the board comparison (engine/kaiser/boards.py, stored by matches.services.match_finish as
-Match.boards and the BoardLoss rows) adds to a worker's time to finish a match.
+"""What the board comparison (engine/kaiser/boards.py: matches.services.match_finish stores its
+BoardLoss rows and rates the match from it; the pages work it out from the replay) adds to a
+worker's time to finish a match.
 
 As bench/stats_overhead.py: matches are played through the worker's own service
 (matches.services.match_play: the engine match, then match_finish), alternately with the
 boards and with them switched off (board_comparison replaced by a stub that finds none, so
-neither the JSON nor the rows are written), so both halves see the same machine. Two
+no rows are written), so both halves see the same machine. Two
 pairings: builtin:greedy against builtin:random (no sandbox: the shortest matches, the worst
 case for the ratio) and the sandboxed example bot minimal_bot.py against builtin:greedy.
 Prints the medians of each half and the overhead, then the comparison alone on stored
@@ -48,16 +49,18 @@ def _time_one(a: Any, b: Any, ladder: Any, with_boards: bool) -> float:
 
 
 def _boards_alone(count: int) -> tuple[float, float, int]:
-    """The comparison of a stored replay, and the JSON it stores: ms a match, bytes."""
+    """The comparison of a stored replay, and its JSON: ms a match, characters."""
+    import json
+
     from engine.kaiser.boards import board_comparison
     from matches.models import Match
 
-    finished = Match.objects.filter(status="finished", boards__isnull=False)[:count]
+    finished = Match.objects.filter(status="finished", ladder__slug="bench")[:count]
     replays = [m.replay() for m in finished]
     started = time.perf_counter()
     for replay in replays:
         board_comparison(replay)
-    sizes = [len(str(m.boards)) for m in finished]
+    sizes = [len(json.dumps(board_comparison(r))) for r in replays]
     return ((time.perf_counter() - started) / max(len(replays), 1), statistics.mean(sizes),
             len(replays))
 
@@ -84,8 +87,9 @@ def main() -> None:
               f"{1000 * on:.1f} ms with them: {100 * (on - off) / off:+.1f}%")
     alone, size, count = _boards_alone(args.matches)
     print(f"the comparison alone (engine.kaiser.boards.board_comparison on a stored replay): "
-          f"{1000 * alone:.2f} ms a match ({count} matches); Match.boards about {size:.0f} "
-          f"characters a match; {BoardLoss.objects.count()} BoardLoss rows in all")
+          f"{1000 * alone:.2f} ms a match ({count} matches); its JSON about {size:.0f} "
+          f"characters a match (no row keeps it); {BoardLoss.objects.count()} BoardLoss rows "
+          "in all")
 
 
 if __name__ == "__main__":

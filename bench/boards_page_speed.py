@@ -4,9 +4,10 @@ the bot page (with its costliest boards), the bot page against one opponent, a m
 comparison, one board side by side, and their API. Target: 95th percentile under 150 ms.
 
 bench/page_speed.py's database and load (its functions, on a database of its own,
-`kaiser_bench_boards`), plus what match_finish stores for boards: each match's Match.boards
-(engine.kaiser.boards.board_comparison of its replay) and its BoardLoss rows (the three biggest
-losses of each side), by COPY.
+`kaiser_bench_boards`), plus what match_finish stores for boards: each match's BoardLoss rows
+(the three biggest losses of each side of engine.kaiser.boards.board_comparison of its
+replay), by COPY. The board pages work the comparison out from the replay
+(Match.board_comparison).
 
 Usage:
     .venv/bin/python bench/boards_page_speed.py [--bots 1000] [--matches 100000] [--clients 4]
@@ -46,7 +47,7 @@ page_speed.PAGE_OF = [
 
 
 def boards_fill(replays: list[tuple[bytes, int, float, int, int]]) -> int:
-    """Match.boards and the BoardLoss rows, as match_finish writes them, for every match
+    """The BoardLoss rows, as match_finish writes them, for every match
     (match i has the replay i % len(replays), as page_speed.matches_copy made it)."""
     from django.db import connection
 
@@ -58,9 +59,6 @@ def boards_fill(replays: list[tuple[bytes, int, float, int, int]]) -> int:
               for b in boards]
     raw = connection.connection
     with raw.cursor() as cur:
-        for k, found in enumerate(boards):
-            cur.execute("UPDATE tournaments_match SET boards = %s "
-                        "WHERE (seed::bigint %% %s) = %s", [json.dumps(found), len(boards), k])
         cur.execute("SELECT m.id, sa.version_id, sb.version_id, m.seed, va.bot_id, vb.bot_id "
                     "FROM tournaments_match m "
                     'JOIN matches_matchside sa ON sa.match_id = m.id AND sa."order" = 0 '
@@ -145,7 +143,7 @@ def selector_times(versions: list[int], repeat: int = 200) -> None:
             version_id=rng.choice(bots)[0]),
         "costliest boards (against one bot)": lambda: selectors.costliest_boards(
             version_id=rng.choice(bots)[0], opponent_bot_id=rng.choice(bots)[1]),
-        "a match's stored boards": lambda: selectors.match_boards(
+        "a match's boards": lambda: selectors.match_boards(
             match_id=rng.randint(1, high)),
     }
     for name, read in reads.items():

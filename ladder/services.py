@@ -88,10 +88,17 @@ def match_pairs(match: Match) -> list[tuple[str, str, float]]:
 
 
 def match_outcome(match: Match) -> float:
-    """A two-player match's actual score for the ratings: from its stored boards, the games
-    won for a forfeit or where no board was played at both tables (ratings.match_outcome)."""
+    """A two-player match's actual score for the ratings: from its boards (computed from its
+    replay), the games won for a forfeit or where no board was played at both tables
+    (ratings.match_outcome). A match rated before and whose replay is pruned since keeps the
+    outcome it was rated with (the boards went with the replay)."""
+    from engine.games import get_game
+
     assert match.score is not None
-    return ratings.match_outcome(swings=ratings.board_swings(match.boards),
+    boards = match.board_comparison()
+    if boards is None and match.outcome is not None and get_game(match.game).has_boards:
+        return match.outcome
+    return ratings.match_outcome(swings=ratings.board_swings(boards),
                                  games_score=match.score, forfeit=match.fault_side is not None)
 
 

@@ -229,15 +229,19 @@ class MatchViewSet(AnonymousSharedReads, viewsets.ReadOnlyModelViewSet):
                    "of its duplicate pairs, what each table did with the same cards, A's swing "
                    "and the first differing decision",
                    responses={200: OpenApiTypes.OBJECT,
-                              404: OpenApiResponse(description="Not finished, or no replay")})
+                              404: OpenApiResponse(description="Not finished"),
+                              410: OpenApiResponse(description="Replay pruned: the boards are "
+                                                   "worked out from it")})
     @action(detail=True, methods=["get"])
     def boards(self, request: Request, pk: str | None = None) -> Response:
         match = self.get_object()
-        boards = selectors.match_boards(match_id=match.pk) \
-            if match.status == Match.Status.FINISHED else None
+        if not get_game(match.game).has_boards:
+            raise Http404(f"a {get_game(match.game).title} match has no boards")
+        if match.status != Match.Status.FINISHED:
+            raise Http404("this match has no boards: it is not finished")
+        boards = selectors.match_boards(match_id=match.pk)
         if boards is None:
-            raise Http404("this match has no boards: it is not finished, or its replay was "
-                          "pruned before boards were kept")
+            raise ReplayPruned()
         return Response({"match": match.pk, "players": _players(match), "boards": boards})
 
     @extend_schema(summary="One board: its comparison and the deal as each table played it "

@@ -131,13 +131,15 @@ class Match(PlayConditions):
         TOURNAMENT = "tournament"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    # No index of their own on ladder, tournament and status: the indexes below that begin
+    # with them serve their reads (each index is some 20 bytes more a match, issue 42).
     ladder = models.ForeignKey(
         "ladder.Ladder", null=True, blank=True, on_delete=models.PROTECT,
-        related_name="matches",
+        related_name="matches", db_index=False,
     )
     tournament = models.ForeignKey(
         "tournaments.Tournament", null=True, blank=True, on_delete=models.PROTECT,
-        related_name="matches",
+        related_name="matches", db_index=False,
     )
     round = models.PositiveIntegerField(null=True, blank=True)
     position = models.PositiveIntegerField(null=True, blank=True)  # place in a knockout bracket
@@ -149,9 +151,7 @@ class Match(PlayConditions):
         related_name="challenges",
     )
     seed = models.CharField(max_length=40)
-    status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # The result: A's share (Kaiser: of the games; Sergeant Major: of the points); each
     # side's part of it is on its MatchSide row.
     score = models.FloatField(null=True, blank=True)
@@ -186,12 +186,10 @@ class Match(PlayConditions):
     lease_token = models.CharField(max_length=32, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
     # The match's play statistics by side (matches.stats.replay_stats), written with its
-    # result; play_stats_fold adds them to the versions' totals and sets stats_folded.
+    # result and kept only until play_stats_fold has added them to the versions' totals: the
+    # fold empties them and sets stats_folded (the replay and the times hold them again).
     stats = models.JSONField(null=True, blank=True, editable=False)
     stats_folded = models.BooleanField(default=False)
-    # The board comparison of its duplicate pairs (engine.kaiser.boards.board_comparison), written
-    # with its result: the page and the API read it, and it outlives a pruned replay.
-    boards = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         # The table it had when the tournaments app held it (docs/architecture.md).
@@ -262,6 +260,24 @@ class Match(PlayConditions):
             return None
         data: dict[str, Any] = json.loads(text)
         return data
+
+    def board_comparison(self) -> list[dict[str, Any]] | None:
+        """The board comparison of its duplicate pairs (its game's board_comparison, in
+        engine.games), computed from its replay when asked (about 0.3 ms: no row keeps it, the
+        replay holds it); None without a replay (not finished, or pruned) or in a game without
+        boards. Once per instance: match_finish hands over the one it computed."""
+        from engine.games import get_game
+
+        if "_board_comparison" not in self.__dict__:
+            replay = self.replay()
+            self.board_comparison_known(None if replay is None
+                                        else get_game(self.game).board_comparison(replay))
+        known: list[dict[str, Any]] | None = self.__dict__["_board_comparison"]
+        return known
+
+    def board_comparison_known(self, boards: list[dict[str, Any]] | None) -> None:
+        """What board_comparison answers for this instance, where the caller has it already."""
+        self.__dict__["_board_comparison"] = boards
 
     def replay_text(self) -> str | None:
         """The replay as stored (canonical JSON, one line)."""
@@ -374,11 +390,16 @@ class BoardLoss(models.Model):
     match (matches.boards.BOARD_LOSSES_PER_MATCH at most per side and match), written by
     match_finish with the result, so that "a bot's costliest boards" is one index scan."""
 
+    # Six rows a match: no index of their own on the versions and the bot (the two below
+    # begin with the version; the others are read through it, and bots are never deleted).
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="board_losses")
-    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
-    opponent = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+",
+                                db_index=False)
+    opponent = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+",
+                                 db_index=False)
     # The opponent's bot, copied: "against this bot" is an index scan, without a join.
-    opponent_bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    opponent_bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+",
+                                     db_index=False)
     side = models.CharField(max_length=1)  # the version's side in the match, "A" or "B"
     game = models.PositiveIntegerField()  # the pair's first game (even), from 0
     deal = models.PositiveIntegerField()  # from 0

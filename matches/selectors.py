@@ -17,7 +17,6 @@ from django.utils.timezone import localtime
 
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion, default_game, game_players
-from engine.games import get_game
 from engine.runner import replay_json
 from kaiser_site.ago import ago
 from matches.models import (
@@ -194,7 +193,7 @@ def match_page_match(*, pk: int) -> Match:
     one query joining the ten tables, PostgreSQL took 2 ms to plan it and 0.25 ms to run it;
     the two plan in 0.4 ms."""
     return with_replay_flag(Match.objects.select_related("ladder", "tournament", "requested_by")
-                            .defer("replay_gz", "stats", "boards")
+                            .defer("replay_gz", "stats")
                             .prefetch_related(sides_with_bots())).get(pk=pk)
 
 
@@ -331,15 +330,9 @@ def third_player_versions(*, opponent: Bot, limit: int = 200) -> list[BotVersion
 
 
 def match_boards(*, match_id: int) -> list[dict[str, Any]] | None:
-    """The match's board comparison (its game's, engine.games: board_comparison): as stored
-    when it finished; for a match finished before boards were kept, worked out from its replay;
-    None without either, or in a game without boards."""
-    stored = Match.objects.filter(pk=match_id).values_list("boards", flat=True).first()
-    if stored is not None:
-        return list(stored)
-    match = Match.objects.only("pk", "game", *REPLAY_FIELDS).get(pk=match_id)
-    replay = match.replay()
-    return get_game(match.game).board_comparison(replay) if replay is not None else None
+    """The match's board comparison (Match.board_comparison: computed from its replay); None
+    without a replay (not finished, or pruned), or in a game without boards."""
+    return Match.objects.only("pk", "game", *REPLAY_FIELDS).get(pk=match_id).board_comparison()
 
 
 # A bot's costliest boards are taken from its newest matches (and from every match against a

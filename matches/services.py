@@ -381,7 +381,6 @@ def match_finish(
             play_ms=play_ms,
             # counted into the totals by play_stats_fold
             stats=replay_stats(replay, decisions=decisions, game=game),
-            boards=boards,
             **_result_fields(replay),
         )
         outcome = MatchAttempt.Outcome.FINISHED if won else MatchAttempt.Outcome.SUPERSEDED
@@ -390,6 +389,7 @@ def match_finish(
             return False
         _sides_finish(match_id=match_id, replay=replay, stderr=stderr)
         match = Match.objects.prefetch_related(sides_with_bots()).get(pk=match_id)
+        match.board_comparison_known(boards)  # the ladder's outcome reads it: not again
         # Each side's costliest boards, with the result (only a won attempt gets here).
         if boards is not None:
             BoardLoss.objects.bulk_create(board_losses(match=match, boards=boards))

@@ -136,7 +136,10 @@ def play_stats_fold(*, limit: int = 1000) -> int:
                 before = adds.get(key)
                 adds[key] = (version, add(before[1], counts) if before else counts)
         _totals_add(adds)
-        Match.objects.filter(pk__in=[row[0] for row in claimed]).update(stats_folded=True)
+        # Counted: the row keeps no copy (the replay and the times hold them, should the
+        # totals ever be rebuilt: play_stats_rebuild).
+        Match.objects.filter(pk__in=[row[0] for row in claimed]).update(stats_folded=True,
+                                                                         stats=None)
         pages_changed(STATS)  # the bots' pages show the totals
     return len(claimed)
 

@@ -170,7 +170,7 @@ def _side_names(match: Match) -> dict[str, str]:
 def _match_with_sides(pk: int) -> Match:
     """The match of a board page; 404 for a game without boards (engine.games: has_boards)."""
     match = get_object_or_404(Match.objects.prefetch_related(sides_with_bots())
-                              .defer(*match_selectors.LIGHT_FIELDS, "stats", "boards"), pk=pk)
+                              .defer(*match_selectors.LIGHT_FIELDS, "stats"), pk=pk)
     if not get_game(match.game).has_boards:
         raise Http404(f"a match of {get_game(match.game).title} has no boards")
     return match
@@ -181,27 +181,40 @@ def match_boards(request: HttpRequest, pk: int) -> HttpResponse:
     match = _match_with_sides(pk)
     boards = match_selectors.match_boards(match_id=pk) if match.status == Match.Status.FINISHED \
         else None
-    rows = board_rows(boards or [], match_id=pk, game=match.game, names=_side_names(match))
+    if boards is None:
+        return _no_boards(request, match)
+    rows = board_rows(boards, match_id=pk, game=match.game, names=_side_names(match))
     swings = [r["swing"] for r in rows if r["swing"] is not None]
-    context = {"match": match, "has_boards": boards is not None,
+    context = {"match": match, "has_boards": True,
                "rows": fragment("matches/board_rows.html", {"rows": rows}),
                "total": swing_text(sum(swings)), "compared": len(swings),
                "alone": len(rows) - len(swings)}
     return render(request, "matches/match_boards.html", context)
 
 
+def _no_boards(request: HttpRequest, match: Match) -> HttpResponse:
+    """The boards page of a match that has none to show, saying why: not finished (200), or
+    its replay, which the boards are worked out from, pruned (410 Gone)."""
+    pruned = match.status == Match.Status.FINISHED
+    return render(request, "matches/match_boards.html", {
+        "match": match, "has_boards": False, "pruned": pruned,
+        "retention_days": settings.KAISER_REPLAY_RETENTION_DAYS}, status=410 if pruned else 200)
+
+
 def board_detail(request: HttpRequest, pk: int, game: int, deal: int) -> HttpResponse:
     """Both tables of one board side by side, stepping together (static/js/board.js)."""
     match = _match_with_sides(pk)
-    boards = match_selectors.match_boards(match_id=pk) or []
+    boards = match_selectors.match_boards(match_id=pk) if match.status == Match.Status.FINISHED \
+        else None
+    if boards is None:
+        return _no_boards(request, match)
     first = game - 1 - (game - 1) % 2
     found = next((b for b in boards if b["game"] == first and b["deal"] == deal - 1), None)
     if found is None:
         raise Http404("this match has no such board")
     row = board_rows([found], match_id=pk, game=match.game, names=_side_names(match))[0]
     return render(request, "matches/board_detail.html", {
-        "match": match, "board": row, "game": first + 1, "deal": deal,
-        "has_replay": not match_selectors.match_replay_pruned(match=match)})
+        "match": match, "board": row, "game": first + 1, "deal": deal})
 
 
 def costliest_boards_context(*, versions: list[Any], active: Any, params: Any,

@@ -223,6 +223,18 @@ def test_fairplay_storage_prints_the_bytes_a_match_with_and_without_the_times(
                   "(limit 1,024): within", "the replay store: the times")
 
 
+@pytest.mark.timeout(120)
+def test_match_bytes_prints_each_round_the_tables_and_the_bytes_a_match(bench_env: Env) -> None:
+    if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
+        bench_env["DATABASE_URL"] = DATABASE_URL.rpartition("/")[0] + "/kaiser_bench_bytes"
+    out = run_bench("match_bytes", "--matches", "4", "--rounds", "2", env=bench_env)
+
+    assert_prints(out, f"database: {VENDOR}; 2 rounds of 4 ladder matches on Main ladder",
+                  "round 1: the database grew by", "round 2: the database grew by",
+                  "the first 4 matches (from none):", "the 4 matches after them",
+                  "bytes a match: the first 4", "(target: under 2,048)")
+
+
 @pytest.mark.timeout(180)
 def test_boards_overhead_prints_both_pairings_and_the_comparison_alone(bench_env: Env) -> None:
     if POSTGRES:  # its test database is test_<name>: never the suite's own test_kaiser
@@ -364,3 +376,25 @@ def test_scale_sim_fills_its_database_and_prints_pages_tick_fit_and_sizes(
                  "match list, one bot", "tournament page", "API leaderboard", "API bot",
                  "API match", "API match list, one bot", "API tournament"):
         assert out.count(f"\n  {page:<26}") == 2, f"no row for {page} in each mode:\n{out}"
+
+
+@needs_postgres
+@pytest.mark.timeout(600)
+def test_before_after_runs_the_page_benches_at_two_revisions_and_gives_a_verdict(
+        bench_env: Env) -> None:
+    result = subprocess.run(
+        ["bench/before_after.sh", "HEAD", "HEAD", "--bots", "10", "--matches", "40",
+         "--clients", "1", "--requests", "2", "--workers", "1", "--background", "40",
+         "--field", "16"], cwd=ROOT, env={**bench_env, "PASSES": "1"}, capture_output=True,
+        text=True, timeout=590)
+    out = result.stdout
+    assert result.returncode == 0, f"{out[-3000:]}\n--- stderr\n{result.stderr[-3000:]}"
+
+    for bench in ("page_speed", "boards_page_speed", "tournament_page_speed"):
+        assert out.count(f": bench/{bench}.py ") == 2, out  # once a revision
+    assert_prints(out, "median server time, ms (the lowest of 1 passes): before (HEAD) and "
+                  "after (HEAD)",
+                  "page_speed: match page", "boards_page_speed: match boards",
+                  "tournament_page_speed: knockout, 16 bots, finished")
+    verdict = out.strip().splitlines()[-1]
+    assert verdict.startswith(("no page slower beyond noise", "slower beyond noise")), out

@@ -56,7 +56,7 @@ def test_a_match_of_three_built_in_players_is_played_and_stored(
     assert [s.games for s in sides] == [result["games"][s] for s in "ABC"]
     assert match.score == pytest.approx(result["score"]["A"])
     assert {s.letter: s.points for s in sides} == result["points"]
-    assert match.boards is None and not BoardLoss.objects.filter(match=match).exists()
+    assert match.board_comparison() is None and not BoardLoss.objects.filter(match=match).exists()
     assert set(match.stats) == {"A", "B", "C"}
     assert match.stats["A"]["hands"] == 18  # three games of six hands
     assert sum(match.stats[s]["games"]["won"] for s in "ABC") <= 3

@@ -70,7 +70,7 @@ def _recount(finished: list[Match]) -> None:
     elo: dict[int, float] = {}
     games: dict[int, int] = {}
     for match in sorted(finished, key=lambda m: min(c.pk for c in m.rating_changes.all())):
-        outcome = ratings.match_outcome(swings=ratings.board_swings(match.boards),
+        outcome = ratings.match_outcome(swings=ratings.board_swings(match.board_comparison()),
                                         games_score=match.score,
                                         forfeit=match.fault_side is not None)
         assert match.outcome == pytest.approx(outcome, abs=1e-12)
@@ -105,7 +105,8 @@ def test_the_ladder_ranks_uploaded_bots_in_their_true_order_by_their_boards(
     finished = list(Match.objects.filter(ladder=ladder, rated=True,
                                          status=Match.Status.FINISHED))
     assert all(set(m.version_ids) <= set(versions) for m in finished)
-    assert any(ratings.board_swings(m.boards) for m in finished)  # the boards were rated
+    # the boards were rated
+    assert any(ratings.board_swings(m.board_comparison()) for m in finished)
     # Each finished match rated its two entries exactly once, as the recount gives.
     assert RatingChange.objects.filter(match__in=finished).count() == 2 * len(finished)
     _recount(finished)

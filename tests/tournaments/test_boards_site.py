@@ -1,7 +1,7 @@
-"""Boards on the site (matches/boards.py, docs/matches.md "Boards"): stored with a match's
-result, equal to a recount from its stored replay; each side's biggest losses kept as
-BoardLoss rows, shown on the bot page (by version, against an opponent) and by the API; the
-board comparison page, one board, and its deal file."""
+"""Boards on the site (matches/boards.py, docs/matches.md "Boards"): worked out from a match's
+stored replay when asked (no row keeps them), equal to a recount from it; each side's biggest
+losses kept as BoardLoss rows, shown on the bot page (by version, against an opponent) and by
+the API; the board comparison page, one board, and its deal file; a pruned replay's words."""
 
 from __future__ import annotations
 
@@ -54,11 +54,10 @@ def _recount(match: Match) -> dict[tuple[int, int], int]:
     return swings
 
 
-def test_a_finished_match_stores_its_boards_equal_to_a_recount(
-        played: dict[str, BotVersion]) -> None:
+def test_a_finished_matchs_boards_equal_a_recount(played: dict[str, BotVersion]) -> None:
     for match in Match.objects.filter(status=Match.Status.FINISHED):
-        assert match.boards is not None
-        stored = {(b["game"], b["deal"]): b["swing"] for b in match.boards
+        assert match.board_comparison() is not None
+        stored = {(b["game"], b["deal"]): b["swing"] for b in match.board_comparison()
                   if b["status"] == "both"}
         assert stored == _recount(match)
 
@@ -92,13 +91,13 @@ def test_the_api_gives_the_boards_a_board_and_its_deal_file(
     assert match is not None
     boards = client.get(f"/api/v1/matches/{match.pk}/boards/")
     assert boards.status_code == 200
-    assert boards.json()["boards"] == match.boards
+    assert boards.json()["boards"] == match.board_comparison()
     assert boards.json()["players"]["A"]["name"] == match.side_list[0].version.bot.name
 
     one = client.get(f"/api/v1/matches/{match.pk}/boards/1/1/").json()
     replay = match.replay()
     assert replay is not None
-    assert one["board"] == match.boards[0]
+    assert one["board"] == match.board_comparison()[0]
     assert one["deals"] == [replay["games"][0]["deals"][0], replay["games"][1]["deals"][0]]
     assert one["seats"] == [["A", "B", "A", "B"], ["B", "A", "B", "A"]]
     assert client.get(f"/api/v1/matches/{match.pk}/boards/2/1/").json()["board"] == one["board"]
@@ -109,24 +108,28 @@ def test_the_api_gives_the_boards_a_board_and_its_deal_file(
     data = json.loads(download.content)
     assert deal_file_problems(data) == []
     assert data["hands"] == replay["games"][0]["deals"][0]["hands"]
-    assert data["played"]["swing"] == match.boards[0]["swing"]
+    assert data["played"]["swing"] == match.board_comparison()[0]["swing"]
     assert data["games"] == 4
 
     for path in ("boards/1/500/", "boards/0/1/", "boards/1/500/deal-file/"):
         assert client.get(f"/api/v1/matches/{match.pk}/{path}").status_code == 404, path
 
 
-def test_a_pruned_replay_keeps_the_boards_but_not_the_deal_file(
+def test_a_pruned_replays_boards_pages_say_so_in_words(
         played: dict[str, BotVersion], client: Client) -> None:
     match = Match.objects.filter(status=Match.Status.FINISHED).first()
     assert match is not None
     Match.objects.filter(pk=match.pk).update(replay_gz=None, replay_key="", replay_sha256="")
 
-    assert client.get(f"/api/v1/matches/{match.pk}/boards/").json()["boards"] == match.boards
-    gone = client.get(f"/api/v1/matches/{match.pk}/boards/1/1/deal-file/")
-    assert gone.status_code == 410 and gone.json()["code"] == "replay_pruned"
-    page = client.get(f"/matches/{match.pk}/boards/1/1/")
-    assert page.status_code == 200 and b'id="no-replay"' in page.content
+    for path in ("boards/", "boards/1/1/deal-file/"):
+        gone = client.get(f"/api/v1/matches/{match.pk}/{path}")
+        assert gone.status_code == 410 and gone.json()["code"] == "replay_pruned", path
+    for path in ("boards/", "boards/1/1/"):
+        page = client.get(f"/matches/{match.pk}/{path}")
+        body = page.content.decode()
+        assert page.status_code == 410, path
+        assert 'id="no-boards"' in body and "its replay was pruned" in body, path
+        assert "The result and the ratings stand." in body, path
 
 
 def test_the_board_comparison_page_lists_every_board(
@@ -138,8 +141,8 @@ def test_the_board_comparison_page_lists_every_board(
     page = client.get(f"/matches/{match.pk}/boards/")
     body = page.content.decode()
     assert page.status_code == 200
-    assert body.count('class="board-row"') == len(match.boards)
-    for board in match.boards:
+    assert body.count('class="board-row"') == len(match.board_comparison())
+    for board in match.board_comparison():
         row = body.split(f'id="board-{board["game"] + 1}-{board["deal"] + 1}"')[1]
         row = row.split("</tr>")[0]
         if board["status"] == "both":

@@ -145,6 +145,12 @@ def test_rebuild_from_the_replays_gives_the_same_totals(played: dict[str, BotVer
     assert dict(PlayStats.objects.values_list("key", "data")) == before
 
 
+def test_a_folded_match_keeps_no_statistics_in_its_row(played: dict[str, BotVersion]) -> None:
+    finished = Match.objects.filter(status=Match.Status.FINISHED)
+    assert finished.count() == 4
+    assert set(finished.values_list("stats", "stats_folded")) == {(None, True)}
+
+
 def test_the_bot_page_shows_its_statistics_and_chart(played: dict[str, BotVersion],
                                                      client: Client) -> None:
     greedy = played["greedy"]

@@ -98,7 +98,7 @@ def test_each_rated_match_is_rated_by_its_boards_and_a_forfeit_by_its_games(
     for m in forfeits:
         assert m.outcome == m.score
     for m in by_boards:
-        swings = ratings.board_swings(m.boards)
+        swings = ratings.board_swings(m.board_comparison())
         assert swings
         assert m.outcome == ratings.match_outcome(swings=swings, games_score=m.score)
         # The changes are Elo's for this outcome: A's and B's add up to zero (no anchor).
@@ -135,6 +135,17 @@ def test_ratings_rebuild_gives_the_same_numbers_as_the_ratings_kept_match_by_mat
     assert [t[:3] for t in rebuilt["tallies"]] == [t[:3] for t in kept["tallies"]]
     for again, before in zip(rebuilt["tallies"], kept["tallies"], strict=True):
         assert again[3] == pytest.approx(before[3], abs=1e-9)
+
+
+def test_ratings_rebuild_keeps_the_outcome_of_a_match_whose_replay_was_pruned(
+        played: Ladder) -> None:
+    kept = _snapshot(played)
+    # The boards are worked out from the replay: pruned, they are gone, the outcome stays.
+    Match.objects.filter(ladder=played).update(replay_gz=None, replay_key="", replay_sha256="")
+
+    call_command("ratings_rebuild", stdout=StringIO())
+
+    assert _snapshot(played)["outcomes"] == kept["outcomes"]
 
 
 def test_a_three_player_pair_that_took_no_points_is_told_apart_by_its_ups():

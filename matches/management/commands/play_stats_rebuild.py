@@ -2,8 +2,9 @@
 
 For a database whose matches finished before the statistics existed, or to check them: each
 finished match's statistics are taken again from its replay (the decision times, which the
-replay does not hold, are kept from the stored statistics), the totals emptied and every
-match folded again (tournaments.stats.play_stats_fold), as the beat does match by match."""
+replay does not hold, from its times in the replay store, matches.times_store, or from its
+statistics not folded yet; the fold empties a match's), the totals emptied and every match
+folded again (matches.stats.play_stats_fold), as the beat does match by match."""
 
 from __future__ import annotations
 
@@ -14,6 +15,16 @@ from django.db import transaction
 
 from matches.models import HAS_REPLAY, REPLAY_FIELDS, Match, PlayStats
 from matches.stats import play_stats_fold, replay_stats
+from matches.times_store import match_times
+
+
+def decision_ms(match: Match) -> dict[str, list[int]] | None:
+    """Each side's counted time of each decision in whole ms, as the engine gave it to
+    match_finish (engine.clock), from the match's stored times; None without them."""
+    times = match_times(match)
+    if times is None:
+        return None
+    return {side: [round(ms) for ms in clock.counted_ms] for side, clock in times.items()}
 
 
 class Command(BaseCommand):
@@ -25,9 +36,11 @@ class Command(BaseCommand):
         with transaction.atomic():
             PlayStats.objects.all().delete()
             for pk in finished.iterator(chunk_size=200):
-                match = Match.objects.only("stats", "game", *REPLAY_FIELDS).get(pk=pk)
+                match = Match.objects.only("stats", "game", "times_key", "times_sha256",
+                                           *REPLAY_FIELDS).get(pk=pk)
                 replay = match.replay()
-                stats = replay_stats(replay, game=match.game) if replay is not None else None
+                stats = (replay_stats(replay, decisions=decision_ms(match), game=match.game)
+                         if replay is not None else None)
                 for side, old in (match.stats or {}).items():  # not in the replay: kept
                     if stats is not None and side in stats and old.get("decision_ms"):
                         stats[side]["decision_ms"] = old["decision_ms"]
