@@ -1,18 +1,23 @@
 """Quartet, the test game of four players without partners (tests/games/quartet/), played for
 real (issue 42): its ladder scheduled in tables of four and played by a real Celery worker to
 the end, each finished match rated (every player against each other), and what a reader sees
-of it: the match page, the replay and the replay in words in the API, and the leaderboard.
+of it: the match page, the replay and the replay in words in the API, the replay viewer in
+headless Chromium (its generic stepper, the game having no drawing), and the leaderboard.
 
 Its bots are its built-in players (random and greedy), each made a bot version of its own
 author's bot: four owners, since the ladder never seats one owner twice at a table."""
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
 from rest_framework.test import APIClient
 
 from bots.models import Bot
@@ -21,14 +26,19 @@ from engine.games import GAMES, Game
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry, RatingChange
 from matches.models import Match
+from tests.browser import test_browser
 from tests.ladder_stack import ladder_worker, wait_rated
 from tests.processes import LoggedProcess
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True),
+pytestmark = [pytest.mark.worker, pytest.mark.browser, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(400)]
 
 PLUGIN = "tests.games.quartet.plugin"
 RATED_MATCHES = 3
+browser, page = test_browser.browser, test_browser.page
+# As in tests/browser/conftest.py: Playwright's sync API runs an event loop in this thread,
+# and this test reads the database beside it.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 PLAYERS = (("q-random-1", "builtin:random"), ("q-greedy-1", "builtin:greedy"),
            ("q-random-2", "builtin:random"), ("q-greedy-2", "builtin:greedy"))
 
@@ -50,8 +60,8 @@ def worker(quartet: Game, settings, tmp_path: Path) -> Iterator[LoggedProcess]:
     yield from ladder_worker(settings, tmp_path, "kaiser-quartet")
 
 
-def test_four_players_play_the_ladder_on_a_real_worker(quartet: Game,
-                                                      worker: LoggedProcess) -> None:
+def test_four_players_play_the_ladder_on_a_real_worker(
+        quartet: Game, worker: LoggedProcess, live_server: Any, page: Page) -> None:
     name = quartet.name
     versions = []
     for bot_name, spec in PLAYERS:
@@ -84,11 +94,28 @@ def test_four_players_play_the_ladder_on_a_real_worker(quartet: Game,
         words = anon.get(f"/api/v1/matches/{match.pk}/replay-text/")
         assert words.status_code == 200, words.content
         assert words.json()["steps"] == quartet.replay_steps(replay.json())
-        page = anon.get(f"/matches/{match.pk}/")
-        assert page.status_code == 200
-        text = page.content.decode()
+        answer = anon.get(f"/matches/{match.pk}/")
+        assert answer.status_code == 200
+        text = answer.content.decode()
         assert quartet.title in text and all(bot_name in text for bot_name, _ in PLAYERS)
         assert anon.get(f"/matches/{match.pk}/boards/").status_code == 404
+    # The replay viewer, in a browser, steps through a played match's moves in words.
+    match = finished[0]
+    replay = anon.get(f"/api/v1/matches/{match.pk}/replay/").json()
+    first = [s["text"] for s in quartet.replay_steps(replay) if s["game"] == 0]
+    page.goto(f"{live_server.url}/matches/{match.pk}/")
+    viewer = page.locator("#viewer")
+    expect(viewer).to_have_class(test_browser.LOADED)
+    expect(viewer).to_have_class(re.compile(r"\bgame-generic\b"))
+    expect(page.locator("#v-deal option")).to_have_count(quartet.games_per_set)
+    now = page.locator("#v-trick")
+    expect(now).to_have_text(first[0])
+    expect(page.locator("#v-step")).to_have_text(f"step 1 of {len(first)} \u00b7 move")
+    page.locator("#v-next").click()
+    expect(now).to_have_text(first[1])
+    page.locator("#v-last").click()
+    expect(now).to_have_text(first[-1])
+
     # Each finished match moves the rating of each of its four players.
     changes = RatingChange.objects.filter(match__in=finished)
     assert changes.count() == 4 * len(finished)
@@ -104,5 +131,5 @@ def test_four_players_play_the_ladder_on_a_real_worker(quartet: Game,
     rows = {row["name"]: row for row in board["leaderboard"]}
     assert set(rows) == {bot_name for bot_name, _ in PLAYERS}
     assert all(row["games"] >= RATED_MATCHES for row in rows.values()), rows
-    page = anon.get(f"/ladders/{ladder.slug}/").content.decode()
-    assert all(bot_name in page for bot_name, _ in PLAYERS)
+    text = anon.get(f"/ladders/{ladder.slug}/").content.decode()
+    assert all(bot_name in text for bot_name, _ in PLAYERS)
