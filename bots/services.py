@@ -158,7 +158,7 @@ def bot_builtin_add(*, bot: Bot, spec: str) -> BotVersion:
     """A house player (builtin:greedy...) as a version: trusted code, active at once."""
     from engine.builtin import resolve_player
 
-    resolve_player(spec)  # ValueError for an unknown name
+    resolve_player(spec, game=bot.game)  # ValueError for a name its game does not know
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).first()
         last = bot.versions.aggregate(n=Max("number"))["n"] or 0
