@@ -368,7 +368,8 @@ def test_scale_sim_fills_its_database_and_prints_pages_tick_fit_and_sizes(
     out = run_bench("scale_sim", "--tiny", "--db-name", "kaiser_scale_sim_tiny", env=bench_env)
 
     assert_prints(out, "filling kaiser_scale_sim_tiny: 40 bots, 400 matches",
-                  "finished matches and their sides (COPY)", "three 8-bot tournaments by the services",
+                  "finished matches and their sides (COPY)",
+                  "three 8-bot tournaments by the services",
                   "pages, page cache OFF", "pages, page cache ON", "the scheduling tick",
                   "the rating fit", "replays in the store: match table",
                   "replays in the rows:  match table")

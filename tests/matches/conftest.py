@@ -12,18 +12,24 @@ import pytest
 from ladder.models import Ladder
 from matches import services
 from matches.models import Match
+from tests.tournaments.conftest import (  # noqa: F401 (fixtures the moved match tests use)
+    builtin_version,
+    ladder,
+    match_made,
+    play_queued,
+)
 
 
 @pytest.fixture
 def play_match(make_builtin: Callable[..., Any], db: None) -> Callable[[], Match]:
     """play(): one more ladder match between a greedy and a random bot, played and stored."""
-    ladder = Ladder.objects.create(name="Store", slug="store", games_per_match=2)
+    store = Ladder.objects.create(name="Store", slug="store", games_per_match=2)
     sides = (make_builtin("store-greedy", own=True),
              make_builtin("store-random", "builtin:random", own=True))
 
     def play() -> Match:
         match = services.match_create(versions=[sides[0], sides[1]],
-                                      kind=Match.Kind.LADDER, conditions=ladder, ladder=ladder,
+                                      kind=Match.Kind.LADDER, conditions=store, ladder=store,
                                       rated=True)
         assert services.match_play(match_id=match.pk, worker="test") == "finished"
         return Match.objects.get(pk=match.pk)
