@@ -14,7 +14,14 @@ from typing import Any
 from engine import clock
 from engine.builtin import resolve_player
 from engine.faults import InfrastructureError
-from engine.games import GAMES, Game, default_game, game_of_replay, get_game
+from engine.games import (
+    GAMES,
+    Game,
+    PluginImportError,
+    default_game,
+    game_of_replay,
+    get_game,
+)
 from engine.players import TimeControl, strict_ms_error
 from engine.runner import replay_json
 from engine.validate import iter_replays, validate_replay
@@ -27,7 +34,11 @@ class CommandError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    try:
+        parser = _parser()  # it reads the registry: every plugin of KAISER_GAME_PLUGINS
+    except PluginImportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))

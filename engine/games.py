@@ -473,6 +473,24 @@ class PackagedGame:
         return steps
 
 
+class PluginImportError(ImportError):
+    """A plugin module that PLUGINS_ENV names cannot be imported in this process."""
+
+
+def _plugin(module: str) -> Any:
+    """The plugin module `module`; PluginImportError naming the variable when it is not
+    importable here (a stranger's package lies outside the project: on the path or not)."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name is None or not (module + ".").startswith(error.name + "."):
+            raise  # the plugin itself imports something missing: its own traceback says it
+        raise PluginImportError(
+            f"{PLUGINS_ENV} names {module!r}, which cannot be imported here ({error}): run "
+            "from the folder that holds its package, or add that folder to PYTHONPATH"
+        ) from None
+
+
 class _Registry(Mapping[str, Game]):
     """The games by name, each read from its plugin module (plugin_modules()) when the
     registry is first looked at: a plugin may import this module, and nothing of a game is
@@ -486,7 +504,7 @@ class _Registry(Mapping[str, Game]):
         if self._games is None:
             games: dict[str, Game] = {}
             for module in self._modules():
-                game: Game = importlib.import_module(module).GAME
+                game: Game = _plugin(module).GAME
                 if game.name in games:
                     raise ValueError(f"two games are called {game.name!r} ({module})")
                 games[game.name] = game
