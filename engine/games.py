@@ -514,7 +514,7 @@ class _Registry(Mapping[str, Game]):
     def register(self, module: str) -> Game:
         """Add the game of plugin module `module` (its GAME) in this process; the same game
         again is a no-op. Another process (a worker) learns of it from PLUGINS_ENV."""
-        game: Game = importlib.import_module(module).GAME
+        game: Game = _plugin(module).GAME
         games = self._loaded()
         if games.get(game.name, game) is not game:
             raise ValueError(f"another game is already called {game.name!r}")

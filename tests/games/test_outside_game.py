@@ -5,13 +5,15 @@ twice in a round scores nothing) was written by following only the guide, outsid
 project's packages: `tests/games/outside/` is a folder put on the path (PYTHONPATH), as an
 author's own checkout would be, and the game is registered by KAISER_GAME_PLUGINS alone,
 `trio_arena.plugin`, never as `tests.games...`. Checked here as the guide says to: the
-conformance suite over it, an author's program through the upload check, its ladder played
+conformance suite over it, `arena_seed` (its ladder and house bots), an author's program through
+the upload check, its ladder played
 on a real Celery worker, the match page, the replay and its words in the API, the replay
 viewer in headless Chromium (the generic stepper), and the downloadable runner validating a
 stored replay and playing a match of its own."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -23,6 +25,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from playwright.sync_api import Page, expect
 from rest_framework.test import APIClient
 
@@ -31,7 +34,7 @@ from bots.services import bot_builtin_add
 from engine import zipapp
 from engine.games import GAMES, Game
 from ladder import services as ladder_services
-from ladder.models import Ladder
+from ladder.models import Ladder, LadderEntry
 from matches.models import Match
 from tests.architecture.test_house_rules import ROOT
 from tests.browser import test_browser
@@ -98,6 +101,18 @@ def test_the_runner_says_which_plugin_it_cannot_import(tmp_path: Path) -> None:
     assert lost.stderr.startswith(f"error: KAISER_GAME_PLUGINS names {PLUGIN!r}, which cannot "
                                   "be imported here"), lost.stderr
     assert "PYTHONPATH" in lost.stderr
+
+
+@pytest.mark.django_db
+def test_arena_seed_gives_the_outside_game_its_ladder_and_house_bots(trio: Game) -> None:
+    out = io.StringIO()
+    call_command("arena_seed", stdout=out)
+    assert "house bot trio-greedy v1 (builtin:greedy)" in out.getvalue()
+    ladder = Ladder.objects.get(slug=trio.home_ladder["slug"])
+    assert (ladder.game, ladder.players, ladder.games_per_match) == (trio.name, 3, 3)
+    entries = dict(LadderEntry.objects.filter(ladder=ladder)
+                   .values_list("version__bot__name", "pinned"))
+    assert entries == {"trio-random": False, "trio-greedy": True}  # the anchor pinned
 
 
 def _ladder_versions(game: Game) -> list[int]:
@@ -193,3 +208,16 @@ def test_the_outside_game_plays_its_ladder_pages_viewer_and_runner(
     _check_runner(trio, replay, tmp_path)
     board = anon.get(f"/api/v1/ladders/{ladder.slug}/").json()
     assert {row["name"] for row in board["leaderboard"]} >= {"trio-author", "trio-random-1"}
+    _check_no_borrowed_words(anon, ladder, Bot.objects.get(name="trio-author"))
+
+
+def _check_no_borrowed_words(anon: APIClient, ladder: Ladder, bot: Bot) -> None:
+    """A game without boards, partners or a person's table shows none of their words on the
+    ladder's page and its author's bot page."""
+    for url in (f"/ladders/{ladder.slug}/", f"/bots/{bot.pk}/"):
+        answer = anon.get(url)
+        assert answer.status_code == 200, url
+        text = answer.content.decode()
+        assert "trio-author" in text, url
+        for words in ("Costliest boards", "from its boards", "partner", "North"):
+            assert words not in text, (url, words)
