@@ -5,9 +5,8 @@ twice in a round scores nothing) was written by following only the guide, outsid
 project's packages: `tests/games/outside/` is a folder put on the path (PYTHONPATH), as an
 author's own checkout would be, and the game is registered by KAISER_GAME_PLUGINS alone,
 `trio_arena.plugin`, never as `tests.games...`. Checked here as the guide says to: the
-conformance suite over it, `arena_seed` (its ladder and house bots), an author's program through
-the upload check, its ladder played
-on a real Celery worker, the match page, the replay and its words in the API, the replay
+conformance suite over it, `arena_seed` (its ladder and house bots), an author's program
+through the upload check, its ladder played on a real Celery worker, the match page, the replay and its words in the API, the replay
 viewer in headless Chromium (the generic stepper), and the downloadable runner validating a
 stored replay and playing a match of its own."""
 
