@@ -213,7 +213,21 @@ def bot_stats_context(*, version_ids: list[int], playing_id: int | None,
         # A game with a chart of its own (Kaiser: the contracts held) draws it.
         "chart": stats_chart(shown["data"], game) if shown else "",
         "chart_label": shown["label"] if shown else "",
+        "game_rows": game_rows(columns, everyone, game),
     }
+
+
+def game_rows(columns: list[dict[str, Any]], everyone: dict[str, Any] | None,
+              game: str) -> list[dict[str, Any]]:
+    """The game's own figures (stats_figures) as rows, for a game whose package brings no
+    rows of the table (templates/games/any/stats_rows.html): a plugin outside the project
+    has no templates folder of its own, and its figures are still shown, by their names."""
+    spec = get_game(game)
+    names = list(spec.stats_figures(columns[0]["data"] if columns else spec.stats_empty()))
+    mean = spec.stats_figures(everyone) if everyone else {}
+    return [{"name": name, "label": name.replace("_", " ").capitalize(),
+             "cells": [column["figures"].get(name) for column in columns],
+             "everyone": mean.get(name)} for name in names]
 
 
 def stats_chart(data: dict[str, Any], game: str) -> str:

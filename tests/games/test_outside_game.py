@@ -6,9 +6,10 @@ project's packages: `tests/games/outside/` is a folder put on the path (PYTHONPA
 author's own checkout would be, and the game is registered by KAISER_GAME_PLUGINS alone,
 `trio_arena.plugin`, never as `tests.games...`. Checked here as the guide says to: the
 conformance suite over it, `arena_seed` (its ladder and house bots), an author's program
-through the upload check, its ladder played on a real Celery worker, the match page, the replay and its words in the API, the replay
-viewer in headless Chromium (the generic stepper), and the downloadable runner validating a
-stored replay and playing a match of its own."""
+through the upload check, its ladder played on a real Celery worker, the match page, the
+replay and its words in the API, the replay viewer in headless Chromium (the generic
+stepper), its statistics on the bot page, and the downloadable runner validating a stored
+replay and playing a match of its own."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from engine.games import GAMES, Game
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
+from matches.stats import play_stats_fold
 from tests.architecture.test_house_rules import ROOT
 from tests.browser import test_browser
 from tests.games.test_quartet_stack import browser, page  # noqa: F401 (fixtures)
@@ -208,6 +210,23 @@ def test_the_outside_game_plays_its_ladder_pages_viewer_and_runner(
     board = anon.get(f"/api/v1/ladders/{ladder.slug}/").json()
     assert {row["name"] for row in board["leaderboard"]} >= {"trio-author", "trio-random-1"}
     _check_no_borrowed_words(anon, ladder, Bot.objects.get(name="trio-author"))
+    _check_statistics(trio, anon, versions[0])
+
+
+def _check_statistics(game: Game, anon: APIClient, version_id: int) -> None:
+    """Folded from the replays by the game's own counts; the bot page shows its figures by
+    their names (the game has no template of the project's: it lives outside it)."""
+    play_stats_fold()
+    totals = anon.get(f"/api/v1/versions/{version_id}/stats/").json()["totals"]
+    games = totals["games"]
+    assert totals["matches"] >= RATED_MATCHES and totals["points"] > 0, totals
+    assert games["won"] + games["lost"] + games["drawn"] == totals["matches"] * 3
+    shown = game.stats_figures(totals)
+    bot = Bot.objects.get(versions__pk=version_id)
+    text = anon.get(f"/bots/{bot.pk}/").content.decode()
+    row = re.search(r'<tr><th>Points</th><td class="num" data-stat="points">(\d+)</td>', text)
+    assert row and int(row.group(1)) == shown["points"], text[text.find("play-stats"):][:3000]
+    assert "<th>Wasted share</th>" in text
 
 
 def _check_no_borrowed_words(anon: APIClient, ladder: Ladder, bot: Bot) -> None:
