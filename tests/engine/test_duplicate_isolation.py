@@ -163,7 +163,8 @@ def test_partners_pass_no_hand_through_usr_access_times(tmp_path: Path) -> None:
     assert hands.decoded == 0, hands
 
 
-@pytest.mark.alone
+# Not alone: it reads access times on a /usr copy of its own (no clock, no CPU share), and
+# passed 3 runs of 3 beside two busy loops on two cores.
 def test_positive_control_usr_access_times_carry_the_hand_when_they_move(
         tmp_path: Path, seat_visible: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A /usr copy of its own whose access times move (not pinned, a relatime tmpfs): the

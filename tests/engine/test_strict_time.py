@@ -2,7 +2,7 @@
 
 The repository's think-time pair (tests/engine/fairplay/think_time.py: each seat holds its
 replies back by STEP_MS x a symbol of its hand, and reads its partner's holds on its own
-clock) decodes at chance under strict time, on a quiet host and beside busy loops, while the
+clock) decodes at chance under strict time beside busy loops, while the
 same pair under the normal control is read far above chance (the positive control). And the
 engine's facts behind it: a side's messages go out on the slot grid however long its replies
 took, a reply past its slot is a timeout that says so, and deal_end reaches a seat only with
@@ -146,6 +146,9 @@ def assert_at_chance(reading: Reading, where: str) -> None:
 
 # --- the channel ----------------------------------------------------------------------------
 
+# One reading at chance, beside busy loops: the host at its worst for the slot grid (its late
+# slots are the only way a hold could show). A second reading "as the host is" asserted the
+# same on a host that the suite loads anyway, for another minute of the run.
 def test_under_strict_time_the_pair_decodes_at_chance_beside_busy_loops(tmp_path: Path) -> None:
     program = pair_program(tmp_path)
 
@@ -265,12 +268,3 @@ def test_positive_control_under_the_normal_control_deal_end_comes_when_the_deal_
     assert len(pairs) == 4
     assert any(deal_end[0] < act[0] for deal_end, act in pairs), pairs  # a read of its own
 
-
-# --- the channel on a host as it is -----------------------------------------------------------
-# Last in the file, the busy loops' test first: pytest-xdist hands each worker a run of the
-# file's tests, and the two long ones then start on different workers.
-
-def test_under_strict_time_the_think_time_pair_decodes_at_chance(tmp_path: Path) -> None:
-    reading = read_pairs(pair_program(tmp_path), STRICT, SYMBOLS)
-
-    assert_at_chance(reading, "as the host is")
