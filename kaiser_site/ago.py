@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from django.utils import timezone
 from django.utils.timesince import timesince
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 FOUR_WEEKS = timedelta(days=28)
 _ORIGIN = datetime(2000, 3, 1, tzinfo=UTC)  # any time: under four weeks only the minutes count
@@ -37,11 +38,31 @@ def ago(when: datetime, now: datetime | None = None) -> str:
     return timesince(when, now)
 
 
+def ago_phrase(when: datetime, now: datetime | None = None) -> str:
+    """The whole phrase a person reads: "just now" under a minute (timesince's "0 minutes" with
+    "ago" after it read as a fault), else "3 days, 4 hours ago"; a time ahead of now (a clock a
+    little off) is "just now" too, as timesince's "0 minutes" was."""
+    text = ago(when, now)
+    if text == _minutes_ago(0, get_language()):
+        return _("just now")
+    return _("%(time)s ago") % {"time": text}
+
+
 def ago_filter(value: datetime | None, arg: datetime | None = None) -> str:
     """The `timesince` template filter's behaviour (an empty text for no time), through ago."""
     if not value:
         return ""
     try:
         return ago(value, arg)
+    except (ValueError, TypeError):
+        return ""
+
+
+def ago_phrase_filter(value: datetime | None) -> str:
+    """The `ago` template filter: ago_phrase, an empty text for no time."""
+    if not value:
+        return ""
+    try:
+        return ago_phrase(value)
     except (ValueError, TypeError):
         return ""

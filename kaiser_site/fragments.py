@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 from jinja2 import Environment
 from markupsafe import Markup
 
-from kaiser_site.ago import ago_filter
+from kaiser_site.ago import ago_filter, ago_phrase_filter
 
 
 class Links:
@@ -56,7 +56,7 @@ def environment(**options: Any) -> Environment:
     env.globals["url"] = reverse
     # Django's own (timesince's text through kaiser_site.ago), so that a number or a time reads
     # as on the Django templates' pages.
-    env.filters.update(floatformat=floatformat, timesince=ago_filter)
+    env.filters.update(floatformat=floatformat, timesince=ago_filter, ago=ago_phrase_filter)
     return env
 
 

@@ -18,7 +18,7 @@ from django.utils.timezone import localtime
 from bots.faults import replay_public
 from bots.models import Bot, BotVersion, default_game, game_players
 from engine.runner import replay_json
-from kaiser_site.ago import ago
+from kaiser_site.ago import ago_phrase
 from matches.models import (
     HAS_REPLAY,
     REPLAY_FIELDS,
@@ -156,7 +156,7 @@ def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
         at_fault = next((side for side in row["sides"] if side["fault"]), None)
         row["fault"] = at_fault["letter"] if at_fault else ""
         row["fault_reason"] = at_fault["fault"] if at_fault else ""
-        row["ago"] = ago(when, now)  # as the timesince filter would show it
+        row["ago"] = ago_phrase(when, now)  # "just now", "3 minutes ago"
         row["iso"] = localtime(row["created"]).isoformat()  # as the date:"c" filter would
     return rows
 

@@ -622,3 +622,11 @@ def test_the_replay_api_reads_a_match_in_one_query_and_its_fault_in_one_more(
         assert response.status_code == 200
         assert response.json()["result"] == match.replay()["result"]
         assert len(captured) == queries, [q["sql"] for q in captured]
+
+
+def test_the_match_list_and_the_leaderboard_say_just_now(arena: Arena, client: Client) -> None:
+    """Issue 43: rows played a moment ago read "just now", never "0 minutes ago"."""
+    for url in ("/matches/", f"/ladders/{arena.ladder.slug}/"):
+        page = client.get(url).content.decode()
+        assert "just now" in page, url
+        assert "0\xa0minutes" not in page and "0 minutes" not in page, url

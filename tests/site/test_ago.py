@@ -12,7 +12,7 @@ from django.template.defaultfilters import timesince_filter
 from django.utils import translation
 from django.utils.timesince import timesince
 
-from kaiser_site.ago import FOUR_WEEKS, _minutes_ago, ago, ago_filter
+from kaiser_site.ago import FOUR_WEEKS, _minutes_ago, ago, ago_filter, ago_phrase, ago_phrase_filter
 
 EDGES = [timedelta(0), timedelta(seconds=59), timedelta(seconds=60), timedelta(minutes=59,
          seconds=59), timedelta(hours=1), timedelta(days=1) - timedelta(microseconds=1),
@@ -55,3 +55,15 @@ def test_the_filter_is_timesince_filter() -> None:
     for value, arg in ((None, None), (aware, aware + timedelta(days=2, hours=5)),
                        (aware, naive), (aware, None), ("", None)):
         assert ago_filter(value, arg) == timesince_filter(value, arg), (value, arg)
+
+
+def test_under_a_minute_reads_just_now_and_later_times_read_ago() -> None:
+    """Issue 43: "0 minutes ago" everywhere; a person reads "just now"."""
+    now = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    assert ago_phrase(now, now) == "just now"
+    assert ago_phrase(now - timedelta(seconds=59), now) == "just now"
+    assert ago_phrase(now + timedelta(seconds=5), now) == "just now"  # a clock a little off
+    assert ago_phrase(now - timedelta(minutes=1), now) == "1\xa0minute ago"
+    assert ago_phrase(now - timedelta(days=3, hours=4), now) == "3\xa0days, 4\xa0hours ago"
+    assert ago_phrase_filter(None) == ""
+
