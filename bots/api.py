@@ -22,7 +22,7 @@ from rest_framework.reverse import reverse
 
 from bots import selectors, services
 from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
-from bots.models import Bot, BotVersion, default_game
+from bots.models import Bot, BotVersion, default_game, game_choices
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from kaiser_site.page_cache import AnonymousSharedReads
@@ -119,6 +119,7 @@ class PlaySerializer(serializers.Serializer):
             OpenApiParameter("owner", str, description="Only bots of this username"),
             OpenApiParameter("retired", bool, description="true or false"),
             OpenApiParameter("search", str, description="Name contains this text"),
+            OpenApiParameter("game", str, description="Only bots of this game (its name)"),
         ],
     ),
     retrieve=extend_schema(summary="One bot"),
@@ -150,6 +151,11 @@ class BotViewSet(
             queryset = queryset.filter(retired=retired == "true")
         if search := params.get("search"):
             queryset = queryset.filter(name__icontains=search)
+        if game := params.get("game"):
+            if game not in dict(game_choices()):
+                raise ValidationError({"game": [f"No game is called {game!r}; the games: "
+                                                + ", ".join(dict(game_choices()))]})
+            queryset = queryset.filter(game=game)
         return queryset
 
     def get_throttles(self) -> list[Any]:

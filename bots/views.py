@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from bots import selectors, services
 from bots.forms import BotCreateForm, BotForm, UploadForm
-from bots.models import Bot, BotVersion, game_players
+from bots.models import Bot, BotVersion, game_choices, game_players
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
 from fairplay import selectors as fairplay_selectors
@@ -32,8 +32,16 @@ def _owned_bot(request: HttpRequest, pk: int) -> Bot:
 
 @shared_page("bots")
 def bot_list(request: HttpRequest) -> HttpResponse:
+    """The bots that play, with their game; ?game=<name> keeps one game's (an unknown game is
+    said in words, with no rows)."""
     bots = selectors.bot_list().filter(retired=False).order_by("name")
-    return render(request, "bots/bot_list.html", {"bots": bots})
+    games = game_choices()
+    game = request.GET.get("game", "")
+    known = game in dict(games)
+    if game:
+        bots = bots.filter(game=game) if known else bots.none()
+    context = {"bots": bots, "games": games, "game": game, "game_unknown": bool(game) and not known}
+    return render(request, "bots/bot_list.html", context, status=400 if game and not known else 200)
 
 
 @shared_page("bot:{pk}", STATS)
