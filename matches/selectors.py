@@ -144,12 +144,25 @@ def _winners(row: dict[str, Any]) -> None:
     row["shared"] = finished and len(top) > 1
 
 
+def _with_tournament_names(rows: list[dict[str, Any]]) -> None:
+    """Each tournament row's `tournament_name` ("Spring Cup, round 3" on the row, not
+    "tournament r3"): read apart, one query for the rows' tournaments and only when a row has
+    one, so that the list's own query keeps its plan (matches_slice)."""
+    from tournaments.models import Tournament
+
+    ids = {row["tournament_id"] for row in rows if row["tournament_id"]}
+    names = dict(Tournament.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
+    for row in rows:
+        row["tournament_name"] = names.get(row["tournament_id"], "")
+
+
 def match_rows(queryset: QuerySet[Match]) -> list[dict[str, Any]]:
     """The queryset's matches (in its order) as rows for matches/_match_rows.html: plain
     dicts with their sides (the bots' names and numbers, games, faults), the ladder, who
     won, and when, already worked out."""
     now = timezone.now()
     rows = _with_sides(list(queryset.values(*ROW_FIELDS, **ROW_LADDER)))
+    _with_tournament_names(rows)
     for row in rows:
         when = row["finished"] or row["created"]
         _winners(row)
