@@ -404,7 +404,11 @@ class BoardLoss(models.Model):
 
     # Six rows a match: no index of their own on the versions and the bot (the two below
     # begin with the version; the others are read through it, and bots are never deleted).
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="board_losses")
+    # No index on the match either (six entries a match, some 120 bytes, issue 42): no read
+    # goes from a match to its losses; only deleting a match does (the admin, a bench), which
+    # then scans this table.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="board_losses",
+                              db_index=False)
     version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+",
                                 db_index=False)
     opponent = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+",

@@ -8,7 +8,8 @@
   also made a varchar_pattern_ops index for LIKE that no query uses.
 - The indexes that only open matches, tournament matches and challenges are read by become
   partial, so that a finished ladder match has no entry in them.
-- A board loss's game, deal, swing and step are small integers."""
+- A board loss's game, deal, swing and step are small integers, and its match has no index
+  of its own (no read goes from a match to its losses; deleting a match scans them)."""
 
 import django.db.models.deletion
 from django.conf import settings
@@ -95,6 +96,11 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name='matchattempt',
             constraint=models.UniqueConstraint(fields=('token',), name='matchattempt_token_once'),
+        ),
+        migrations.AlterField(
+            model_name='boardloss',
+            name='match',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='board_losses', to='matches.match'),
         ),
         # (last: no table is altered after its rows are updated in the same transaction)
         migrations.RunPython(ended_lease_tokens_empty, ended_lease_tokens_back),
