@@ -71,8 +71,9 @@ class LadderEntry(models.Model):
 class RatingChange(models.Model):
     """One rating change of one entry by one match: the rating history."""
 
+    # (no index of its own: rating_change_once begins with it)
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE,
-                              related_name="rating_changes")
+                              related_name="rating_changes", db_index=False)
     entry = models.ForeignKey(LadderEntry, on_delete=models.CASCADE, related_name="changes")
     before = models.FloatField()
     after = models.FloatField()

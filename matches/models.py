@@ -148,7 +148,7 @@ class Match(PlayConditions):
     # side's version, games won, points, ups, stderr and fault are stored there only.
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="challenges",
+        related_name="challenges", db_index=False,  # (match_requested_by: challenges only)
     )
     seed = models.CharField(max_length=40)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -183,6 +183,7 @@ class Match(PlayConditions):
     finished = models.DateTimeField(null=True, blank=True)
     play_ms = models.PositiveIntegerField(null=True, blank=True)  # engine time, last attempt
     attempts = models.PositiveIntegerField(default=0)
+    # The running attempt's token (MatchAttempt.token); emptied when the match ends.
     lease_token = models.CharField(max_length=32, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
     # The match's play statistics by side (matches.stats.replay_stats), written with its
@@ -197,9 +198,17 @@ class Match(PlayConditions):
         ordering = ["-created", "-id"]
         verbose_name_plural = "matches"
         indexes = [
-            models.Index(fields=["status", "dispatched"]),
+            # Partial, so that a finished match (nearly all of them) has no entry in them,
+            # some 20 to 40 bytes a match each (issue 42): the dispatcher and the stale-match
+            # sweep read open matches only; a tournament's matches and a user's challenges are
+            # read by their id (which implies the condition).
+            models.Index(fields=["status", "dispatched"], name="match_open_dispatched",
+                         condition=models.Q(status__in=["queued", "running"])),
             models.Index(fields=["ladder", "status"]),
-            models.Index(fields=["tournament", "round"]),
+            models.Index(fields=["tournament", "round"], name="match_tournament_round",
+                         condition=models.Q(tournament__isnull=False)),
+            models.Index(fields=["requested_by"], name="match_requested_by",
+                         condition=models.Q(requested_by__isnull=False)),
             models.Index(fields=["status", "finished"]),
             # What the pages read of a match beside its sides (a bot's matches: head to
             # head, the leaderboard's statistics, the bot page's token), joined from the
@@ -355,7 +364,9 @@ class MatchAttempt(models.Model):
         LOST = "lost"  # the worker died (found by the stale-match sweep)
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="attempt_rows")
-    token = models.CharField(max_length=32, unique=True)
+    # Unique by a constraint, not unique=True: on PostgreSQL that would add a second index
+    # (varchar_pattern_ops, for LIKE) that no query uses: some 50 bytes a match (issue 42).
+    token = models.CharField(max_length=32)
     worker = models.CharField(max_length=200, blank=True)
     started = models.DateTimeField()
     ended = models.DateTimeField(null=True, blank=True)
@@ -365,6 +376,7 @@ class MatchAttempt(models.Model):
     class Meta:
         db_table = "tournaments_matchattempt"
         ordering = ["match_id", "started"]
+        constraints = [models.UniqueConstraint(fields=["token"], name="matchattempt_token_once")]
 
 
 class PlayStats(models.Model):
@@ -392,7 +404,11 @@ class BoardLoss(models.Model):
 
     # Six rows a match: no index of their own on the versions and the bot (the two below
     # begin with the version; the others are read through it, and bots are never deleted).
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="board_losses")
+    # No index on the match either (six entries a match, some 120 bytes, issue 42): no read
+    # goes from a match to its losses; only deleting a match does (the admin, a bench), which
+    # then scans this table.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="board_losses",
+                              db_index=False)
     version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+",
                                 db_index=False)
     opponent = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+",
@@ -401,12 +417,13 @@ class BoardLoss(models.Model):
     opponent_bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+",
                                      db_index=False)
     side = models.CharField(max_length=1)  # the version's side in the match, "A" or "B"
-    game = models.PositiveIntegerField()  # the pair's first game (even), from 0
-    deal = models.PositiveIntegerField()  # from 0
-    swing = models.IntegerField()  # from the version's side: always negative
+    # Small counts in two bytes each (issue 42: six rows a match).
+    game = models.PositiveSmallIntegerField()  # the pair's first game (even), from 0
+    deal = models.PositiveSmallIntegerField()  # from 0
+    swing = models.SmallIntegerField()  # from the version's side: always negative
     # What decided it: the first difference's kind and viewer step (engine.kaiser.boards).
     kind = models.CharField(max_length=10, blank=True)
-    step = models.PositiveIntegerField(default=0)
+    step = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         indexes = [

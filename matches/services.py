@@ -374,7 +374,9 @@ def match_finish(
         won = stored is not None and Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, lease_token=token
         ).update(
-            status=Match.Status.FINISHED, finished=now, lease_expires=None,
+            # The lease ends with the match: its token stays on the attempt's row only
+            # (33 bytes a match row less, issue 42).
+            status=Match.Status.FINISHED, finished=now, lease_token="", lease_expires=None,
             replay_key=stored.key, replay_sha256=stored.sha256, replay_gz=None,
             replay_size=len(text),
             times_key=kept.key if kept else "", times_sha256=kept.sha256 if kept else "",
@@ -436,7 +438,8 @@ def match_fail(*, match_id: int, token: str, error: str) -> bool:
         )
         failed = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, lease_token=token
-        ).update(status=Match.Status.FAILED, finished=now, lease_expires=None, error=error[:2000])
+        ).update(status=Match.Status.FAILED, finished=now, lease_token="", lease_expires=None,
+                 error=error[:2000])
         if failed:
             _match_ended(match_id)
             matches_pages_changed([match_id])
