@@ -34,6 +34,7 @@ from engine.sandbox import (
 )
 from engine.sandbox import pool as seat_pool
 from engine.sandbox.config import config
+from engine.sandbox.uids import left_by_the_dead, owner_token
 from engine.slots import Slots
 from engine.wire import parse_line
 
@@ -611,8 +612,7 @@ def _clip(value: object, limit: int = 80) -> str:
 def _sweep_stale_staging(base: str) -> None:
     """Once a process: remove the copies left by processes that were killed mid-match."""
     for path in Path(base).glob("kaiser-bot-*-*"):
-        owner = path.name.split("-")[2]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        if left_by_the_dead(path, part=2):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -622,7 +622,7 @@ class _Staging:
     def __init__(self, source: Path) -> None:
         base = os.environ.get("KAISER_BOT_STAGING") or tempfile.gettempdir()
         _sweep_stale_staging(base)
-        self.root = Path(tempfile.mkdtemp(prefix=f"kaiser-bot-{os.getpid()}-", dir=base))
+        self.root = Path(tempfile.mkdtemp(prefix=f"kaiser-bot-{owner_token()}-", dir=base))
         os.chmod(self.root, 0o755)
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.root, True)
         try:

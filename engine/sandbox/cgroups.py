@@ -19,7 +19,7 @@ from engine.faults import InfrastructureError
 from engine.sandbox.config import SandboxConfig, config
 from engine.sandbox.limits import SandboxLimits
 from engine.sandbox.procs import setup_once
-from engine.sandbox.uids import _seat_name
+from engine.sandbox.uids import _seat_name, left_by_the_dead
 
 CPU_PERIOD_US = 100_000  # the seat's CPU quota: one core (a full period of every period)
 class _Cgroup:
@@ -355,8 +355,7 @@ def _sweep_stale_cgroups() -> None:
     for parent in parents:
         with contextlib.suppress(OSError):
             for path in parent.glob("kaiser-*-*"):
-                owner = path.name.split("-")[1]
-                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                if left_by_the_dead(path):
                     _remove_stale(path)
 
 

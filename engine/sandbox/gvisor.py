@@ -42,6 +42,7 @@ from engine.faults import InfrastructureError
 from engine.sandbox.config import SandboxConfig, config
 from engine.sandbox.filter import oci_rules
 from engine.sandbox.procs import search_path, setup_once
+from engine.sandbox.uids import left_by_the_dead, owner_token
 
 # What the Sentry, the gofer and the ptrace stubs use beside the bot. Measured: an idle Python
 # seat holds about 25 MB and 67 host tasks (runsc, the Sentry's and the gofer's Go threads);
@@ -96,7 +97,7 @@ def rootfs(state: Path) -> Path:
     """The read-only root every seat's bundle shares: empty mount points and the /usr links.
 
     Made once a worker; nothing in it is ever written (the seat's root is mounted read-only)."""
-    root = state / f"rootfs-{os.getpid()}"
+    root = state / f"rootfs-{owner_token()}"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(mode=0o755, parents=True)
     for name in _ROOT_DIRS:
@@ -354,6 +355,5 @@ def sweep_stale(state: Path) -> None:
     """Bundles and roots of workers that died without cleaning up."""
     with contextlib.suppress(OSError):
         for path in state.glob("*-*"):
-            owner = path.name.split("-")[1]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            if left_by_the_dead(path):
                 shutil.rmtree(path, ignore_errors=True)

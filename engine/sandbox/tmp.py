@@ -18,7 +18,14 @@ from engine.faults import InfrastructureError
 from engine.sandbox.config import SandboxConfig
 from engine.sandbox.limits import SandboxLimits
 from engine.sandbox.procs import setup_once
-from engine.sandbox.uids import _counter, _hold_first_free, _seat_name, _state_dir
+from engine.sandbox.uids import (
+    _counter,
+    _hold_first_free,
+    _seat_name,
+    _state_dir,
+    left_by_the_dead,
+    owner_token,
+)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 MS_NOSUID, MS_NODEV = 2, 4
@@ -114,8 +121,7 @@ def _empty(folder: Path) -> None:
 def _sweep_stale_tmp() -> None:
     with contextlib.suppress(OSError):
         for path in _state_dir("tmp").glob("kaiser-*-*"):
-            owner = path.name.split("-")[1]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            if left_by_the_dead(path):
                 _libc.umount2(bytes(path), MNT_DETACH)
                 with contextlib.suppress(OSError):
                     path.rmdir()
@@ -151,7 +157,7 @@ def own_bot_dir(cfg: SandboxConfig) -> Path:
     base = _state_dir("bots") if os.geteuid() == 0 and not cfg.unsandboxed else \
         Path(tempfile.gettempdir())
     _sweep_stale_bot_dirs(base)
-    path = Path(tempfile.mkdtemp(prefix=f"kaiser-seat-{os.getpid()}-", dir=base))
+    path = Path(tempfile.mkdtemp(prefix=f"kaiser-seat-{owner_token()}-", dir=base))
     os.chmod(path, 0o755)
     return path
 
@@ -165,6 +171,5 @@ def _sweep_stale_bot_dirs(base: Path) -> None:
         return
     _swept_bot_dirs.add(base)
     for path in base.glob("kaiser-seat-*-*"):
-        owner = path.name.split("-")[2]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        if left_by_the_dead(path, part=2):
             shutil.rmtree(path, ignore_errors=True)

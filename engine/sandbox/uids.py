@@ -12,12 +12,49 @@ from pathlib import Path
 from engine.faults import InfrastructureError
 from engine.sandbox.config import config
 
-# Numbers the names of a worker's seat cgroups, /tmp mounts and bundles (kaiser-PID-N).
+# Numbers the names of a worker's seat cgroups, /tmp mounts and bundles (kaiser-OWNER-N).
 _counter = itertools.count()
+_owners: dict[int, str] = {}
+
+
+def _start_ticks(pid: int) -> str:
+    """The process's start time, in clock ticks since the host booted (/proc/PID/stat's 22nd
+    field): "" if no such process. A pid is reused; a pid and its start time are not."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def owner_token() -> str:
+    """This process in names of what it leaves on the host: "PID.START". A worker killed and
+    restarted in the same container gets the same pids as the dead one (issue 44: 'File
+    exists' on its seat folders), never the same start times."""
+    pid = os.getpid()  # a forked child is an owner of its own
+    if pid not in _owners:
+        _owners[pid] = f"{pid}.{_start_ticks(pid)}"
+    return _owners[pid]
+
+
+def owner_gone(owner: str) -> bool:
+    """Whether the process named by an owner token ("PID.START", or an older name's "PID")
+    has died: no such pid, or the pid now another process's (its start time differs)."""
+    pid, _, start = owner.partition(".")
+    if not pid.isdigit():
+        return False  # not a name of ours: left alone
+    now = _start_ticks(int(pid))
+    return not now or bool(start) and now != start
+
+
+def left_by_the_dead(path: Path, part: int = 1) -> bool:
+    """A file named kaiser-OWNER-... (the owner at dash-separated `part`) whose owner died."""
+    parts = path.name.split("-")
+    return len(parts) > part and owner_gone(parts[part])
 
 
 def _seat_name() -> str:
-    return f"kaiser-{os.getpid()}-{next(_counter)}"
+    return f"kaiser-{owner_token()}-{next(_counter)}"
 
 
 def _state_dir(name: str) -> Path:
