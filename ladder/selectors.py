@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce, RowNumber
 from django.shortcuts import get_object_or_404
 
 from bots.models import Bot, default_game
+from engine.games import GAMES
 from ladder import ratings
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
 from matches import selectors as match_selectors
@@ -95,10 +96,9 @@ def tally_columns(*, ladder_id: int, packed: bool | None = None) -> list[Any]:
 
 
 def ups_scale(game: str) -> float:
-    """The ratings' unit of the game's ups (engine.games.Game.ups_scale); 0: not rated."""
-    from engine.games import GAMES
-
-    return float(getattr(GAMES[game], "ups_scale", 0.0)) if game in GAMES else 0.0
+    """The ratings' unit of the game's ups (engine.games.Game.ups_scale); 0: not rated, or a
+    game no longer registered."""
+    return GAMES[game].ups_scale if game in GAMES else 0.0
 
 
 def _result(score: float, games: int, sides: list[tuple[int, float | None, float | None]],

@@ -33,6 +33,7 @@ from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
 from bots.models import BotVersion, default_game
+from engine.games import GAMES
 from kaiser_site.page_cache import pages_changed
 from ladder import pairing, ratings, selectors
 from ladder.models import HOUSE_USER, Ladder, LadderEntry, PairTally, RatingChange
@@ -197,9 +198,7 @@ def _rebuild_one(match: Match, entries: dict[int, LadderEntry],
 
 def _ups_scales() -> dict[str, float]:
     """Each registered game's ups scale, for the games whose ups are rated (Game.ups_scale)."""
-    from engine.games import GAMES
-
-    return {name: selectors.ups_scale(name) for name in GAMES if selectors.ups_scale(name) > 0}
+    return {name: game.ups_scale for name, game in GAMES.items() if game.ups_scale > 0}
 
 
 def _pair_rows(matches: QuerySet[Any]) -> QuerySet[Any]:

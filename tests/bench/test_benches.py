@@ -398,5 +398,18 @@ def test_before_after_runs_the_page_benches_at_two_revisions_and_gives_a_verdict
     assert_prints(out, "median server time, ms (the lowest of 1 passes): before (HEAD) and "
                   "after (HEAD)",
                   "page_speed: match page")
+    # The verdict is the table's: each page's row read back, the rule (> 20% and > 2 ms)
+    # applied to it, and the last line must say exactly that.
+    table = out.split("before (HEAD) and after (HEAD)", 1)[1].strip().splitlines()[2:-1]
+    slower = []
+    for row in table:
+        page, before, after = row.rsplit(None, 3)[:3]
+        gain = float(after) - float(before)
+        if gain > 2 and gain / float(before) > 0.2:
+            slower.append(page.strip())
+    assert table and all(row.startswith("  page_speed: ") for row in table), out
     verdict = out.strip().splitlines()[-1]
-    assert verdict.startswith(("no page slower beyond noise", "slower beyond noise")), out
+    if slower:
+        assert verdict == "slower beyond noise (> 20% and > 2 ms): " + "; ".join(slower), out
+    else:
+        assert verdict == "no page slower beyond noise (> 20% and > 2 ms)", out

@@ -9,7 +9,6 @@ author's bot: four owners, since the ladder never seats one owner twice at a tab
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,11 +35,18 @@ pytestmark = [pytest.mark.worker, pytest.mark.browser, pytest.mark.django_db(tra
 PLUGIN = "tests.games.quartet.plugin"
 RATED_MATCHES = 3
 browser, page = test_browser.browser, test_browser.page
-# As in tests/browser/conftest.py: Playwright's sync API runs an event loop in this thread,
-# and this test reads the database beside it.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 PLAYERS = (("q-random-1", "builtin:random"), ("q-greedy-1", "builtin:greedy"),
            ("q-random-2", "builtin:random"), ("q-greedy-2", "builtin:greedy"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _database_beside_playwright() -> Iterator[None]:
+    """Playwright's sync API runs an event loop in this thread, and this module's test reads
+    the database beside it (the database's own fixtures too, flushing it after the test):
+    allowed for this module only, not the process (Django reads the variable at each call)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
 
 
 @pytest.fixture
