@@ -18,6 +18,7 @@ from bots.throttles import UploadThrottle
 from fairplay import selectors as fairplay_selectors
 from kaiser_site.page_cache import STATS, shared_page
 from ladder import selectors as ladder_selectors
+from ladder.services import opponent_field
 from matches.selectors import challenge_versions, third_player_versions
 from matches.stats import bot_stats_context
 from matches.views import bot_activity_html, costliest_boards_context
@@ -66,6 +67,8 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["third_players"] = (third_player_versions(opponent=bot)
                                 if context["challengers"] else [])
     context["players"] = game_players(bot.game)  # a match's players at its game
+    # A challenge's select of each opponent past the first (opponent_c, opponent_d, ...).
+    context["more_fields"] = [opponent_field(side) for side in range(2, context["players"])]
     # The think-time check is its owner's to read (and staff's, in their report), no one else's.
     check = fairplay_selectors.bot_fairplay_check(bot=bot) if bot.is_owned_by(
         request.user) else None

@@ -132,7 +132,11 @@ class ChallengeSerializer(serializers.Serializer):
     opponent = serializers.IntegerField(help_text="Any bot with an active version")
     opponent_c = serializers.IntegerField(
         required=False, allow_null=True, default=None,
-        help_text="The second opponent, in a three-player game (Sergeant Major)")
+        help_text="The second opponent, in a game of three players or more (Sergeant Major)")
+    opponent_d = serializers.IntegerField(
+        required=False, allow_null=True, default=None,
+        help_text="The third opponent, in a game of four players or more; opponent_e and on "
+        "for a game of more players still")
     rated = serializers.BooleanField(
         default=False, help_text="Counts on the ladder's ratings; only against a bot of another "
         "owner (a rated challenge between two of your own bots is refused with a 400)")
@@ -140,6 +144,22 @@ class ChallengeSerializer(serializers.Serializer):
         required=False, allow_null=True, default=None,
         help_text="Rules, clock, and rating pool; by default the ladder of your bot's game "
         "(main for Kaiser, sergeant-major for Sergeant Major)")
+
+
+def _more_opponents(request: Request, data: dict[str, Any]) -> list[tuple[str, int]]:
+    """The opponents past the first, in side order: opponent_c and opponent_d (declared),
+    then opponent_e and on as given (whole numbers), up to the first missing."""
+    found = []
+    for side in range(2, 26):
+        field = services.opponent_field(side)
+        value = data.get(field, request.data.get(field))
+        if value is None:
+            break
+        try:
+            found.append((field, int(value)))
+        except (TypeError, ValueError):
+            raise ValidationError({field: "a bot's id (a whole number)"}) from None
+    return found
 
 
 class ChallengeView(APIView):
@@ -154,14 +174,12 @@ class ChallengeView(APIView):
         version = active_version(data["bot"], "bot")
         ladder = (get_object_or_404(Ladder, slug=data["ladder"]) if data["ladder"]
                   else selectors.ladder_of_game(version.bot.game))
-        third = data["opponent_c"]
+        more = [active_version(bot, field) for field, bot in _more_opponents(request, data)]
         try:
             match = services.challenge_create(
                 user=request.user, version=version,
                 opponent=active_version(data["opponent"], "opponent"), rated=data["rated"],
-                ladder=ladder,
-                opponent_c=active_version(third, "opponent_c") if third is not None else None,
-            )
+                ladder=ladder, more=more)
         except services.RateLimited as limited:
             raise Throttled(detail=str(limited)) from None
         body = MatchSerializer(match, context={"request": request}).data

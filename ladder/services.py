@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -488,27 +488,36 @@ class RateLimited(Exception):
     """Too many requests of one kind by one user; the message says when to come back."""
 
 
+def opponent_field(side: int) -> str:
+    """The challenge's field naming the bot of side number `side` (from 0): "bot" (A, the
+    challenger's), "opponent" (B), then "opponent_c", "opponent_d", ..."""
+    return ("bot", "opponent")[side] if side < 2 else f"opponent_{side_letter(side).lower()}"
+
+
 def challenge_create(
     *, user: AbstractBaseUser, version: BotVersion, opponent: BotVersion, rated: bool,
-    ladder: Ladder, opponent_c: BotVersion | None = None,
+    ladder: Ladder, more: Sequence[BotVersion] = (),
 ) -> Match:
     """A match the author of `version` asked for, under `ladder`'s conditions: against
-    `opponent`, and `opponent_c` too in a three-player game (Sergeant Major), every bot of the
-    ladder's game. Rated challenges count on `ladder`, and only against bots of other owners
-    (RATED_SAME_OWNER); unrated ones are open to all."""
+    `opponent`, and in a game of more players against `more` too (sides C, D, ...: one for
+    each seat past the second), every bot of the ladder's game. Rated challenges count on
+    `ladder`, and only against bots of other owners (RATED_SAME_OWNER); unrated ones are open
+    to all."""
     if not version.bot.is_owned_by(user):
         raise ValidationError({"bot": "you can only challenge with your own bot"})
     players = [(version, "bot"), (opponent, "opponent")]
-    if opponent_c is not None:
-        players.append((opponent_c, "opponent_c"))
+    players += [(v, opponent_field(n)) for n, v in enumerate(more, start=2)]
     for v, field in players:
         if v.status != BotVersion.Status.ACTIVE or v.bot.retired:
             raise ValidationError({field: f"{v} is not an active version"})
         if v.bot.game != ladder.game:
             raise ValidationError({field: f"{v.bot.name} plays {v.bot.game}, but the ladder "
                                           f"{ladder.slug} is {ladder.game}"})
-    if opponent_c is None and ladder.players > 2:
-        raise ValidationError({"opponent_c": "a three-player game: name a second opponent"})
+    if len(players) != ladder.players:
+        wanted = ladder.players - 1
+        raise ValidationError({opponent_field(min(len(players), ladder.players)):
+                               f"a game of {ladder.players} players: name {wanted} "
+                               f"opponent{'s' if wanted > 1 else ''}, not {len(players) - 1}"})
     if rated and any(version.bot.owner_id == v.bot.owner_id for v, _ in players[1:]):
         raise ValidationError({"rated": RATED_SAME_OWNER})
     limit = setting_int("KAISER_CHALLENGES_PER_HOUR", 10)

@@ -76,20 +76,21 @@ def challenge(request: HttpRequest) -> HttpResponse:
     opponent = get_object_or_404(Bot, pk=int_or_none(request.POST.get("opponent")) or 0)
     mine = get_object_or_404(Bot, pk=int_or_none(request.POST.get("bot")) or 0,
                              owner=request.user)
-    third = (get_object_or_404(Bot, pk=int_or_none(request.POST.get("opponent_c")) or 0)
-             if game_players(opponent.game) > 2 else None)
+    others = [get_object_or_404(Bot, pk=int_or_none(request.POST.get(
+        ladder_services.opponent_field(side))) or 0)
+        for side in range(2, game_players(opponent.game))]
     versions = bot_active_version(bot=mine), bot_active_version(bot=opponent)
-    third_version = bot_active_version(bot=third) if third is not None else None
+    more = [bot_active_version(bot=other) for other in others]
     ladder = (ladder_selectors.ladder_or_main(None) if opponent.game == default_game()
               else ladder_selectors.ladder_of_game(opponent.game))
-    if None in versions or ladder is None or (third is not None and third_version is None):
+    if None in versions or ladder is None or None in more:
         messages.error(request, "Every bot needs an active version to play.")
         return redirect("bot-detail", pk=opponent.pk)
     try:
         match = ladder_services.challenge_create(
             user=request.user, version=_version(versions[0]),
             opponent=_version(versions[1]), rated=False, ladder=ladder,
-            opponent_c=third_version)
+            more=[_version(v) for v in more])
     except ladder_services.RateLimited as limited:
         messages.error(request, str(limited))
         return redirect("bot-detail", pk=opponent.pk)

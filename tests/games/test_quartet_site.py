@@ -85,3 +85,50 @@ def test_a_stored_replay_its_game_cannot_read_is_said_so_not_a_server_error(
     answer = Client().get(f"/api/v1/matches/{match.pk}/replay-text/")
     assert answer.status_code == 409
     assert "cannot put this replay in words" in answer.json()["detail"]
+
+
+def _quartet_bots(game: Game) -> list[Any]:
+    from django.contrib.auth.models import User
+
+    from bots.models import Bot
+    from bots.services import bot_builtin_add
+
+    versions = []
+    for name in ("q-me", "q-b", "q-c", "q-d"):
+        owner = User.objects.create_user(username=f"author-of-{name}", password="not-a-secret-1")
+        bot = Bot.objects.create(owner=owner, name=name, game=game.name)
+        versions.append(bot_builtin_add(bot=bot, spec="builtin:random"))
+    return versions
+
+
+def test_a_challenge_names_three_opponents_in_a_game_of_four(quartet: Game) -> None:
+    """Issue 42: a game of four or more players plays challenges too: one field per side past
+    the second (opponent_c, opponent_d), by the API and from the bot page's form."""
+    from rest_framework.test import APIClient
+
+    from ladder.services import game_ladder_ensure
+
+    game_ladder_ensure(quartet.name)
+    me, b, c, d = _quartet_bots(quartet)
+    api = APIClient()
+    api.force_authenticate(me.bot.owner)
+    short = api.post("/api/v1/challenges/", {"bot": me.bot_id, "opponent": b.bot_id,
+                                             "opponent_c": c.bot_id}, format="json")
+    assert short.status_code == 400
+    assert "a game of 4 players: name 3 opponents, not 2" in str(short.json())
+    made = api.post("/api/v1/challenges/", {"bot": me.bot_id, "opponent": b.bot_id,
+                                            "opponent_c": c.bot_id, "opponent_d": d.bot_id},
+                    format="json")
+    assert made.status_code == 201, made.content
+    assert Match.objects.get(pk=made.json()["id"]).version_ids == [me.pk, b.pk, c.pk, d.pk]
+
+    client = Client()
+    client.force_login(me.bot.owner)
+    page = client.get(f"/bots/{b.bot_id}/").content.decode()
+    assert 'name="opponent_c"' in page and 'name="opponent_d"' in page
+    assert 'name="opponent_e"' not in page
+    answer = client.post("/challenge/", {"bot": me.bot_id, "opponent": b.bot_id,
+                                         "opponent_c": d.bot_id, "opponent_d": c.bot_id})
+    match = Match.objects.order_by("-id").first()
+    assert answer.status_code == 302 and answer["Location"] == f"/matches/{match.pk}/"
+    assert match.version_ids == [me.pk, b.pk, d.pk, c.pk] and match.players == 4

@@ -43,7 +43,7 @@ def test_a_challenge_without_the_second_opponent_is_refused(
     response = owner_client.post("/api/v1/challenges/", {"bot": mine.bot_id,
                                                          "opponent": b.bot_id}, format="json")
     assert response.status_code == 400
-    assert "second opponent" in str(response.json())
+    assert "a game of 3 players: name 2 opponents, not 1" in str(response.json())
     assert not Match.objects.exists()
 
 
