@@ -147,11 +147,11 @@ def _winners(row: dict[str, Any]) -> None:
 def _with_tournament_names(rows: list[dict[str, Any]]) -> None:
     """Each tournament row's `tournament_name` ("Spring Cup, round 3" on the row, not
     "tournament r3"): read apart, one query for the rows' tournaments and only when a row has
-    one, so that the list's own query keeps its plan (matches_slice)."""
-    from tournaments.models import Tournament
-
+    one, so that the list's own query keeps its plan (matches_slice). Through the match's
+    foreign key: matches sit below tournaments and import nothing of theirs."""
     ids = {row["tournament_id"] for row in rows if row["tournament_id"]}
-    names = dict(Tournament.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
+    tournaments = Match._meta.get_field("tournament").related_model._default_manager
+    names = dict(tournaments.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
     for row in rows:
         row["tournament_name"] = names.get(row["tournament_id"], "")
 

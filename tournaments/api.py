@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -16,6 +17,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,8 +27,8 @@ from engine.players import strict_ms_error
 from ladder.api import active_version
 from ladder.models import Ladder
 from matches.models import conditions_errors
-from tournaments import page, selectors, services
-from tournaments.models import Tournament
+from tournaments import organisers, page, selectors, services
+from tournaments.models import OrganiserRequest, Tournament
 from tournaments.standings import TableRow
 
 
@@ -167,13 +169,70 @@ class EntrySerializer(serializers.Serializer):
     bot = serializers.IntegerField(help_text="Your bot (its active version plays)")
 
 
-class StaffWritesOnly(permissions.BasePermission):
-    message = "Only staff may create tournaments."
+class OrganisersWrite(permissions.BasePermission):
+    message = organisers.NOT_AN_ORGANISER
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if request.method in permissions.SAFE_METHODS:
             return True
-        return bool(request.user and request.user.is_staff)
+        return organisers.can_organise(request.user)
+
+
+class OrganiserRequestSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+
+    class Meta:
+        model = OrganiserRequest
+        fields = ["id", "username", "reason", "status", "created", "decided", "answer"]
+        read_only_fields = ["id", "username", "status", "created", "decided", "answer"]
+
+
+class OrganiserDecisionSerializer(serializers.Serializer):
+    answer = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+
+
+class OrganiserRequestView(APIView):
+    """GET: whether you organise tournaments, and your latest request to; POST {reason}: ask."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(summary="Whether you organise tournaments, and your latest request to",
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        latest = organisers.latest_request(request.user)
+        return Response({"organiser": organisers.can_organise(request.user),
+                         "request": OrganiserRequestSerializer(latest).data if latest else None})
+
+    @extend_schema(summary="Ask staff to let you organise tournaments",
+                   request=OrganiserRequestSerializer,
+                   responses={201: OrganiserRequestSerializer})
+    def post(self, request: Request) -> Response:
+        try:
+            made = organisers.request_make(user=request.user,
+                                           reason=str(request.data.get("reason", "")))
+        except DjangoValidationError as error:
+            raise ValidationError({"reason": error.messages}) from None
+        return Response(OrganiserRequestSerializer(made).data, status=status.HTTP_201_CREATED)
+
+
+class OrganiserDecisionView(APIView):
+    """Staff: POST /organiser-requests/<id>/grant/ or /refuse/ (an optional answer)."""
+
+    permission_classes = [permissions.IsAdminUser]
+
+    @extend_schema(summary="Grant or refuse a request to organise (staff)",
+                   request=OrganiserDecisionSerializer,
+                   responses={200: OrganiserRequestSerializer})
+    def post(self, request: Request, pk: str, decision: str) -> Response:
+        form = OrganiserDecisionSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            decided = organisers.request_decide(request_id=int(pk), staff=request.user,
+                                                grant=decision == "grant",
+                                                answer=form.validated_data["answer"])
+        except DjangoValidationError as error:
+            raise ValidationError({"request": error.messages}) from None
+        return Response(OrganiserRequestSerializer(decided).data)
 
 
 @extend_schema_view(
@@ -186,7 +245,7 @@ class StaffWritesOnly(permissions.BasePermission):
 )
 class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Tournament.objects.order_by("-created")
-    permission_classes = [StaffWritesOnly]
+    permission_classes = [OrganisersWrite]
 
     def get_permissions(self) -> list[permissions.BasePermission]:
         if self.action in ("enter", "withdraw"):
@@ -230,6 +289,9 @@ class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
         tournament = self.get_object()
+        if not organisers.can_cancel(request.user, tournament):
+            raise PermissionDenied("Only the organiser who made this tournament, or staff, "
+                                   "may cancel it.")
         if not services.tournament_cancel(tournament=tournament,
                                           reason=f"cancelled by {request.user.get_username()}"):
             return Response({"detail": "the tournament has started: it cannot be cancelled"},

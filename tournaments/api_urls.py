@@ -1,5 +1,6 @@
 """The tournaments' API routes, included by kaiser_site.urls under /api/v1/."""
 
+from django.urls import path, re_path
 from rest_framework.routers import SimpleRouter
 
 from tournaments import api
@@ -7,4 +8,9 @@ from tournaments import api
 router = SimpleRouter()
 router.register("tournaments", api.TournamentViewSet, basename="tournament")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("organiser-request/", api.OrganiserRequestView.as_view(), name="organiser-request"),
+    re_path(r"^organiser-requests/(?P<pk>[0-9]{1,18})/(?P<decision>grant|refuse)/$",
+            api.OrganiserDecisionView.as_view(), name="organiser-decision"),
+    *router.urls,
+]

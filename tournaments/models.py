@@ -100,3 +100,35 @@ class TournamentBye(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["tournament", "round", "version"], name="bye_unique")
         ]
+
+
+ORGANISERS_GROUP = "Organisers"
+
+
+class OrganiserRequest(models.Model):
+    """An account's request to organise tournaments, answered by staff from the site
+    (tournaments.organisers): granted, the account joins the Organisers group."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "waiting for staff"
+        GRANTED = "granted", "granted"
+        REFUSED = "refused", "refused"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="organiser_requests")
+    reason = models.CharField(max_length=500)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    created = models.DateTimeField(auto_now_add=True)
+    decided = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    answer = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [models.UniqueConstraint(
+            fields=["user"], condition=models.Q(status="pending"),
+            name="organiser_request_one_pending")]
+
+    def __str__(self) -> str:
+        return f"{self.user} asks to organise ({self.status})"

@@ -7,6 +7,8 @@ from tournaments import views
 urlpatterns = [
     path("tournaments/", views.tournament_list, name="tournament-list"),
     path("tournaments/new/", views.tournament_new, name="tournament-new"),
+    path("tournaments/organise/", views.organise_ask, name="organise-ask"),
+    path("tournaments/organisers/", views.organiser_requests, name="organiser-requests"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament-detail"),
     path("tournaments/<int:pk>/cancel/", views.tournament_cancel, name="tournament-cancel"),
     path("tournaments/<int:pk>/enter/", views.tournament_enter, name="tournament-enter"),

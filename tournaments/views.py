@@ -24,7 +24,8 @@ from bots.models import Bot
 from bots.selectors import bot_active_version
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
-from tournaments import page, services
+from matches.views import int_or_none
+from tournaments import organisers, page, services
 from tournaments import selectors as tournament_selectors
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament
@@ -32,21 +33,59 @@ from tournaments.models import Tournament
 
 @shared_page("tournaments")
 def tournament_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "tournaments/tournament_list.html",
-                  {"tournaments": tournament_selectors.tournaments_page()})
+    """The tournaments, and who may make one: an organiser's button, or how to become one
+    (a request staff answer from the site; the admin's ways for site operators)."""
+    return render(request, "tournaments/tournament_list.html", {
+        "tournaments": tournament_selectors.tournaments_page(),
+        "organiser": organisers.can_organise(request.user),
+        "asked": organisers.latest_request(request.user)})
 
 
-def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Staff only. Anonymous visitors are sent to log in; a signed-in author gets the 403 page,
-    since logging in again as themselves would not help."""
+def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Organisers only. Anonymous visitors are sent to log in; a signed-in author gets the 403
+    page saying how to become an organiser."""
     @wraps(view)
     @login_required
-    def staff_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not (request.user.is_active and request.user.is_staff):
-            raise PermissionDenied("Only staff create and cancel tournaments; "
-                                   "you can enter your bots in an open one.")
+    def organiser_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        organisers.organiser_required(request.user)
         return view(request, *args, **kwargs)
-    return staff_view
+    return organiser_view
+
+
+@login_required
+@require_POST
+def organise_ask(request: HttpRequest) -> HttpResponse:
+    """The signed-in account asks staff to let it organise tournaments."""
+    try:
+        organisers.request_make(user=request.user, reason=request.POST.get("reason", ""))
+    except ValidationError as error:
+        messages.error(request, "; ".join(error.messages))
+    else:
+        messages.success(request, "Your request is sent: staff answer it on this site, and "
+                                  "this page will say when you can make tournaments.")
+    return redirect("tournament-list")
+
+
+@login_required
+def organiser_requests(request: HttpRequest) -> HttpResponse:
+    """Staff's page of waiting requests to organise, each with Grant and Refuse."""
+    if not (request.user.is_active and request.user.is_staff):
+        raise PermissionDenied("Only staff answer requests to organise tournaments.")
+    if request.method == "POST":
+        grant = request.POST.get("decision") == "grant"
+        try:
+            decided = organisers.request_decide(
+                request_id=int_or_none(request.POST.get("request")) or 0, staff=request.user,
+                grant=grant, answer=request.POST.get("answer", ""))
+        except ValidationError as error:
+            messages.error(request, "; ".join(error.messages))
+        else:
+            name = decided.user.get_username()
+            messages.success(request, f"{name} can now organise tournaments." if grant
+                             else f"{name}'s request is refused.")
+        return redirect("organiser-requests")
+    return render(request, "tournaments/organiser_requests.html",
+                  {"pending": organisers.requests_pending()})
 
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -57,7 +96,8 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     body = _body_html(tournament, state)
     if request.GET.get("part") == "live":  # what live.js swaps in when the progress moves
         return HttpResponse(body)
-    context = {"t": tournament, "state": state, "body": body}
+    context = {"t": tournament, "state": state, "body": body,
+               "can_cancel": organisers.can_cancel(request.user, tournament)}
     if tournament.status == Tournament.Status.OPEN:
         mine = tournament_selectors.enterable_versions(user=request.user)
         entered = tournament_selectors.entered_bot_ids(tournaments=[tournament]) if mine else {}
@@ -87,7 +127,7 @@ def tournament_body_html(tournament: Tournament) -> SafeString:
     })
 
 
-@staff_required
+@organiser_required
 def tournament_new(request: HttpRequest) -> HttpResponse:
     form = TournamentForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -108,10 +148,11 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/tournament_form.html", {"form": form, "names": names})
 
 
-@staff_required
+@login_required
 @require_POST
 def tournament_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
+    organisers.cancel_allowed(request.user, tournament)
     if services.tournament_cancel(tournament=tournament,
                                   reason=f"cancelled by {request.user.get_username()}"):
         messages.success(request, f"{tournament.name} is cancelled.")

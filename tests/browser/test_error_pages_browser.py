@@ -65,7 +65,7 @@ def test_a_signed_in_author_sees_the_403_page_for_new_tournament(
     response = page.goto(live_server.url + "/tournaments/new/")
     assert response is not None and response.status == 403
     expect(page.locator("h1")).to_have_text("Not allowed")
-    expect(page.locator("#error-403")).to_contain_text("Only staff create and cancel tournaments")
+    expect(page.locator("#error-403")).to_contain_text("Only organisers create tournaments")
     menu = page.get_by_role("navigation", name="main")
     expect(menu.get_by_role("link", name="author", exact=True)).to_be_visible()
     menu.get_by_role("link", name="Tournaments").click()

@@ -151,7 +151,7 @@ def test_a_signed_in_author_opening_new_tournament_gets_the_403_page(
     client.force_login(other)
     body = _html(response := client.get("/tournaments/new/"))
     assert response.status_code == 403
-    assert MENU in body and "Only staff create and cancel tournaments" in body
+    assert MENU in body and "Only organisers create tournaments" in body
 
 
 @pytest.mark.django_db

@@ -23,7 +23,7 @@ from matches import services as match_services
 from matches.models import Match
 from tests.tournaments import sides
 from tournaments import selectors, services, tasks
-from tournaments.models import Tournament, TournamentEntrant
+from tournaments.models import OrganiserRequest, Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.sandbox
 
@@ -89,16 +89,91 @@ def test_the_form_says_what_is_wrong_and_creates_nothing(
     assert Tournament.objects.count() == 0
 
 
-def test_only_staff_see_the_new_tournament_page(author_browser: Client, make_builtin: Any
-                                                ) -> None:
+def test_an_author_is_told_how_to_become_an_organiser_and_becomes_one(
+        author_browser: Client, staff_browser: Client, make_builtin: Any) -> None:
+    """Issue 43: a new account could not run a tournament and the site never said how. The
+    list says who organises and how to ask; the form's 403 speaks to the case; staff grant
+    the request from the site; the author then makes a tournament and may cancel it."""
     make_builtin("alpha")
     make_builtin("beta")
-    # A signed-in author gets the 403 page (issue 20), no longer a redirect to the login form.
+    listing = author_browser.get(reverse("tournament-list")).content.decode()
+    assert "New tournament" not in listing and "Ask to organise tournaments" in listing
+    assert "Organisers" in listing and "createsuperuser" in listing  # the admin's way
     page = author_browser.get(reverse("tournament-new"))
-    assert page.status_code == 403 and "Only staff create" in page.content.decode()
+    text = page.content.decode()
+    assert page.status_code == 403 and "Only organisers create tournaments" in text
+    assert "Ask to organise on the Tournaments page" in text
+    assert "sign in with the account that owns it" not in text
     posted = author_browser.post(reverse("tournament-new"), _form(entrants="alpha\nbeta"))
     assert posted.status_code == 403 and Tournament.objects.count() == 0
-    assert "New tournament" not in author_browser.get(reverse("tournament-list")).content.decode()
+
+    assert author_browser.post(reverse("organise-ask"), {"reason": " "}).status_code == 302
+    assert not OrganiserRequest.objects.exists()  # no reason: refused in words, nothing made
+    author_browser.post(reverse("organise-ask"), {"reason": "A club round robin"})
+    again = author_browser.post(reverse("organise-ask"), {"reason": "Again"}, follow=True)
+    assert "waiting for staff already" in again.content.decode()
+    listing = author_browser.get(reverse("tournament-list")).content.decode()
+    assert 'id="organiser-state"' in listing and "waiting for staff" in listing
+
+    assert author_browser.get(reverse("organiser-requests")).status_code == 403
+    staff_page = staff_browser.get(reverse("organiser-requests")).content.decode()
+    assert "A club round robin" in staff_page and "author" in staff_page
+    request_id = OrganiserRequest.objects.get().pk
+    done = staff_browser.post(reverse("organiser-requests"),
+                              {"request": request_id, "decision": "grant"}, follow=True)
+    assert "author can now organise tournaments" in done.content.decode()
+    assert "New tournament" in author_browser.get(reverse("tournament-list")).content.decode()
+    made = author_browser.post(reverse("tournament-new"), _form(
+        entry="open", entry_deadline=_later()))
+    tournament = Tournament.objects.get()
+    assert made.status_code == 302 and tournament.created_by.username == "author"
+    detail = author_browser.get(reverse("tournament-detail", args=[tournament.pk]))
+    assert 'id="cancel-form"' in detail.content.decode()
+
+
+def test_an_organiser_cancels_only_the_tournaments_they_made(
+        staff_browser: Client, make_builtin: Any, author: User, staff: User) -> None:
+    from tournaments import organisers
+
+    other = User.objects.create_user("other-organiser")
+    for user in (author, other):
+        made = organisers.request_make(user=user, reason="cups")
+        organisers.request_decide(request_id=made.pk, staff=staff, grant=True)
+    staff_browser.post(reverse("tournament-new"), _form(entry="open", entry_deadline=_later()))
+    tournament = Tournament.objects.get()
+    client = Client()
+    client.force_login(other)
+    assert 'id="cancel-form"' not in client.get(
+        reverse("tournament-detail", args=[tournament.pk])).content.decode()
+    refused = client.post(reverse("tournament-cancel", args=[tournament.pk]))
+    assert refused.status_code == 403
+    assert "Only the organiser who made this tournament" in refused.content.decode()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.OPEN
+
+
+def test_the_api_asks_to_organise_and_staff_answer(author: User, make_builtin: Any) -> None:
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(author)
+    assert api.get("/api/v1/organiser-request/").json() == {"organiser": False, "request": None}
+    refused = api.post("/api/v1/tournaments/", {"name": "x"}, format="json")
+    assert refused.status_code == 403 and "Only organisers" in refused.json()["detail"]
+    asked = api.post("/api/v1/organiser-request/", {"reason": "Swiss nights"}, format="json")
+    assert asked.status_code == 201 and asked.json()["status"] == "pending"
+    assert api.post(f"/api/v1/organiser-requests/{asked.json()['id']}/grant/").status_code == 403
+    staff = APIClient()
+    staff.force_authenticate(User.objects.create_user("boss", is_staff=True))
+    assert staff.post(f"/api/v1/organiser-requests/{asked.json()['id']}/maybe/").status_code \
+        == 404
+    granted = staff.post(f"/api/v1/organiser-requests/{asked.json()['id']}/grant/",
+                         {"answer": "welcome"}, format="json")
+    assert granted.status_code == 200 and granted.json()["status"] == "granted"
+    state = api.get("/api/v1/organiser-request/").json()
+    assert state["organiser"] is True and state["request"]["answer"] == "welcome"
+    twice = staff.post(f"/api/v1/organiser-requests/{asked.json()['id']}/refuse/")
+    assert twice.status_code == 400 and "granted already" in str(twice.json())
 
 
 def test_staff_create_a_knockout_seeded_by_hand_and_it_starts(
