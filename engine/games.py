@@ -94,6 +94,8 @@ class Game(Protocol):
 
     def get_rules(self, name: str) -> Any: ...
 
+    def preset_title(self, name: str) -> str: ...
+
     def rules_from_dict(self, data: Any) -> Any: ...
 
     # --- a game in play ----------------------------------------------------------------------
@@ -314,6 +316,10 @@ class PackagedGame:
 
     def get_rules(self, name: str) -> Any:
         return self._part("rules").get_rules(name)
+
+    def preset_title(self, name: str) -> str:
+        """A preset as people name it (the rules module's PRESET_TITLES), else its name."""
+        return str(getattr(self._part("rules"), "PRESET_TITLES", {}).get(name, name))
 
     def rules_from_dict(self, data: Any) -> Any:
         return getattr(self._part("rules"), self.rules_class).from_dict(data)

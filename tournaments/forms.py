@@ -27,7 +27,31 @@ def _presets() -> list[tuple[str, list[tuple[str, str]]]]:
     """Every game's presets, grouped by game (the form checks the one chosen fits the game)."""
     from engine.games import GAMES
 
-    return [(spec.title, [(name, name) for name in spec.presets]) for spec in GAMES.values()]
+    return [(spec.title, [(name, spec.preset_title(name)) for name in spec.presets])
+            for spec in GAMES.values()]
+
+
+def game_choices_data() -> dict[str, Any]:
+    """What the form's script swaps when the Game field changes, per game: its rule sets
+    (name, title) and default, its games per match (whole sets), the fewest entrants, its
+    active ladders (seeding by rating) and its bots' names (the search's suggestions)."""
+    from engine.games import GAMES
+
+    ladders = Ladder.objects.filter(active=True).order_by("name").values_list(
+        "game", "slug", "name")
+    bots = Bot.objects.filter(retired=False).order_by("name").values_list("game", "name")
+    data: dict[str, Any] = {}
+    for name, spec in GAMES.items():
+        data[name] = {
+            "presets": [[p, spec.preset_title(p)] for p in spec.presets],
+            "default_preset": spec.default_preset, "games_per_set": spec.games_per_set,
+            "min_entrants": min_entrants(name),
+            "seeding": [[BY_HAND, "By hand"], *[[slug, f"By rating on {title}"]
+                                                 for game, slug, title in ladders
+                                                 if game == name]],
+            "bots": [bot for game, bot in bots[:5000] if game == name],
+        }
+    return data
 
 
 def _game(data: dict[str, Any]) -> str:
@@ -77,7 +101,8 @@ class TournamentForm(forms.Form):
         required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"],
         help_text="Open entry: the tournament starts by itself at this time (UTC) with "
-                  "whoever entered.")
+                  "whoever entered, if they are enough for its game's matches (2 bots for "
+                  "Kaiser, 3 for Sergeant Major); with fewer it is cancelled.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -67,16 +67,17 @@ def _side(row: TableRow | None, version_id: int, games: int | None = None) -> Si
 
 
 def _bout(m: MatchRow, rows: dict[int, TableRow]) -> Bout:
-    """A match: each side with its games won and, where the game scores sides, its points;
-    the top share won (unless all tied), once it ended with a result."""
+    """A match: each side with its games won and, in a match of more than two, the points it
+    earns in the standings (its share: the table's unit, not the game's own points); the top
+    share won (unless all tied), once it ended with a result."""
     sides = [_side(rows.get(s.version_id), s.version_id, s.games) for s in m.sides]
     share = standings.shares(m)
     top = max(share)
     result = (m.played or m.status == words.WALKOVER) and share.count(top) < len(share)
     for i, side in enumerate(sides):
         side.won = result and share[i] == top
-        if len(sides) > 2:
-            side.points = m.sides[i].points
+        if len(sides) > 2 and (m.played or m.status == words.WALKOVER):
+            side.points = round(standings.match_points(m)[i], 3)
     return Bout(sides, m.id, m.status, words.fault_text(m))
 
 

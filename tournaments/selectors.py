@@ -228,13 +228,17 @@ def entries_owned(*, tournament: Tournament, user: Any) -> list[TournamentEntran
                 .select_related("version__bot").order_by("version__bot__name"))
 
 
-def enterable_versions(*, user: Any) -> list[BotVersion]:
-    """The user's bots that could enter a tournament now (their playing versions)."""
+def enterable_versions(*, user: Any, game: str | None = None) -> list[BotVersion]:
+    """The user's bots that could enter a tournament now (their playing versions); of `game`
+    only, when given (a tournament takes bots of its game)."""
     from bots.selectors import active_versions
 
     if not getattr(user, "is_authenticated", False):
         return []
-    return list(active_versions().filter(bot__owner=user).order_by("bot__name"))
+    versions = active_versions().filter(bot__owner=user, bot__retired=False)
+    if game is not None:
+        versions = versions.filter(bot__game=game)
+    return list(versions.select_related("bot").order_by("bot__name"))
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,14 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot
 from bots.selectors import bot_active_version
+from engine.games import get_game
 from kaiser_site import fragments
 from kaiser_site.page_cache import shared_page
 from matches.views import int_or_none
-from tournaments import organisers, page, services
+from tournaments import organisers, page, services, words
 from tournaments import selectors as tournament_selectors
-from tournaments.forms import TournamentForm
-from tournaments.models import Tournament
+from tournaments.forms import TournamentForm, game_choices_data
+from tournaments.models import Tournament, min_entrants
 
 
 @shared_page("tournaments")
@@ -96,10 +97,18 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     body = _body_html(tournament, state)
     if request.GET.get("part") == "live":  # what live.js swaps in when the progress moves
         return HttpResponse(body)
+    game = get_game(tournament.game)
     context = {"t": tournament, "state": state, "body": body,
-               "can_cancel": organisers.can_cancel(request.user, tournament)}
+               "can_cancel": organisers.can_cancel(request.user, tournament),
+               "format_line": words.format_line(format=tournament.format,
+                                                players=tournament.players,
+                                                entrants=state.entrants,
+                                                rounds=tournament.rounds),
+               "rules_title": game.preset_title(tournament.rules), "game_title": game.title,
+               "min_entrants": min_entrants(tournament.game)}
     if tournament.status == Tournament.Status.OPEN:
-        mine = tournament_selectors.enterable_versions(user=request.user)
+        mine = tournament_selectors.enterable_versions(user=request.user,
+                                                       game=tournament.game)
         entered = tournament_selectors.entered_bot_ids(tournaments=[tournament]) if mine else {}
         context["mine"] = [v for v in mine if v.bot_id not in entered.get(tournament.pk, ())]
         context["has_bots"] = bool(mine)
@@ -143,9 +152,11 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
             else:
                 messages.success(request, f"{tournament.name} has started.")
             return redirect("tournament-detail", pk=tournament.pk)
-    names = list(Bot.objects.filter(retired=False).order_by("name")
-                 .values_list("name", flat=True)[:5000])
-    return render(request, "tournaments/tournament_form.html", {"form": form, "names": names})
+    games = game_choices_data()
+    chosen = form.data.get("game") or form["game"].initial
+    names = games.get(chosen, next(iter(games.values())))["bots"]
+    return render(request, "tournaments/tournament_form.html",
+                  {"form": form, "names": names, "games_data": games})
 
 
 @login_required

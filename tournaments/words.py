@@ -4,6 +4,8 @@ tournaments.standings', reads tournaments.selectors'."""
 
 from __future__ import annotations
 
+from math import comb
+
 from matches.models import Match
 from tournaments.standings import MatchRow, letter, shares
 
@@ -60,3 +62,26 @@ def fault_text(match: MatchRow) -> str:
 def version_label(number: int | None) -> str:
     """A bot's version as people read it: "v3"."""
     return f"v{number}" if number is not None else ""
+
+
+def format_line(*, format: str, players: int, entrants: int, rounds: int) -> str:
+    """The format as the page says it: "Round robin, each pair 2×" (in a game of three, how
+    often each pair really meets: every triple of a small field plays, so each pair meets
+    entrants − 2 times a round), "Swiss, 5 rounds", "Knockout"."""
+    from tournaments.models import Tournament
+    from tournaments.triples import ALL_TRIPLES_MAX
+
+    title = str(Tournament.Format(format).label)
+    if format == Tournament.Format.SWISS:
+        return f"{title}, {rounds} round{'s' if rounds != 1 else ''}"
+    if format != Tournament.Format.ROUND_ROBIN:
+        return title
+    if players == 2:
+        return f"{title}, each pair {rounds}×"
+    if entrants < players:
+        return f"{title} in matches of {players}, each pair as often as the others"
+    if comb(entrants, 3) <= ALL_TRIPLES_MAX:
+        return (f"{title} in matches of {players}: every {players} entrants meet once"
+                f"{' a round' if rounds > 1 else ''}, so each pair meets "
+                f"{(entrants - 2) * rounds}×")
+    return f"{title} in matches of {players}, each pair as often as the others"

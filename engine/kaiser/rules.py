@@ -58,6 +58,13 @@ PRESETS: dict[str, Rules] = {
     ),
 }
 DEFAULT_RULES = PRESETS["official"]
+# Each preset as people name it (pages and forms; the name stays the protocol's and the API's).
+PRESET_TITLES = {
+    "official": "Official rules (minimum bid 7, lose at −52)",
+    "pagat": "Pagat's rules (minimum bid 6, misdeals allowed)",
+    "bga": "Board Game Arena's rules (minimum bid 6)",
+    "saskatchewan": "Saskatchewan (34 cards, a kitty of 2, low no trump)",
+}
 
 
 def get_rules(name: str) -> Rules:

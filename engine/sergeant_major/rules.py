@@ -79,6 +79,13 @@ PRESETS: dict[str, SMRules] = {
     "952-six-hands": SMRules(preset="952-six-hands", win_tricks=None, hands=6, max_hands=6),
 }
 DEFAULT_RULES = PRESETS["952"]
+# Each preset as people name it (pages and forms; the name stays the protocol's and the API's).
+PRESET_TITLES = {
+    "952": "9–5–2, first to win (the usual)",
+    "853": "8–5–3, first to win",
+    "952-kitty-first": "9–5–2, the kitty taken before trump is named",
+    "952-six-hands": "9–5–2 over six hands, totals decide",
+}
 
 
 def get_rules(name: str) -> SMRules:

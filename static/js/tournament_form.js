@@ -41,4 +41,50 @@
     input.addEventListener("change", showEntry);
   });
   showEntry();
+
+  // The form follows its Game field: that game's rule sets (its default chosen), games per
+  // match in whole sets, seeding by its ladders and its bots as suggestions.
+  var data = document.getElementById("game-choices");
+  var game = document.getElementById("id_game");
+  if (!data || !game) { return; }
+  var games = JSON.parse(data.textContent);
+  var rules = document.getElementById("id_rules");
+  var perMatch = document.getElementById("id_games_per_match");
+  var seeding = document.getElementById("id_seeding");
+  var suggestions = document.getElementById("bot-names");
+
+  function options(select, pairs, chosen) {
+    var keep = select.value;
+    select.textContent = "";
+    pairs.forEach(function (pair) {
+      var option = document.createElement("option");
+      option.value = pair[0];
+      option.textContent = pair[1];
+      select.appendChild(option);
+    });
+    var values = pairs.map(function (pair) { return pair[0]; });
+    select.value = values.indexOf(keep) >= 0 && !chosen ? keep : (chosen || values[0]);
+  }
+
+  function follow(changed) {
+    var spec = games[game.value];
+    if (!spec) { return; }
+    var inGame = spec.presets.some(function (p) { return p[0] === rules.value; });
+    options(rules, spec.presets, changed || !inGame ? spec.default_preset : null);
+    var size = spec.games_per_set;
+    perMatch.step = size;
+    perMatch.min = size;
+    var games_ = parseInt(perMatch.value, 10);
+    if (!(games_ >= size) || games_ % size) { perMatch.value = size; }
+    options(seeding, spec.seeding, null);
+    suggestions.textContent = "";
+    spec.bots.forEach(function (name) {
+      var option = document.createElement("option");
+      option.value = name;
+      suggestions.appendChild(option);
+    });
+  }
+
+  game.addEventListener("change", function () { follow(true); });
+  follow(false);
 }());

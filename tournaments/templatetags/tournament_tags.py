@@ -22,8 +22,8 @@ def open_tournaments(context: template.Context) -> dict[str, Any]:
     tournaments = tournament_selectors.tournaments_open()
     mine = tournament_selectors.enterable_versions(user=getattr(request, "user", None))
     entered = tournament_selectors.entered_bot_ids(tournaments=tournaments) if mine else {}
-    rows = [(t, [v for v in mine if v.bot_id not in entered.get(t.pk, set())])
-            for t in tournaments]
+    rows = [(t, [v for v in mine if v.bot_id not in entered.get(t.pk, set())
+                 and v.bot.game == t.game]) for t in tournaments]
     return {"rows": rows, "has_bots": bool(mine), "request": request,
             "csrf_token": context.get("csrf_token")}
 
@@ -34,7 +34,7 @@ def bot_tournaments(context: template.Context, bot: Bot) -> dict[str, Any]:
     tournaments it played."""
     request = context.get("request")
     user = getattr(request, "user", None)
-    tournaments = tournament_selectors.tournaments_open()
+    tournaments = [t for t in tournament_selectors.tournaments_open() if t.game == bot.game]
     entered = tournament_selectors.entered_bot_ids(tournaments=tournaments)
     can_enter = (bool(tournaments) and bot.is_owned_by(user) and not bot.retired
                  and bot_active_version(bot=bot) is not None)
