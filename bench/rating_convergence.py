@@ -298,6 +298,17 @@ def first_mean_crossing(means: list[float], checkpoints: list[int]) -> int | Non
     return next((c for c, m in zip(checkpoints, means, strict=True) if m >= TARGET_TAU), None)
 
 
+def first_for_good(means: list[float], checkpoints: list[int]) -> int | None:
+    """The first checkpoint from which the mean tau stays >= TARGET_TAU at every later one."""
+    good = None
+    for c, m in zip(checkpoints, means, strict=True):
+        if m < TARGET_TAU:
+            good = None
+        elif good is None:
+            good = c
+    return good
+
+
 def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
            per_match: int = 2) -> None:
     """The taus, the matches a bot needed and the fairness; `per_match` players a match."""
@@ -325,6 +336,15 @@ def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
                     f"({math.ceil(first * len(players) / per_match)} in all)"
                     if first else f"not reached by {horizon}")
             print(f"  {config[0]:>5} pairing, {config[1]:>14} rule, {method}: {text}")
+    print(f"\nmatches a bot until the leaderboard's order, as shown, holds mean tau >= "
+          f"{TARGET_TAU} for good (at every later checkpoint up to {horizon}): before issue 43 "
+          f"the site ordered by Elo, now by the fitted rating")
+    for config in configs:
+        words = []
+        for method, when in (("elo", "before (Elo order)"), ("fit", "after (fitted order)")):
+            good = first_for_good(means[(*config, method)], checkpoints)
+            words.append(f"{when} {good if good else f'not by {horizon}'}")
+        print(f"  {config[0]:>5} pairing, {config[1]:>14} rule: " + "; ".join(words))
     print("\nfairness (at the end of each ladder): fewest matches a bot / mean; matches "
           "between two bots of one owner")
     for config, runs in results.items():

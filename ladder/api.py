@@ -71,8 +71,20 @@ class LadderDetailSerializer(LadderSerializer):
         help_text=f"Rows of the whole leaderboard; ?page=N gives rows "
                   f"{LEADERBOARD_PAGE_ROWS} * (N - 1) + 1 onwards")
 
+    ordered_by = serializers.SerializerMethodField(
+        help_text="What orders the leaderboard (each row's rank): 'fitted', the fitted "
+                  "rating (rows the last fit has not seen yet follow, by Elo)")
+    order = serializers.SerializerMethodField(help_text="The same, in words")
+
     class Meta(LadderSerializer.Meta):
-        fields = [*LadderSerializer.Meta.fields, "leaderboard_count", "leaderboard"]
+        fields = [*LadderSerializer.Meta.fields, "ordered_by", "order", "leaderboard_count",
+                  "leaderboard"]
+
+    def get_ordered_by(self, ladder: Ladder) -> str:
+        return selectors.ORDERED_BY
+
+    def get_order(self, ladder: Ladder) -> str:
+        return selectors.ORDER_WORDS
 
     @extend_schema_field(LeaderboardRowSerializer(many=True))
     def get_leaderboard(self, ladder: Ladder) -> list[dict[str, Any]]:

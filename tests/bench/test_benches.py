@@ -108,10 +108,21 @@ def test_rating_convergence_prints_the_table_the_taus_and_the_matches_needed(
                   "matches a bot needed for mean tau >= 0.9",
                   "rating pairing,          games rule, elo",
                   "info pairing,         boards rule, fit",
+                  "holds mean tau >= 0.9 for good",
+                  "before (Elo order) ", "after (fitted order) ",
                   "one owner's pairs 0/")
 
 
 @pytest.mark.timeout(180)
+def test_for_good_is_the_first_checkpoint_after_the_last_dip() -> None:
+    from bench.rating_convergence import first_for_good
+
+    checkpoints = [2, 4, 8, 16]
+    assert first_for_good([0.5, 0.95, 0.85, 0.92], checkpoints) == 16
+    assert first_for_good([0.91, 0.95, 0.93, 0.92], checkpoints) == 2
+    assert first_for_good([0.91, 0.95, 0.93, 0.2], checkpoints) is None
+
+
 def test_sm_rating_convergence_prints_the_separation_the_taus_and_the_matches_needed(
         bench_env: Env, tmp_path: Path) -> None:
     out = run_bench("sm_rating_convergence", "--seeds", "1", "--matches", "4",

@@ -171,7 +171,7 @@ def test_the_leaderboards_rows_are_cards_with_matches_won_and_last_played_on_a_p
         assert set(_cue_where_it_scrolls(phone)) <= {"fits"}
     _at(phone, DESKTOP)
     header = phone.locator("table.leaderboard thead")
-    for column in ("Elo", "Fitted (95%)", "Rated matches", "Matches won", "Last played",
+    for column in ("Elo", "Fitted (95%) ↓", "Rated matches", "Matches won", "Last played",
                    "Owner", "Trend"):
         expect(header.get_by_role("columnheader", name=column, exact=True)).to_be_visible()
     assert rows.first.evaluate("r => getComputedStyle(r).display") == "table-row"

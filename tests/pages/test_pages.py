@@ -106,10 +106,11 @@ def test_home_shows_the_leaderboard_with_elo_fitted_interval_game_count_and_win_
     names = [name for name, _ in rows]
     assert set(names) == {"olivias-bot", "oscars-bot", "greedy", "random"}
     entries = {e.version.bot.name: e for e in arena.ladder.entries.select_related("version__bot")}
-    assert names == sorted(names, key=lambda n: -entries[n].elo)  # ranked by Elo
+    # Ranked by Elo while no fit is ready (fit-missing below), the fitted order's fallback.
+    assert names == sorted(names, key=lambda n: -entries[n].elo)
     mine = dict(rows)["olivias-bot"]
-    assert f"<strong>{entries['olivias-bot'].elo:.0f}</strong>" in mine
-    assert re.search(r"\d+ <small class=\"muted interval\">\d+–\d+</small>", mine)  # fitted
+    assert f'data-label="Elo">{entries["olivias-bot"].elo:.0f}</td>' in mine
+    assert re.search(r"<strong>\d+</strong> <small class=\"muted interval\">\d+–\d+</small>", mine)
     played = played_by(arena.mine).filter(ladder=arena.ladder, status="finished").count()
     assert (f'<td class="num rated" data-label="Rated matches">'
             f"{entries['olivias-bot'].games}</td>") in mine
@@ -579,7 +580,7 @@ def test_home_board_is_served_from_the_cache_until_the_next_result(arena: Arena)
     with CaptureQueriesContext(connection) as cached:
         first = _text(client.get(reverse("home")))
     entry = arena.ladder.entries.get(version=arena.greedy)
-    assert f"<strong>{entry.elo:.0f}</strong>" in first.split('data-bot="greedy"')[1]
+    assert f'data-label="Elo">{entry.elo:.0f}</td>' in first.split('data-bot="greedy"')[1]
     match = play(arena.greedy, arena.random, ladder=arena.ladder)
     with CaptureQueriesContext(connection) as fresh:
         after = _text(client.get(reverse("home")))
@@ -593,10 +594,21 @@ def test_home_board_is_served_from_the_cache_until_the_next_result(arena: Arena)
 
 def test_the_leaderboard_says_which_rating_orders_it_and_links_the_explanation(
         arena: Arena) -> None:
+    """Issue 43: the leaderboard is ordered by the fitted rating (the order that converges),
+    Elo beside it, one line saying so; the API says the same."""
+    ladder_services.ladder_fits_refresh()
+    fitted = ladder_selectors.ladder_fit(ladder=arena.ladder)
+    assert fitted
     body = Client().get(reverse("home")).content.decode()
+    order = body.split('id="board-order"')[1].split("</p>")[0]
+    assert "Ordered by the fitted rating</strong>, Elo beside it" in order
+    assert "fewer than 20 rated matches" in order
+    rows = re.findall(r'<tr data-bot="([^"]+)">', body)
+    entries = {e.version.bot.name: e for e in arena.ladder.entries.select_related("version__bot")}
+    assert rows == sorted(rows, key=lambda n: (-fitted[entries[n].version_id].rating,
+                                               entries[n].pk))
     explained = body.split('id="ratings-explained"')[1].split("</p>")[0]
-    assert "Ordered by <strong>Elo</strong>" in explained
-    # What a point of it means, in one line (ladder.ratings.elo_expected at 100 and 400).
+    # What a point of Elo means, in one line (ladder.ratings.elo_expected at 100 and 400).
     assert "100 points above another is expected to take 0.64 of a match" in explained
     assert "400 points above, 0.91" in explained
     link = re.search(r'href="([^"]+)">How the two ratings work', explained)
@@ -604,6 +616,10 @@ def test_the_leaderboard_says_which_rating_orders_it_and_links_the_explanation(
     page = Client().get(link.group(1))
     assert page.status_code == 200
     assert "Why the fitted rating differs" in page.content.decode()
+    api = Client().get(f"/api/v1/ladders/{arena.ladder.slug}/").json()
+    assert api["ordered_by"] == "fitted" and "fitted rating" in api["order"]
+    assert [r["name"] for r in api["leaderboard"]] == rows
+    assert [r["rank"] for r in api["leaderboard"]] == list(range(1, len(rows) + 1))
 
 
 def test_the_replay_api_reads_a_match_in_one_query_and_its_fault_in_one_more(
