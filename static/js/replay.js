@@ -150,7 +150,7 @@
       return names[0] + " & " + names[2] + " v. " + names[1] + " & " + names[3];
     }
     var side = function (k) { return p[k] ? p[k].name + (p[k].version ? " v" + p[k].version : "") : k; };
-    return "A = " + side("A") + ", B = " + side("B");
+    return side("A") + " v. " + side("B");
   }
 
   /* At a person's table (play.js): each seat's player by name, with the seat where two seats
@@ -254,8 +254,23 @@
 
   /* --- Drawing ------------------------------------------------------------------------------ */
 
+  /* The player at a seat of this game, as people read it: its bot's name and version (the
+     sides change seats from game to game), or the person's name at a person's table. */
   function playerName(entry, seat) {
-    return entry.game.seats[seat] + " \u00b7 " + seatLabels(current)[seat];
+    var replay = current, p;
+    if (replay.seat_players) {
+      p = replay.seat_players[seat];
+      return p ? (p.human ? p.name + " (person)" : p.name) : "?";
+    }
+    p = (replay.players || {})[entry.game.seats[seat]];
+    return p ? p.name + (p.version ? " v" + p.version : "") : "?";
+  }
+
+  /* A team in words: "South and North (greedy v3)", its seats and who plays them. */
+  function teamText(entry, t) {
+    var names = [playerName(entry, t), playerName(entry, t + 2)];
+    var who = names[0] === names[1] ? names[0] : names[0] + " & " + names[1];
+    return SEAT_NAMES[t] + " and " + SEAT_NAMES[t + 2] + " (" + who + ")";
   }
 
   function drawSeat(entry, seat, s) {
@@ -264,7 +279,7 @@
     box.innerHTML = "";
     box.className = "seat seat-" + seat + " team-" + entry.game.seats[seat];
     var head = el("div", "seat-head");
-    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat] + " (" + seat + ")"));
+    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat]));
     head.appendChild(el("span", "seat-player", playerName(entry, seat)));
     if (deal.dealer === seat) { head.appendChild(el("span", "badge dealer", "dealer")); }
     if (s.contract && deal.contract && deal.contract.seat === seat) {
@@ -299,7 +314,7 @@
       /* Points, not tricks: say both, and what they did to the score. */
       var p = entry.deal.points, d = entry.deal.delta || [0, 0];
       var team = function (t) {
-        return "team " + t + ": " + s.taken[t] + " tricks, " + p[t] + " points, score " +
+        return teamText(entry, t) + ": " + s.taken[t] + " tricks, " + p[t] + " points, score " +
           (d[t] >= 0 ? "+" : "\u2212") + Math.abs(d[t]);
       };
       box.appendChild(el("div", "trick-note", "Deal over \u00b7 " + team(0) + " \u00b7 " + team(1)));
@@ -326,7 +341,7 @@
     contract.innerHTML = "";
     if (s.contract && deal.contract) {
       var c = deal.contract;
-      contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[c.seat] + " (" + entry.game.seats[c.seat] +
+      contract.appendChild(el("div", null, "Contract: " + SEAT_NAMES[c.seat] + " (" + playerName(entry, c.seat) +
         ") bid " + bidText(c.bid)));
       var trump = el("div", "trump", "Trump: ");
       if (c.trump) { trump.appendChild(el("span", "suit-" + c.trump, trumpText(c))); }
@@ -335,8 +350,9 @@
     } else {
       contract.appendChild(el("div", "muted", deal.misdeal ? "Misdeal: thrown in, redealt" : "No contract yet"));
     }
-    contract.appendChild(el("div", "taken", "Tricks taken: team 0: " + s.taken[0] + " (" + pointsText(s.points[0]) +
-      ") \u00b7 team 1: " + s.taken[1] + " (" + pointsText(s.points[1]) + ")"));
+    contract.appendChild(el("div", "taken", "Tricks taken: " + SEAT_NAMES[0] + " and " + SEAT_NAMES[2] + " " +
+      s.taken[0] + " (" + pointsText(s.points[0]) + ") \u00b7 " + SEAT_NAMES[1] + " and " + SEAT_NAMES[3] + " " +
+      s.taken[1] + " (" + pointsText(s.points[1]) + ")"));
     bids.innerHTML = "";
     bids.appendChild(el("strong", null, "Bidding"));
     var list = el("ol", "bid-list");
@@ -352,10 +368,13 @@
     var box = $("v-scores"), game = entry.game;
     box.innerHTML = "";
     box.appendChild(el("strong", null, "Game " + (entry.g + 1) + " score"));
-    box.appendChild(el("div", "muted", "T0: seats 0, 2 (" + game.seats[0] + ") \u00b7 T1: seats 1, 3 (" +
-      game.seats[1] + ")"));
+    box.appendChild(el("div", "muted", teamText(entry, 0) + " \u00b7 " + teamText(entry, 1)));
     var table = el("table", "score-table"), head = el("tr");
-    ["deal", "contract", "points", "T0", "T1"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    ["deal", "contract", "points", "S–N", "W–E"].forEach(function (h) {
+      var th = el("th", null, h);
+      if (h.length === 3) { th.title = h === "S–N" ? "South and North" : "West and East"; }
+      head.appendChild(th);
+    });
     table.appendChild(head);
     game.deals.forEach(function (deal, d) {
       if (d > entry.d || (d === entry.d && !s.ended) || !deal.score) { return; }
@@ -402,8 +421,9 @@
 
   function summary(replay) {
     var r = replay.result || {}, games = r.games || {};
+    var p = replay.players || {}, name = function (k) { return p[k] ? p[k].name : k; };
     return teamsText(replay) + " \u00b7 games won " + (games.A || 0) + "\u2013" +
-      (games.B || 0) + " \u00b7 rules " + ((replay.rules || {}).preset || "?") + " \u00b7 seed " + replay.seed +
-      (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
+      (games.B || 0) + " \u00b7 rules " + ((replay.rules || {}).preset || "?") +
+      (r.forfeit ? " \u00b7 fault: " + name(r.forfeit.player) + " " + r.forfeit.reason : "");
   }
 })();

@@ -166,7 +166,7 @@
       var side = game.seats[seat], p = people ? people[seat] : players[side];
       if (!p) { return side; }
       if (p.human) { return p.name + " (person)"; }
-      return side + " \u00b7 " + sideName(p, side);
+      return sideName(p, side);
     });
   }
 
@@ -176,7 +176,7 @@
     box.innerHTML = "";
     box.className = "seat seat-" + seat + " sm-side-" + entry.game.seats[seat];
     var head = el("div", "seat-head");
-    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat] + " (" + seat + ")"));
+    head.appendChild(el("span", "seat-name", SEAT_NAMES[seat]));
     head.appendChild(el("span", "seat-player", seatPlayers(replay, entry.game)[seat]));
     if (deal.dealer === seat) { head.appendChild(el("span", "badge dealer", "dealer")); }
     var target = el("span", "badge target", "target " + deal.targets[seat]);
@@ -279,7 +279,7 @@
     var table = el("table", "score-table sm-scores"), head = el("tr");
     ["hand", "S", "W", "E"].forEach(function (h, i) {
       var th = el("th", null, h);
-      if (i) { th.title = SEAT_NAMES[i - 1] + " (" + game.seats[i - 1] + ")"; }
+      if (i) { th.title = SEAT_NAMES[i - 1]; }
       head.appendChild(th);
     });
     table.appendChild(head);
@@ -302,7 +302,8 @@
       table.appendChild(none);
     }
     box.appendChild(table);
-    var who = game.seats.map(function (side, seat) { return SEAT_NAMES[seat] + " (" + side + ")"; });
+    var names = seatPlayers(replay, game);
+    var who = game.seats.map(function (side, seat) { return names[seat] + " (" + SEAT_NAMES[seat] + ")"; });
     if (entry.last && (s.ended || s.fault) && game.result) {
       box.appendChild(el("p", "game-result", gameResultText(game.result, who, replay.rules,
         wonInHand(game, replay.rules))));
@@ -312,7 +313,7 @@
     }
     if (s.fault && game.result && game.result.forfeit) {
       var f = game.result.forfeit;
-      box.appendChild(el("p", "fault-note", "Fault: seat " + f.seat + " (" + f.player + ") " + f.reason +
+      box.appendChild(el("p", "fault-note", "Fault: " + names[f.seat] + " (" + SEAT_NAMES[f.seat] + ") " + f.reason +
         (f.message_id !== undefined && f.message_id !== null ? " at message " + f.message_id : "") +
         (f.detail ? ": " + f.detail : "")));
     }
@@ -345,7 +346,7 @@
 
   function players(replay) {
     var p = replay.players || {};
-    return ["A", "B", "C"].map(function (side) { return side + " = " + sideName(p[side], side); }).join(", ");
+    return ["A", "B", "C"].map(function (side) { return sideName(p[side], side); }).join(", ");
   }
 
   /* "Match: A 3 games won (3 points, ups +50) · B 0 (0, −18) · C 0 (0, −32)". */
@@ -361,7 +362,8 @@
     var r = replay.result || {}, games = r.games || {};
     return players(replay) + " \u00b7 Sergeant Major, rules " + ((replay.rules || {}).preset || "?") +
       " \u00b7 games won " + ["A", "B", "C"].map(function (k) { return games[k] || 0; }).join("\u2013") +
-      " \u00b7 seed " + replay.seed + (r.forfeit ? " \u00b7 fault: " + r.forfeit.player + " " + r.forfeit.reason : "");
+      (r.forfeit ? " \u00b7 fault: " + sideName((replay.players || {})[r.forfeit.player], r.forfeit.player) +
+        " " + r.forfeit.reason : "");
   }
 
   /* --- A person's table (play.js) ------------------------------------------------------- */

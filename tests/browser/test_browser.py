@@ -309,7 +309,7 @@ def test_a_replay_dropped_on_the_viewer_shows_the_fault_where_it_happened(
                      return data; }""", replay_json(replay))
     page.dispatch_event("#viewer", "drop", {"dataTransfer": dropped})
     expect(page.locator("#viewer")).to_have_class(LOADED)
-    expect(page.locator("#v-message")).to_contain_text("fault: B timeout")
+    expect(page.locator("#v-message")).to_contain_text("fault: sleepy timeout")
     last = sum(len(g["deals"]) for g in replay["games"]) - 1
     page.select_option("#v-deal", str(last))
     expect(page.locator(".seat.at-fault")).to_have_count(0)  # not before it happened

@@ -14,16 +14,12 @@ from ladder import selectors as ladder_selectors
 from ladder import services as ladder_services
 from ladder.models import Ladder
 from tests.browser import test_browser
+from tests.browser import test_phone_layout_browser as phone_layout
 from tests.browser.test_error_pages_browser import page_without_script_errors
-from tests.browser.test_phone_layout_browser import (  # noqa: F401 (the fixture)
-    DESKTOP,
-    NARROWEST,
-    PHONE,
-    arena,
-    assert_fits,
-)
+from tests.browser.test_phone_layout_browser import DESKTOP, NARROWEST, PHONE, assert_fits
 
 browser = test_browser.browser
+arena = phone_layout.arena  # two authors' bots and a played ladder match (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
               pytest.mark.timeout(120)]

@@ -177,12 +177,16 @@ def check_game_end(page: Page, replay: dict[str, Any]) -> None:
     page.keyboard.press("End")
     result = last_game["result"]
     seats = last_game["seats"]
+
+    def who(seat: int) -> str:  # the bot at the seat, by name, then the seat (issue 43)
+        player = replay["players"][seats[seat]]
+        return f"{player['name']} v{player['version']} ({SEATS[seat]})"
+
     if result["winner"] is not None:
         expect(page.locator(".game-result")).to_contain_text(
-            f"{SEATS[result['winner']]} ({seats[result['winner']]}) wins the game")
+            f"{who(result['winner'])} wins the game")
     expect(page.locator(".game-result")).to_contain_text(
-        "Score: " + ", ".join(f"{SEATS[s]} ({seats[s]}) {number(v)}"
-                              for s, v in enumerate(result["score"])))
+        "Score: " + ", ".join(f"{who(s)} {number(v)}" for s, v in enumerate(result["score"])))
     games = replay["result"]["games"]
     expect(page.locator(".match-result")).to_contain_text(
         f"Match: A {games['A']} won")
@@ -238,7 +242,7 @@ def test_a_kaiser_replay_after_a_sergeant_major_one_shows_four_seats_again(
     page.set_input_files("#v-file", str(sm))
     expect(page.locator("#viewer")).to_have_class(lambda_class("game-sm"))
     page.set_input_files("#v-file", str(kaiser))
-    expect(page.locator("#v-message")).to_contain_text("A = greedy v1, B = random v1 \u00b7")
+    expect(page.locator("#v-message")).to_contain_text("greedy v1 v. random v1 \u00b7")
     expect(page.locator("#viewer")).not_to_have_class(lambda_class("game-sm"))
     expect(page.locator(".seat.seat-3")).to_be_visible()
     expect(page.locator(".seat.seat-3 .hand .card")).to_have_count(8)

@@ -23,7 +23,8 @@ TOUCH = 44  # px, each way
 
 SIZES = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null)
   .map(e => { const b = e.getBoundingClientRect();
-              return [e.textContent.trim() || e.id, Math.round(b.width), Math.round(b.height)]; })"""
+              return [e.textContent.trim() || e.id, Math.round(b.width),
+                      Math.round(b.height)]; })"""
 
 
 @pytest.mark.parametrize("game", ["kaiser", "sergeant-major"])

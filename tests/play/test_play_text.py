@@ -169,7 +169,7 @@ def test_a_match_replay_keeps_its_sides_a_and_b() -> None:
                           "B": {"name": "random", "version": "1"}},
               "games": [{"seats": ["B", "A", "B", "A"]}]}
     assert kaiser_cards([("seatLabels", [replay]), ("teamsText", [replay])]) == [
-        ["random v1", "greedy v3", "random v1", "greedy v3"], "A = greedy v3, B = random v1"]
+        ["random v1", "greedy v3", "random v1", "greedy v3"], "greedy v3 v. random v1"]
 
 
 def test_the_pages_write_results_with_the_winner_first_and_a_real_minus() -> None:
