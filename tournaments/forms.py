@@ -158,9 +158,11 @@ class TournamentForm(forms.Form):
         if other:
             problems.append(f"Not {game_title(game)} bots: {', '.join(other)}.")
         least = min_entrants(game)
-        if self.cleaned_data.get("entry") == CHOSEN and len(set(lowered)) < least:
-            problems.append(f"Choose at least {'two' if least == 2 else 'three'} bots (or "
-                            f"open the entry).")
+        # A game whose matches no format seats is answered once, on the Game field (clean)
+        if (self.cleaned_data.get("entry") == CHOSEN and len(set(lowered)) < least
+                and not services.game_not_offered(game)):
+            problems.append(f"Choose at least {services.COUNT_WORDS[least]} bots (or open "
+                            f"the entry).")
         if problems:
             raise forms.ValidationError(problems)
         return versions

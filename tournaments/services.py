@@ -75,11 +75,11 @@ def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: 
         if message:
             problems.setdefault(field, []).append(message)
 
-    if problem := _not_offered(game):
+    if problem := game_not_offered(game):
         return {"game": [problem]}
     least = min_entrants(game)
     if entry_deadline is None and len(versions) < least:
-        add("entrants", f"a {_title(game)} tournament needs at least {_COUNT[least]} entrants")
+        add("entrants", f"a {_title(game)} tournament needs at least {COUNT_WORDS[least]} entrants")
     if entry_deadline is not None and entry_deadline <= timezone.now():
         add("entry_deadline", "the entry deadline must be in the future")
     if len({v.bot_id for v in versions}) != len(versions):
@@ -94,12 +94,14 @@ def tournament_problems(*, format: str, versions: Sequence[BotVersion], rounds: 
     return problems
 
 
-_COUNT = {2: "two", 3: "three"}
 # The formats pair two players a match, or group three (tournaments.triples).
 PLAYERS_OFFERED = (2, 3)
+COUNT_WORDS = {2: "two", 3: "three"}
 
 
-def _not_offered(game: str) -> str | None:
+def game_not_offered(game: str) -> str | None:
+    """Why `game` has no tournaments (a match of more players than the formats seat), in
+    people's words; None when it has."""
     players = game_players(game)
     if players in PLAYERS_OFFERED:
         return None
@@ -225,7 +227,7 @@ def tournaments_start_due() -> dict[str, int]:
             if locked.entrants.count() < least:
                 counts["cancelled"] += tournament_cancel(
                     tournament=locked,
-                    reason=f"fewer than {_COUNT[least]} entrants by the deadline")
+                    reason=f"fewer than {COUNT_WORDS[least]} entrants by the deadline")
             else:
                 tournament_start(tournament=locked)
                 counts["started"] += 1
@@ -275,7 +277,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
         seeds = _entrants_seed(tournament)
         least = min_entrants(tournament.game)
         if len(seeds) < least:
-            raise ValidationError({"entrants": f"a tournament needs at least {_COUNT[least]} "
+            raise ValidationError({"entrants": f"a tournament needs at least {COUNT_WORDS[least]} "
                                                f"entrants"})
         if _three_players(tournament):
             _three_start(tournament, seeds)
