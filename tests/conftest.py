@@ -398,3 +398,16 @@ def dead_broker(settings: Any) -> Iterator[None]:
     _forget_connections()
     yield
     _forget_connections()
+
+
+@pytest.fixture
+def quartet() -> Iterator[Any]:
+    """Quartet, the test game of four players without partners (tests/games/quartet), in the
+    registry for the test; forgotten afterwards unless it was there before."""
+    from engine.games import GAMES
+
+    before = set(GAMES)
+    game = GAMES.register("tests.games.quartet.plugin")
+    yield game
+    if game.name not in before:
+        GAMES.unregister(game.name)

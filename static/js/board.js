@@ -1,14 +1,17 @@
 /* One board side by side (matches/board_detail.html): the two tables of a duplicate pair that
    played the same cards, stepping together, from the board API
-   (/api/v1/matches/<id>/boards/<game>/<deal>/). The steps and the table at each step are the
-   replay viewer's (window.kaiserCards, from replay.js). Starts at the first difference (or
-   the #s<step> of the address). No dependencies. */
+   (/api/v1/matches/<id>/boards/<game>/<deal>/). The steps, the table at each step and the
+   cards are the game's, from its one registration with the replay viewer (viewers.js:
+   window.KaiserArenaReplay.gameOf(the page's data-game).cards, replay.js's). Starts at the
+   first difference (or the #s<step> of the address). No other dependencies. */
 (function () {
   "use strict";
 
   var root = document.getElementById("board");
-  var K = window.kaiserCards;
-  if (!root || !K) { return; }
+  var entry = root && window.KaiserArenaReplay &&
+    window.KaiserArenaReplay.gameOf(root.getAttribute("data-game"));
+  if (!entry || !entry.cards) { return; }
+  var K = entry.cards;
   var $ = function (id) { return document.getElementById(id); };
   var view = { tables: [], step: 0, steps: 0, difference: 0 };
 

@@ -1,42 +1,19 @@
-/* Kaiser on the site's tables: its cards and words (window.kaiserCards, shared with a person's
-   table, play.js, and the board view, board.js) and its drawing of a replay step, registered
-   with the replay viewer (viewers.js: window.KaiserArenaReplay.register). Every step is drawn
-   from scratch from the replay (hands as dealt minus the cards played so far), so stepping
-   back is as exact as stepping forward. No dependencies. */
+/* Kaiser on the site's tables, its whole browser side in one registration with the replay
+   viewer (viewers.js: window.KaiserArenaReplay.register): its cards and words (`cards`, which
+   its board view, board.js, takes from there), its drawing of a replay step, and a person's
+   table (`table`, drawn by play.js with its tools). Every step is drawn from scratch from the
+   replay (hands as dealt minus the cards played so far), so stepping back is as exact as
+   stepping forward. Needs viewers.js loaded first; no other dependencies. */
 (function () {
   "use strict";
 
-  var SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
-  var SUIT_ORDER = "SHCD"; // alternate black and red in a sorted hand
-  var RANKS = "3578" + "9TJQKA";
+  var REGISTRY = window.KaiserArenaReplay, DECK = REGISTRY.cards;
+  var SUIT = DECK.SUIT, SUIT_WORDS = DECK.SUIT_WORDS, cardText = DECK.cardText;
+  var cardOrder = DECK.cardOrder, number = DECK.number, signed = DECK.signed;
   var SEAT_NAMES = ["South", "West", "North", "East"];
-
-  var SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-  var MINUS = "\u2212";
-
-  // The card drawing and the words for bids, scores and players, shared with the live table of
-  // a game against the bots (play.js); tests/play/test_play_text.py runs them under Node.
-  window.kaiserCards = {
-    cardNode: cardNode, cardOrder: cardOrder, cardText: cardText, bidText: bidText,
-    trumpText: trumpText, contractText: contractText, signed: signed, number: number,
-    scoreText: scoreText, pointsText: pointsText, dealOutcomeText: dealOutcomeText,
-    trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
-    teamsText: teamsText, tableNames: tableNames, personResultText: personResultText,
-    tableNoteText: tableNoteText,
-    // the steps of a deal and the table at a step, shared with the board view (board.js)
-    dealSteps: dealSteps, stateAt: stateAt, handAt: handAt, lastBidOf: lastBidOf,
-    stepLabel: stepLabel,
-    SEAT_NAMES: SEAT_NAMES, SUIT: SUIT, SUIT_WORDS: SUIT_WORDS,
-    game: "kaiser",  // the game whose table these draw (play.js)
-  };
 
   var $ = function (id) { return document.getElementById(id); };
   var root = null, current = null;  // the viewer's root and replay, as the viewer draws
-  // Kaiser's drawing, for the replay viewer (viewers.js).
-  var KAISER = { className: null, hand: "deal",
-                 steps: function (entry) { return dealSteps(entry); }, state: stateAt,
-                 draw: drawTable, label: stepLabel, summary: summary };
-  if (window.KaiserArenaReplay) { window.KaiserArenaReplay.register("kaiser-replay", KAISER); }
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -47,24 +24,12 @@
 
   /* --- Words ------------------------------------------------------------------------------ */
 
-  function cardText(code) {
-    var rank = code.slice(0, -1), suit = code.slice(-1);
-    return (rank === "T" ? "10" : rank) + (SUIT[suit] || suit);
-  }
-
+  /* A card as the deck draws it, the two that count marked: 5\u2665 +5, 3\u2660 \u22123. */
   function cardNode(code) {
-    var suit = code.slice(-1);
-    var node = el("span", "card suit-" + suit, cardText(code));
-    node.setAttribute("data-card", code);
+    var node = DECK.cardNode(code);
     if (code === "5H") { node.title = "5\u2665: +5 points"; node.classList.add("special"); }
     if (code === "3S") { node.title = "3\u2660: \u22123 points"; node.classList.add("special"); }
     return node;
-  }
-
-  function cardOrder(a, b) {
-    var sa = SUIT_ORDER.indexOf(a.slice(-1)), sb = SUIT_ORDER.indexOf(b.slice(-1));
-    if (sa !== sb) { return sa - sb; }
-    return RANKS.indexOf(b.slice(0, -1)) - RANKS.indexOf(a.slice(0, -1));
   }
 
   /* A bid in words: "pass", "7" (trump named by the contractor), "7 no trump",
@@ -91,9 +56,6 @@
     return bidText(contract.bid) + (contract.trump ? " " + SUIT[contract.trump] : "") + " by " + who;
   }
 
-  /* Numbers with a real minus sign: number(-24) "−24", signed(7) "+7", signed(0) "0". */
-  function number(n) { return n < 0 ? MINUS + Math.abs(n) : String(n); }
-  function signed(n) { return (n > 0 ? "+" : "") + number(n); }
   function scoreText(pair) { return number(pair[0]) + " to " + number(pair[1]); }
   function pointsText(n) { return number(n) + (Math.abs(n) === 1 ? " pt" : " pts"); }
 
@@ -190,9 +152,6 @@
     }
     return text;
   }
-
-  /* --- Cards ------------------------------------------------------------------------------ */
-
 
   /* --- The steps of one deal ------------------------------------------------------------ */
 
@@ -426,4 +385,139 @@
       (games.B || 0) + " \u00b7 rules " + ((replay.rules || {}).preset || "?") +
       (r.forfeit ? " \u00b7 fault: " + name(r.forfeit.player) + " " + r.forfeit.reason : "");
   }
+
+  /* --- A person's table (play.js draws it with its tools) --------------------------------- */
+
+  var TEAMS = ["you and North", "West and East"];  // the person's team first, as the table says them
+  var DOING = { bid: "to bid", trump: "naming trump", discard: "discarding", play: "to play",
+                misdeal: "deciding whether to throw the hand in" };
+
+  /* Each seat by name, the person's own as "you": "you won it", never their username. */
+  function tableWho(v) {
+    var who = tableNames(v.names);
+    who[0] = "you";
+    return who;
+  }
+
+  /* "North (north-bot)", or "you". */
+  function seatWho(v, seat) {
+    return seat === 0 ? "you" : SEAT_NAMES[seat] + " (" + (v.names[seat] || "a bot") + ")";
+  }
+
+  function tableSeat(t, v, seat) {
+    var drawn = t.seat(v, seat, SEAT_NAMES[seat] + (seat === 0 ? " (you)" : seat === 2 ? " (partner)" : ""),
+                       "team-" + (seat % 2 ? "B" : "A"));
+    if (v.contract && v.contract.seat === seat) {
+      drawn.head.appendChild(el("span", "badge contract-badge", "bid " + bidText(v.contract.bid)));
+    }
+    var bid = lastBidOf(v, seat, v.bids.length);
+    if (bid && !v.contract) { drawn.box.appendChild(el("div", "bubble", bidText(bid))); }
+    drawn.box.appendChild(t.hand(v, seat));
+  }
+
+  function tableActions(t, v) {
+    var box = t.actions(v, SEAT_NAMES, DOING);
+    if (!box) { return; }
+    var prompt = { bid: "Your bid:", trump: "Name trump:", discard: "Choose " + v.kitty + " cards to discard:",
+      play: "Your turn: play a raised card (click it, or \u2190 \u2192 and Enter).", misdeal: "Throw this hand in?" }[v.decision];
+    box.appendChild(el("p", "prompt", prompt));
+    if (v.decision === "bid") {
+      v.legal.forEach(function (b) { box.appendChild(t.button(bidText(b), { bid: b }, b)); });
+    } else if (v.decision === "trump") {
+      t.suitButtons(box, v.legal);
+    } else if (v.decision === "misdeal") {
+      box.appendChild(t.button("Throw it in", { misdeal: "true" }, true));
+      box.appendChild(t.button("Keep it", { misdeal: "false" }, false));
+    } else if (v.decision === "discard") {
+      if (v.kitty_cards) { box.appendChild(el("span", "muted", "The kitty held " + v.kitty_cards.join(", ") + ". ")); }
+      box.appendChild(t.sendChosen("Discard " + (t.game.chosen.join(", ") || "\u2026"), "p-discard", v.kitty));
+    }
+  }
+
+  function tableSide(t, v) {
+    t.turn(v, "Deal");
+    var contract = $("p-contract");
+    contract.innerHTML = "";
+    if (v.contract) {
+      contract.appendChild(el("div", null, "Contract: " + contractText(v.contract, seatWho(v, v.contract.seat))));
+      var trump = el("div", "trump", "Trump: ");
+      trump.appendChild(el("span", v.contract.trump ? "suit-" + v.contract.trump : null, trumpText(v.contract)));
+      contract.appendChild(trump);
+    } else {
+      contract.appendChild(el("div", "muted", "No contract yet"));
+    }
+    contract.appendChild(el("div", "taken", "Tricks: you and North " + v.taken[0] + " (" + pointsText(v.points[0]) +
+      ") \u00b7 West and East " + v.taken[1] + " (" + pointsText(v.points[1]) + ")"));
+    var bids = $("p-bids");
+    bids.innerHTML = "";
+    bids.appendChild(el("strong", null, "Bidding"));
+    var list = el("ol", "bid-list");
+    v.bids.forEach(function (b) { list.appendChild(el("li", null, SEAT_NAMES[b.seat] + ": " + bidText(b.bid))); });
+    if (!v.bids.length) { list.appendChild(el("li", "muted", "\u2014")); }
+    bids.appendChild(list);
+    t.lastTrick(v, tableWho(v));
+    tableScores(v);
+  }
+
+  function tableScores(v) {
+    var box = $("p-scores");
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Score (to " + v.target + ")"));
+    var table = el("table", "score-table"), head = el("tr");
+    ["deal", "contract", "you+N", "W+E"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    var last = null;
+    v.deals.forEach(function (d, i) {
+      if (!d.score) { return; }
+      var row = el("tr"), outcome = dealOutcomeText(d, TEAMS);
+      row.title = outcome;
+      row.appendChild(el("td", null, String(i + 1)));
+      row.appendChild(el("td", null, d.contract ? contractText(d.contract, d.contract.seat === 0 ? "you" : SEAT_NAMES[d.contract.seat]) +
+        (d.points ? (d.points[d.contract.seat % 2] >= parseInt(d.contract.bid, 10) ? ", made" : ", set") : "") : "misdeal"));
+      row.appendChild(el("td", null, number(d.score[0]) + " (" + signed(d.delta[0]) + ")"));
+      row.appendChild(el("td", null, number(d.score[1]) + " (" + signed(d.delta[1]) + ")"));
+      table.appendChild(row);
+      last = { number: i + 1, text: outcome };
+    });
+    box.appendChild(table);
+    box.appendChild(el("div", "running", "Now: you and North " + number(v.score[0]) + ", West and East " + number(v.score[1])));
+    if (last) {  // where the last change of score came from: the numbers above explained
+      var why = el("p", "deal-outcome muted", "Deal " + last.number + ": " + last.text);
+      why.id = "p-deal-outcome";
+      box.appendChild(why);
+    }
+  }
+
+  var TABLE = {
+    draw: function (t, v) {
+      for (var seat = 0; seat < 4; seat++) { tableSeat(t, v, seat); }
+      t.trick(v, tableWho(v), tableNoteText(v, tableWho(v)));
+      tableActions(t, v);
+      tableSide(t, v);
+    },
+    resultText: function (v) { return personResultText(v.result, v.names); },
+  };
+
+  /* --- The registration: the whole of Kaiser's browser side --------------------------------- */
+
+  // Its cards and words: shared by its replay drawing, its person's table and its board view
+  // (board.js); tests/play/test_play_text.py runs them under Node.
+  var CARDS = {
+    cardNode: cardNode, cardOrder: cardOrder, cardText: cardText, bidText: bidText,
+    trumpText: trumpText, contractText: contractText, signed: signed, number: number,
+    scoreText: scoreText, pointsText: pointsText, dealOutcomeText: dealOutcomeText,
+    trickPlays: trickPlays, trickText: trickText, seatLabels: seatLabels,
+    teamsText: teamsText, tableNames: tableNames, personResultText: personResultText,
+    tableNoteText: tableNoteText,
+    // the steps of a deal and the table at a step, shared with the board view (board.js)
+    dealSteps: dealSteps, stateAt: stateAt, handAt: handAt, lastBidOf: lastBidOf,
+    stepLabel: stepLabel,
+    SEAT_NAMES: SEAT_NAMES, SUIT: SUIT, SUIT_WORDS: SUIT_WORDS,
+  };
+
+  REGISTRY.register("kaiser-replay", {
+    game: "kaiser", cards: CARDS, table: TABLE, className: null, hand: "deal",
+    steps: function (entry) { return dealSteps(entry); }, state: stateAt,
+    draw: drawTable, label: stepLabel, summary: summary,
+  });
 })();

@@ -1,15 +1,16 @@
-/* Sergeant Major (9-5-2) on the site's tables: the words for its hands (targets, ups and
-   downs, the exchange, results), the steps of a hand and the table at a step for the replay
-   viewer (registered with viewers.js for the format "sergeant-major-replay"), shared with a person's table (play.js, window.smCards). Cards are drawn
-   by replay.js's window.kaiserCards, looked up when needed (this file may load first).
-   Seats: 0 South, 1 West (seat 0's left), 2 East. No dependencies. */
+/* Sergeant Major (9-5-2) on the site's tables, its whole browser side in one registration
+   with the replay viewer (viewers.js, for the format "sergeant-major-replay"): the words for
+   its hands (targets, ups and downs, the exchange, results; `cards`), the steps of a hand and
+   the table at a step for the replay viewer, and a person's table (`table`, drawn by play.js
+   with its tools). Cards are the registry's standard deck (viewers.js, loaded first).
+   Seats: 0 South, 1 West (seat 0's left), 2 East. No other dependencies. */
 (function () {
   "use strict";
 
   var FORMAT = "sergeant-major-replay";
   var SEAT_NAMES = ["South", "West", "East"];
-  var MINUS = "\u2212";
-  var K = function () { return window.kaiserCards; };
+  var REGISTRY = window.KaiserArenaReplay, DECK = REGISTRY.cards;
+  var number = DECK.number, signed = DECK.signed, cardNode = DECK.cardNode;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -20,17 +21,7 @@
 
   /* --- Words ------------------------------------------------------------------------------ */
 
-  function number(n) { return n < 0 ? MINUS + Math.abs(n) : String(n); }
-  function signed(n) { return (n > 0 ? "+" : "") + number(n); }
-  /* A card as replay.js draws it, without Kaiser's marks (5♥ and 3♠ count nothing here). */
-  function cardNode(code) {
-    var node = K().cardNode(code);
-    node.classList.remove("special");
-    node.removeAttribute("title");
-    return node;
-  }
-
-  function cardsText(cards) { return cards.map(function (c) { return K().cardText(c); }).join(" "); }
+  function cardsText(cards) { return cards.map(DECK.cardText).join(" "); }
 
   /* A hand's result for one seat: "up 3", "down 2", "on target". */
   function upText(delta) {
@@ -154,7 +145,7 @@
         if (!rules.kitty_first) { hand = hand.concat(deal.kitty); }
       }
     }
-    return without(hand, s.played).sort(K().cardOrder);
+    return without(hand, s.played).sort(DECK.cardOrder);
   }
 
   /* --- The viewer: drawing one step ------------------------------------------------------- */
@@ -229,8 +220,8 @@
   function suitLine(cls, label, suit) {
     var line = el("div", cls, label);
     if (suit) {
-      var words = K().SUIT_WORDS[suit];
-      line.appendChild(el("span", "suit-" + suit, K().SUIT[suit] + " " + words));
+      var words = DECK.SUIT_WORDS[suit];
+      line.appendChild(el("span", "suit-" + suit, DECK.SUIT[suit] + " " + words));
     } else {
       line.appendChild(document.createTextNode("not named yet"));
     }
@@ -414,18 +405,122 @@
     return text;
   }
 
-  window.smCards = {
-    game: "sergeant-major",  // the game whose table these draw (play.js)
-    SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
-    gameResultText: gameResultText, cardNode: cardNode, tableWho: tableWho,
-    exchangeProgress: exchangeProgress, tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
+  /* The person's table, drawn by play.js with its tools (`t`). */
+  var DOING = { give: "giving cards", "return": "returning cards", trump: "naming trump",
+                discard: "discarding", play: "to play" };
+
+  function tableSeat(t, v, seat) {
+    var drawn = t.seat(v, seat, SEAT_NAMES[seat] + (seat === 0 ? " (you)" : ""));
+    var target = el("span", "badge target", "target " + v.targets[seat]);
+    target.setAttribute("data-target", String(v.targets[seat]));
+    drawn.head.appendChild(target);
+    drawn.box.appendChild(el("div", "sm-count", "tricks " + v.taken[seat] + " of " + v.targets[seat]));
+    drawn.box.appendChild(t.hand(v, seat));
+  }
+
+  function tableActions(t, v) {
+    var box = t.actions(v, SEAT_NAMES, DOING), who = tableWho(v.names);
+    if (!box) { return; }
+    var x = v.exchanges[v.exchanges.length - 1], n = t.needed(v);
+    var prompt = {
+      trump: "Name trump:",
+      discard: "Choose " + n + " cards to discard" + (v.rules.kitty_first ? " (the kitty is in your hand):" :
+        " (then you take the kitty, unseen):"),
+      give: x ? "Choose " + n + " card" + (n === 1 ? "" : "s") + " to give to " + who[x.receiver] + ":" : "",
+      "return": x ? who[x.giver] + " gave you " + cardsText(x.given || []) + "; the rules send back " +
+        cardsText(v.legal) + ":" : "",
+      play: "Your turn: play a raised card (click it, or \u2190 \u2192 and Enter).",
+    }[v.decision];
+    box.appendChild(el("p", "prompt", prompt));
+    if (v.decision === "trump") {
+      t.suitButtons(box, v.legal);
+    } else if (v.decision === "return") {
+      var back = t.button("Return " + cardsText(v.legal), { "return": v.legal.join(" ") }, v.legal.slice());
+      back.id = "p-return";
+      box.appendChild(back);
+    } else if (v.decision === "discard" || v.decision === "give") {
+      if (v.kitty_cards) { box.appendChild(el("span", "muted", "The kitty held " + cardsText(v.kitty_cards) + ". ")); }
+      var word = v.decision === "give" ? "Give " : "Discard ";
+      box.appendChild(t.sendChosen(word + (cardsText(t.game.chosen) || "\u2026"),
+                                   v.decision === "give" ? "p-give" : "p-discard", n));
+    }
+  }
+
+  function tableSide(t, v) {
+    var who = tableWho(v.names);
+    t.turn(v, "Hand");
+    var info = t.$("p-contract");
+    info.innerHTML = "";
+    info.appendChild(el("div", "sm-targets", "Targets: " + targetsText(v.targets, who)));
+    var trump = el("div", "trump", "Trump: ");
+    trump.appendChild(el("span", v.trump ? "suit-" + v.trump : null, v.trump ?
+      DECK.SUIT[v.trump] + " " + DECK.SUIT_WORDS[v.trump] : "not named yet"));
+    info.appendChild(trump);
+    if (v.discards && v.discards.length) {
+      info.appendChild(el("div", "sm-discard", "Your discard: " + cardsText(v.discards)));
+    }
+    info.appendChild(el("div", "taken", "Tricks: " + v.taken.map(function (n, seat) {
+      return who[seat] + " " + n + "/" + v.targets[seat];
+    }).join(" \u00b7 ")));
+    var ex = t.$("p-bids"), list = el("ol", "bid-list sm-exchanges"), progress = exchangeProgress(v);
+    ex.innerHTML = "";
+    ex.appendChild(el("strong", null, "Exchange"));
+    v.exchanges.forEach(function (x, i) { list.appendChild(el("li", null, exchangeText(x, who, progress[i]))); });
+    if (!v.exchanges.length) {
+      list.appendChild(el("li", "muted", v.last ? "none this hand" : "none: the first hand"));
+    }
+    ex.appendChild(list);
+    t.lastTrick(v, who);
+    tableScores(t, v, who);
+  }
+
+  function tableScores(t, v, who) {
+    var box = t.$("p-scores");
+    box.innerHTML = "";
+    box.appendChild(el("strong", null, "Ups and downs"));
+    var table = el("table", "score-table sm-scores"), head = el("tr");
+    ["hand", "you", "W", "E"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    v.deals.forEach(function (d, i) {
+      if (!d.score) { return; }
+      var row = el("tr");
+      row.appendChild(el("td", null, String(i + 1)));
+      for (var seat = 0; seat < 3; seat++) {
+        row.appendChild(el("td", null, number(d.score[seat]) + " (" + signed(d.delta[seat]) + ")"));
+      }
+      table.appendChild(row);
+    });
+    box.appendChild(table);
+    var now = el("div", "running", "Now: " + v.score.map(function (n, seat) {
+      return who[seat] + " " + number(n);
+    }).join(", "));
+    now.id = "p-now";
+    box.appendChild(now);
+  }
+
+  var TABLE = {
+    draw: function (t, v) {
+      for (var seat = 0; seat < 3; seat++) { tableSeat(t, v, seat); }
+      t.trick(v, tableWho(v.names), tableNote(v, tableWho(v.names)));
+      tableActions(t, v);
+      tableSide(t, v);
+    },
+    resultText: personResultText,
   };
-  window.smViewer = {
-    format: FORMAT, className: "game-sm", hand: "hand",
+
+  /* --- The registration: the whole of Sergeant Major's browser side ----------------------- */
+
+  REGISTRY.register(FORMAT, {
+    game: "sergeant-major", className: "game-sm", hand: "hand", table: TABLE,
+    cards: {
+      SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
+      gameResultText: gameResultText, cardNode: cardNode, cardOrder: DECK.cardOrder,
+      cardText: DECK.cardText, tableWho: tableWho, exchangeProgress: exchangeProgress,
+      tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand,
+      cardsText: cardsText, number: number, signed: signed,
+    },
     steps: function (entry, replay) { return handSteps(entry, replay.rules || {}); },
     state: stateAt, draw: draw, label: stepLabel, summary: summary,
     handAt: function (entry, seat, s, replay) { return handAt(entry, seat, s, replay.rules || {}); },
-  };
-  // Its drawing, for the replay viewer (viewers.js).
-  if (window.KaiserArenaReplay) { window.KaiserArenaReplay.register(FORMAT, window.smViewer); }
+  });
 })();

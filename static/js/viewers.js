@@ -7,6 +7,13 @@
    and an entry is one deal of one game ({game, g, d, deal, last}). A replay of a format with
    no drawing gets the generic stepper: the match's moves in the game's words, one a step
    (GET /api/v1/matches/<id>/replay-text/, the game's Game.replay_steps).
+   A game's browser side is this one registration: besides its replay drawing, the drawer
+   holds `game` (the game's name, as the pages' data-game says it), `cards` (its cards and
+   words: cardNode, cardOrder, cardText and the rest its own views use, such as its board
+   view) and, for a game a person plays, `table` (the person's table, play.js:
+   { draw(tools, view), resultText(view) }). Pages find it by format (drawerOf) or by game
+   (gameOf). `cards` on the registry itself is a standard deck's drawing and words, which a
+   game's own `cards` build on.
    This file names no game (tests/architecture/test_runtime_names_no_game.py reads it). It
    loads before the games' scripts and starts once they have run (DOMContentLoaded). */
 (function () {
@@ -14,10 +21,47 @@
 
   var PLAY_MS = 700;
   var drawers = {};
+
+  /* --- A standard deck: "TH" is 10\u2665, "3S" 3\u2660 ------------------------------------ */
+
+  var SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  var SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  var SUIT_ORDER = "SHCD"; // alternate black and red in a sorted hand
+  var RANKS = "23456789TJQKA";
+  var MINUS = "\u2212";
+
+  function cardText(code) {
+    var rank = code.slice(0, -1), suit = code.slice(-1);
+    return (rank === "T" ? "10" : rank) + (SUIT[suit] || suit);
+  }
+
+  function cardNode(code) {
+    var node = el("span", "card suit-" + code.slice(-1), cardText(code));
+    node.setAttribute("data-card", code);
+    return node;
+  }
+
+  /* By suit, then the higher card first. */
+  function cardOrder(a, b) {
+    var sa = SUIT_ORDER.indexOf(a.slice(-1)), sb = SUIT_ORDER.indexOf(b.slice(-1));
+    if (sa !== sb) { return sa - sb; }
+    return RANKS.indexOf(b.slice(0, -1)) - RANKS.indexOf(a.slice(0, -1));
+  }
+
+  /* Numbers with a real minus sign: number(-24) "\u221224", signed(7) "+7", signed(0) "0". */
+  function number(n) { return n < 0 ? MINUS + Math.abs(n) : String(n); }
+  function signed(n) { return (n > 0 ? "+" : "") + number(n); }
+
   var registry = {
     register: function (format, drawer) { drawer.format = format; drawers[format] = drawer; },
     drawerOf: function (format) { return drawers[format] || null; },
+    gameOf: function (game) {
+      var found = Object.keys(drawers).filter(function (f) { return drawers[f].game === game; });
+      return found.length ? drawers[found[0]] : null;
+    },
     formats: function () { return Object.keys(drawers); },
+    cards: { SUIT: SUIT, SUIT_WORDS: SUIT_WORDS, cardText: cardText, cardNode: cardNode,
+             cardOrder: cardOrder, number: number, signed: signed },
   };
   window.KaiserArenaReplay = registry;
   if (typeof document === "undefined") { return; }

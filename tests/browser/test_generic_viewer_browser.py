@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +23,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True),
 
 browser, page = test_browser.browser, test_browser.page
 GENERIC = re.compile(r"\bgame-generic\b")
-
-
-@pytest.fixture
-def quartet() -> Iterator[Game]:
-    before = set(GAMES)
-    game = GAMES.register("tests.games.quartet.plugin")
-    yield game
-    if game.name not in before:
-        GAMES.unregister(game.name)
 
 
 def lines_of(game: Game, replay: dict[str, Any], number: int) -> list[str]:

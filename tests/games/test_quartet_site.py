@@ -5,27 +5,16 @@ says nothing of boards, partners or people's tables, none of which the game has.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.test import Client
 
-from engine.games import GAMES, Game
+from engine.games import Game
 from matches.models import Match
 from tests.games.quartet.stored import NAMES, quartet_replay, stored_quartet_match
 
 pytestmark = pytest.mark.django_db
-PLUGIN = "tests.games.quartet.plugin"
-
-
-@pytest.fixture
-def quartet() -> Iterator[Game]:
-    before = set(GAMES)
-    game = GAMES.register(PLUGIN)
-    yield game
-    if game.name not in before:
-        GAMES.unregister(game.name)
 
 
 @pytest.fixture

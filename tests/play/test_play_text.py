@@ -1,8 +1,9 @@
 """The words the play table and the replays use for people: bids ("7 no trump, low", not
 "7L"), trump, contracts ("7 by North", not "7 N"), scores with a real minus ("7 to −24"),
 results that name the teams, and who played what in a trick. The page's words are those of
-static/js/replay.js (window.kaiserCards), run here under Node as the browser runs them; the
-pages' words are play's template tags."""
+static/js/replay.js (Kaiser's `cards`, registered with the replay viewer's registry,
+static/js/viewers.js), run here under Node as the browser runs them; the pages' words are
+play's template tags."""
 
 from __future__ import annotations
 
@@ -18,19 +19,21 @@ from engine.kaiser.person import result_text
 from play.templatetags.play import score_text, signed_number
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLAY_JS = ROOT / "static" / "js" / "replay.js"
+SCRIPTS = [ROOT / "static" / "js" / name for name in ("viewers.js", "replay.js")]
 NAMES = ["ada", "west-bot", "north-bot", "east-bot"]
 
 
 def kaiser_cards(calls: list[tuple[str, list[Any]]]) -> list[Any]:
-    """window.kaiserCards.<name>(*args) for each call, in Node (replay.js needs no page for
-    its words: without a document it only defines them)."""
+    """Kaiser's cards.<name>(*args) for each call, in Node, the registry's entry of the game
+    (viewers.js and replay.js need no page for their words: without a document they only
+    define them)."""
     node = shutil.which("node") or shutil.which("nodejs")
     assert node, "Node runs the page's scripts here (the site's Node bots need it too)"
-    script = ("globalThis.window = {}; require(process.argv[1]);"
-              "const calls = JSON.parse(process.argv[2]);"
-              "console.log(JSON.stringify(calls.map(([f, a]) => window.kaiserCards[f](...a))));")
-    done = subprocess.run([node, "-e", script, str(REPLAY_JS), json.dumps(calls)],
+    script = ("globalThis.window = {}; require(process.argv[1]); require(process.argv[2]);"
+              "const cards = window.KaiserArenaReplay.gameOf('kaiser').cards;"
+              "const calls = JSON.parse(process.argv[3]);"
+              "console.log(JSON.stringify(calls.map(([f, a]) => cards[f](...a))));")
+    done = subprocess.run([node, "-e", script, *map(str, SCRIPTS), json.dumps(calls)],
                           capture_output=True, text=True, timeout=30, check=True)
     return json.loads(done.stdout)
 

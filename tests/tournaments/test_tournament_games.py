@@ -6,7 +6,6 @@ are test_standings'.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -17,7 +16,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 from bots.services import bot_builtin_add
-from engine.games import GAMES, Game
+from engine.games import Game
 from tournaments import services
 from tournaments.models import Tournament
 
@@ -25,15 +24,6 @@ pytestmark = pytest.mark.django_db
 NOT_OFFERED = ("tournaments of Quartet (a test game) are not offered: their formats play "
                "matches of two or of three players, and a Quartet (a test game) match has 4")
 FORMATS = [value for value, _ in Tournament.Format.choices]
-
-
-@pytest.fixture
-def quartet() -> Iterator[Game]:
-    before = set(GAMES)
-    game = GAMES.register("tests.games.quartet.plugin")
-    yield game
-    if game.name not in before:
-        GAMES.unregister(game.name)
 
 
 @pytest.fixture
