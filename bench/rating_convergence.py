@@ -309,6 +309,14 @@ def first_for_good(means: list[float], checkpoints: list[int]) -> int | None:
     return good
 
 
+def per_ladder_for_good(runs: list[Run], method: str, checkpoints: list[int]) -> str:
+    """Each ladder's own first_for_good: the median over those that got there, and how many."""
+    goods = [first_for_good(getattr(r, method), checkpoints) for r in runs]
+    reached = [g for g in goods if g is not None]
+    median = f"median {statistics.median(reached):g}" if reached else "median -"
+    return f"{median} ({len(reached)}/{len(runs)} ladders)"
+
+
 def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
            per_match: int = 2) -> None:
     """The taus, the matches a bot needed and the fairness; `per_match` players a match."""
@@ -344,6 +352,13 @@ def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
         for method, when in (("elo", "before (Elo order)"), ("fit", "after (fitted order)")):
             good = first_for_good(means[(*config, method)], checkpoints)
             words.append(f"{when} {good if good else f'not by {horizon}'}")
+        print(f"  {config[0]:>5} pairing, {config[1]:>14} rule: " + "; ".join(words))
+    print(f"\nthe same, ladder by ladder (each ladder's own tau >= {TARGET_TAU} at every later "
+          f"checkpoint): median matches a bot over the ladders that got there, and how many did")
+    for config in configs:
+        words = [f"{when} {per_ladder_for_good(results[config], method, checkpoints)}"
+                 for method, when in (("elo", "before (Elo order)"),
+                                      ("fit", "after (fitted order)"))]
         print(f"  {config[0]:>5} pairing, {config[1]:>14} rule: " + "; ".join(words))
     print("\nfairness (at the end of each ladder): fewest matches a bot / mean; matches "
           "between two bots of one owner")
