@@ -18,7 +18,9 @@ no worker.
    site's Elo (one update per match, as the site does) and by its fitted rating. The players
    have owners, three pairs of them shared (bots of one owner never meet on the ladder).
    At each checkpoint (matches a bot: a match counts for both its players) the leaderboard,
-   by Elo and by the fit, is compared with the true order.
+   by Elo (the site's order before issue 43) and as the site shows it now (ladder.ratings.
+   leaderboard_order: by the fitted rating, a bot the fit has not seen after the others by
+   Elo; provisional bots are marked, not moved), is compared with the true order.
 
 It prints the mean tau per checkpoint, the matches a bot each configuration needs for a mean
 tau >= 0.9, and the ladder's fairness: the spread of matches a bot (the fewest against the
@@ -234,9 +236,12 @@ class Ladder:
         self.same_owner += self.owner[str(a)] == self.owner[str(b)]
         self.results.append(ratings.Result(a, b, score, games))
 
-    def fitted(self) -> dict[Hashable, float]:
+    def shown(self) -> dict[Hashable, float]:
+        """The leaderboard's order as the site shows it (ratings.leaderboard_order: by the
+        fit, a bot it has not seen after, by Elo), as scores for kendall_tau: the top first."""
         fit = ratings.ratings_fit(results=self.results)
-        return {p: fit[p].rating if p in fit else ratings.START for p in self.players}
+        order = ratings.leaderboard_order([(p, p, self.elo[p]) for p in self.players], fit)
+        return {p: -place for place, p in enumerate(order)}
 
 
 def kendall_tau(order: Sequence[Hashable], rating: dict[Hashable, float]) -> float:
@@ -289,7 +294,7 @@ def run_ladder(players: list[str], table: Table, policy: str, rule: Rule, horizo
         ladder.record(a, b, rule(draw_match(table, str(a), str(b), rng)), 2)
         if n in checkpoints:
             elo.append(kendall_tau(players, ladder.elo))
-            fit.append(kendall_tau(players, ladder.fitted()))
+            fit.append(kendall_tau(players, ladder.shown()))
     counts = list(ladder.matches.values())
     return Run(elo, fit, min(counts) / statistics.fmean(counts), ladder.same_owner, total)
 
