@@ -18,7 +18,9 @@ no worker.
    site's Elo (one update per match, as the site does) and by its fitted rating. The players
    have owners, three pairs of them shared (bots of one owner never meet on the ladder).
    At each checkpoint (matches a bot: a match counts for both its players) the leaderboard,
-   by Elo and by the fit, is compared with the true order.
+   by Elo (the site's order before issue 43) and as the site shows it now (ladder.ratings.
+   leaderboard_order: by the fitted rating, a bot the fit has not seen after the others by
+   Elo; provisional bots are marked, not moved), is compared with the true order.
 
 It prints the mean tau per checkpoint, the matches a bot each configuration needs for a mean
 tau >= 0.9, and the ladder's fairness: the spread of matches a bot (the fewest against the
@@ -234,9 +236,12 @@ class Ladder:
         self.same_owner += self.owner[str(a)] == self.owner[str(b)]
         self.results.append(ratings.Result(a, b, score, games))
 
-    def fitted(self) -> dict[Hashable, float]:
+    def shown(self) -> dict[Hashable, float]:
+        """The leaderboard's order as the site shows it (ratings.leaderboard_order: by the
+        fit, a bot it has not seen after, by Elo), as scores for kendall_tau: the top first."""
         fit = ratings.ratings_fit(results=self.results)
-        return {p: fit[p].rating if p in fit else ratings.START for p in self.players}
+        order = ratings.leaderboard_order([(p, p, self.elo[p]) for p in self.players], fit)
+        return {p: -place for place, p in enumerate(order)}
 
 
 def kendall_tau(order: Sequence[Hashable], rating: dict[Hashable, float]) -> float:
@@ -289,7 +294,7 @@ def run_ladder(players: list[str], table: Table, policy: str, rule: Rule, horizo
         ladder.record(a, b, rule(draw_match(table, str(a), str(b), rng)), 2)
         if n in checkpoints:
             elo.append(kendall_tau(players, ladder.elo))
-            fit.append(kendall_tau(players, ladder.fitted()))
+            fit.append(kendall_tau(players, ladder.shown()))
     counts = list(ladder.matches.values())
     return Run(elo, fit, min(counts) / statistics.fmean(counts), ladder.same_owner, total)
 
@@ -307,6 +312,14 @@ def first_for_good(means: list[float], checkpoints: list[int]) -> int | None:
         elif good is None:
             good = c
     return good
+
+
+def per_ladder_for_good(runs: list[Run], method: str, checkpoints: list[int]) -> str:
+    """Each ladder's own first_for_good: the median over those that got there, and how many."""
+    goods = [first_for_good(getattr(r, method), checkpoints) for r in runs]
+    reached = [g for g in goods if g is not None]
+    median = f"median {statistics.median(reached):g}" if reached else "median -"
+    return f"{median} ({len(reached)}/{len(runs)} ladders)"
 
 
 def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
@@ -344,6 +357,13 @@ def report(players: list[str], results: dict[Config, list[Run]], horizon: int,
         for method, when in (("elo", "before (Elo order)"), ("fit", "after (fitted order)")):
             good = first_for_good(means[(*config, method)], checkpoints)
             words.append(f"{when} {good if good else f'not by {horizon}'}")
+        print(f"  {config[0]:>5} pairing, {config[1]:>14} rule: " + "; ".join(words))
+    print(f"\nthe same, ladder by ladder (each ladder's own tau >= {TARGET_TAU} at every later "
+          f"checkpoint): median matches a bot over the ladders that got there, and how many did")
+    for config in configs:
+        words = [f"{when} {per_ladder_for_good(results[config], method, checkpoints)}"
+                 for method, when in (("elo", "before (Elo order)"),
+                                      ("fit", "after (fitted order)"))]
         print(f"  {config[0]:>5} pairing, {config[1]:>14} rule: " + "; ".join(words))
     print("\nfairness (at the end of each ladder): fewest matches a bot / mean; matches "
           "between two bots of one owner")

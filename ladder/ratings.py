@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 START = 1500.0
 K = 32.0
@@ -123,6 +124,19 @@ class Fitted:
     low: float
     high: float
     games: float
+
+
+def leaderboard_order(entries: Sequence[tuple[Any, Hashable, float]],
+                      fitted: Mapping[Hashable, Fitted]) -> list[Any]:
+    """The leaderboard's order, as pages and the API show it (issue 43), of (entry, rated
+    player, Elo) rows: the entries' keys by fitted rating, highest first; those the last fit
+    has not seen yet after them, by Elo; ties by the entry's key. A provisional bot is marked,
+    not moved: the fit's interval already weighs how little it has played.
+    bench/rating_convergence.py measures this very order."""
+    def key(row: tuple[Any, Hashable, float]) -> tuple[int, float, Any]:
+        fit = fitted.get(row[1])
+        return (0, -fit.rating, row[0]) if fit is not None else (1, -row[2], row[0])
+    return [row[0] for row in sorted(entries, key=key)]
 
 
 def elo_expected(*, rating_a: float, rating_b: float) -> float:

@@ -179,27 +179,16 @@ ORDER_WORDS = ("Ordered by the fitted rating: it is worked out again from every 
                "fit yet follows the others, by Elo.")
 
 
-def fitted_order(entries: Sequence[tuple[int, int, float]],
-                 fitted: dict[Any, ratings.Fitted]) -> list[int]:
-    """The entry ids of (entry id, version id, Elo) in the leaderboard's order: by fitted
-    rating, highest first; the entries the last fit has not seen yet after them, by Elo;
-    ties by entry id."""
-    def key(row: tuple[int, int, float]) -> tuple[int, float, int]:
-        fit = fitted.get(row[1])
-        return (0, -fit.rating, row[0]) if fit is not None else (1, -row[2], row[0])
-    return [row[0] for row in sorted(entries, key=key)]
-
-
 def ladder_leaderboard(*, ladder: Ladder, include_inactive: bool = False,
                        fit: bool | None = None, offset: int = 0,
                        limit: int | None = None) -> list[LeaderboardRow]:
-    """The leaderboard's rows in its order (fitted_order), all of them or `limit` from
+    """The leaderboard's rows in its order (ratings.leaderboard_order), all of them or `limit` from
     `offset` (ranked from offset + 1)."""
     entries = LadderEntry.objects.filter(ladder=ladder)
     if not include_inactive:
         entries = entries.filter(active=True)
     fitted = ladder_fit(ladder=ladder, compute=fit)
-    order = fitted_order(list(entries.values_list("pk", "version_id", "elo")), fitted)
+    order = ratings.leaderboard_order(list(entries.values_list("pk", "version_id", "elo")), fitted)
     ids = order[offset:] if limit is None else order[offset:offset + limit]
     loaded = LadderEntry.objects.select_related("version__bot", "version__bot__owner"
                                                 ).in_bulk(ids)
@@ -308,7 +297,7 @@ def _board_rows(ladder: Ladder, offset: int, limit: int) -> tuple[list[Leaderboa
     fitted = ladder_fit(ladder=ladder, compute=total <= FIT_INLINE_MAX)
     # The ladder's (entry, version, Elo) in the leaderboard's order, then only the page's rows
     # with their bots: the joins run over `limit` entries, not over every entry.
-    ids = fitted_order(list(entries.values_list("pk", "version_id", "elo")), fitted)[
+    ids = ratings.leaderboard_order(list(entries.values_list("pk", "version_id", "elo")), fitted)[
         offset:offset + limit]
     loaded = LadderEntry.objects.select_related("version__bot__owner").only(
         *BOARD_FIELDS).in_bulk(ids)

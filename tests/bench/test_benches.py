@@ -110,6 +110,7 @@ def test_rating_convergence_prints_the_table_the_taus_and_the_matches_needed(
                   "info pairing,         boards rule, fit",
                   "holds mean tau >= 0.9 for good",
                   "before (Elo order) ", "after (fitted order) ",
+                  "the same, ladder by ladder", " ladders)",
                   "one owner's pairs 0/")
 
 
@@ -121,6 +122,18 @@ def test_for_good_is_the_first_checkpoint_after_the_last_dip() -> None:
     assert first_for_good([0.5, 0.95, 0.85, 0.92], checkpoints) == 16
     assert first_for_good([0.91, 0.95, 0.93, 0.92], checkpoints) == 2
     assert first_for_good([0.91, 0.95, 0.93, 0.2], checkpoints) is None
+
+
+def test_per_ladder_for_good_takes_each_ladders_own_taus() -> None:
+    from bench.rating_convergence import Run, per_ladder_for_good
+
+    checkpoints = [2, 4, 8, 16]
+    runs = [Run(elo=[0.5, 0.95, 0.85, 0.92], fit=[0.91, 0.95, 0.93, 0.92], fewest_share=1.0,
+                same_owner=0, matches=16),
+            Run(elo=[0.95, 0.95, 0.95, 0.2], fit=[0.5, 0.95, 0.93, 0.92], fewest_share=1.0,
+                same_owner=0, matches=16)]
+    assert per_ladder_for_good(runs, "elo", checkpoints) == "median 16 (1/2 ladders)"
+    assert per_ladder_for_good(runs, "fit", checkpoints) == "median 3 (2/2 ladders)"
 
 
 def test_sm_rating_convergence_prints_the_separation_the_taus_and_the_matches_needed(
