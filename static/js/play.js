@@ -425,7 +425,10 @@
     target.setAttribute("data-target", String(v.targets[seat]));
     head.appendChild(target);
     box.appendChild(head);
-    box.appendChild(el("div", "sm-count", "tricks " + v.taken[seat] + " of " + v.targets[seat]));
+    // the tricks the seat took against its target: "7 tricks taken, target 5" (issue 43)
+    var took = v.taken[seat];
+    box.appendChild(el("div", "sm-count", took + (took === 1 ? " trick" : " tricks") +
+      " taken, target " + v.targets[seat]));
     var hand = el("div", "hand");
     if (seat === 0) { drawHand(v, hand); }
     else {
@@ -627,7 +630,9 @@
   }
 
   $("p-resign").addEventListener("click", function () {
-    if (!window.confirm("Resign this game? Your team loses it.")) { return; }
+    // Sergeant Major has no teams: the person alone gives the game up (issue 43)
+    var loses = GAME === SM ? "You give the game up." : "You and North lose it.";
+    if (!window.confirm("Resign this game? " + loses)) { return; }
     fetch(root.getAttribute("data-resign-url"), {
       method: "POST", credentials: "same-origin",
       headers: { Accept: "application/json", "X-CSRFToken": csrf },

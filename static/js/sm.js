@@ -400,7 +400,7 @@
     var last = v.deals[v.deals.length - 1];
     var inHand = r.winner !== null && rules.win_tricks !== null && !!last && !!last.taken &&
       last.taken[r.winner] >= rules.win_tricks;
-    if (r.winner === null) { text = "No outright winner"; }
+    if (r.winner === null) { text = noWinnerText(r, who); }
     else { text = (r.winner === 0 ? "You win" : who[r.winner] + " wins") + " the game" +
       (inHand ? ": " + rules.win_tricks + " tricks or more in a hand" : " on the totals"); }
     text += ". Score: " + r.score.map(function (n, seat) { return who[seat] + " " + number(n); }).join(", ") + ".";
@@ -410,6 +410,17 @@
         " " + who[f.seat] + " forfeited (" + f.reason + ").";
     }
     return text;
+  }
+
+  /* A game without a winner, saying who leads if one seat does (issue 43): "The game ended
+     with no winner: East leads with 7", not "No outright winner" beside East's 7. */
+  function noWinnerText(r, who) {
+    var top = Math.max.apply(null, r.score);
+    var leaders = r.score.map(function (n, seat) { return n === top ? seat : null; })
+      .filter(function (seat) { return seat !== null; });
+    if (leaders.length !== 1) { return "No outright winner"; }
+    var lead = leaders[0] === 0 ? "you lead" : who[leaders[0]] + " leads";
+    return "The game ended with no winner: " + lead + " with " + number(top);
   }
 
   window.smCards = {

@@ -45,6 +45,15 @@ RAW = {
     "a person as a version": re.compile(r"vperson"),
     "a trump as a letter": re.compile(r"named trump: [CDHS]\b"),
     "a hyphen for a minus": re.compile(r"(?<![\w\-\u2013/.:])-\d"),
+    # issue 43: verdicts and Sergeant Major's table
+    "a fault's bracket": re.compile(r"\[(?:crash|timeout|protocol|illegal) at seat"),
+    "the clock's backstop": re.compile(r"past the backstop"),
+    "a seat slot": re.compile(r"seat slot \d"),
+    "a sandbox path": re.compile(r'"/bot/bot\.py"'),
+    "a fault by seat number": re.compile(r"\((?:resign|crash|timeout|illegal), seat \d"),
+    "tricks of a target": re.compile(r"\btricks \d+ of \d+"),
+    "a team in Sergeant Major": re.compile(r"Your team"),
+    "the repo's runner": re.compile(r"python -m engine validate"),
 }
 # Pages of the site that are not people's pages, or not pages: not crawled.
 SKIPPED = ("/api/", "/admin/", "/static/", "/media/", "/accounts/", "/health", "/metrics",
