@@ -47,7 +47,25 @@ def bot_version_player(*, version: BotVersion, time: TimeControl) -> RecordingFa
         inner = resolve_player(spec, game=game, time=time)
     else:
         inner = resolve_player(spec, game=game, time=time, **sandbox_options())
-    return RecordingFactory(inner, name=version.bot.name, version=str(version.number))
+    return RecordingFactory(inner, name=version.bot.name, version=str(version.number),
+                            paths=_program_paths(spec, filename=version.filename))
+
+
+# Where the sandbox shows a program's folder (engine.sandbox.scripts.BOT_DIR).
+SANDBOX_DIR = "/bot"
+
+
+def _program_paths(spec: str, *, filename: str) -> dict[str, str]:
+    """Its tracebacks' paths as the author knows them (issue 43): a lone uploaded file by the
+    name it was uploaded as (mybot.py, not /bot/bot.py), a zip's files by their names in it."""
+    if spec.startswith("builtin:"):
+        return {}
+    paths = {}
+    for folder in (SANDBOX_DIR, spec):
+        if filename.endswith(".py"):
+            paths[f'"{folder}/bot.py"'] = f'"{filename}"'
+        paths[f'"{folder}/'] = '"'
+    return paths
 
 
 def check_time_control() -> TimeControl:
@@ -61,8 +79,10 @@ def check_time_control() -> TimeControl:
 class RecordingFactory:
     """Wraps a factory and keeps the players it makes, to read their stderr after the match."""
 
-    def __init__(self, inner: PlayerFactory, *, name: str, version: str) -> None:
+    def __init__(self, inner: PlayerFactory, *, name: str, version: str,
+                 paths: dict[str, str] | None = None) -> None:
         self.inner = inner
+        self.paths = paths or {}
         self.name = name
         self.version = version
         self.players: list[Player] = []
@@ -85,10 +105,17 @@ class RecordingFactory:
         return sorted(merged, key=lambda t: t.sent)
 
     def stderr_text(self, *, limit: int) -> str:
-        parts = []
-        for slot, player in enumerate(self.players):
-            text = player.stderr_text()
-            if text:
-                parts.append(f"--- seat slot {slot} ---\n{text}")
-        joined = "\n".join(parts)
-        return joined if len(joined) <= limit else joined[:limit] + "\n[stderr truncated]"
+        """Its seats' standard error, each once: seats that wrote the same (the same program
+        failing alike) show it once, with no heading; else each under its seat's heading."""
+        texts = [self._named(player.stderr_text()) for player in self.players]
+        written = [(slot, text) for slot, text in enumerate(texts) if text]
+        if len({text for _, text in written}) <= 1:
+            joined = written[0][1] if written else ""
+        else:
+            joined = "\n".join(f"--- its seat {slot + 1} ---\n{text}" for slot, text in written)
+        return joined if len(joined) <= limit else joined[:limit] + "\n(the rest cut off)"
+
+    def _named(self, text: str) -> str:
+        for path, name in self.paths.items():
+            text = text.replace(path, name)
+        return text

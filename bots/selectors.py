@@ -36,7 +36,8 @@ def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
 
 
 # bots.runner.RecordingFactory.stderr_text heads each seat's part with this line.
-SEAT_HEADER = re.compile(r"^--- seat slot \d+ ---$", re.MULTILINE)
+# (and "--- seat slot N ---" before issue 43, in stored checks).
+SEAT_HEADER = re.compile(r"^--- (?:seat slot|its seat) \d+ ---$", re.MULTILINE)
 
 
 def bot_version_stderr_tail(*, version: BotVersion, lines: int = 6) -> str:

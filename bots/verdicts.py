@@ -1,6 +1,6 @@
 """A rejected upload's verdict in words: what the program did wrong in its check match, and
-what to do about it (issue 34). The engine's record of the fault (reason, seat, message,
-detail) follows in brackets, as the replay has it.
+what to do about it (issue 34), in words only (issue 43): no bracket of the engine's record
+(reason, seat, message), which the check's replay keeps for whoever wants it.
 
 Most first uploads that fail do so before their first move: the program ends at once (a
 helper module uploaded alone, a script with no loop), crashes on start (a syntax error, a
@@ -30,12 +30,38 @@ def rejection_reason(forfeit: dict[str, Any], *, game: str, filename: str,
                      startup_ms: int) -> str:
     """The verdict of a check lost to `forfeit` (the bot's, side A), for a bot of `game`
     uploaded as `filename`."""
-    record = (f"[{forfeit['reason']} at seat {forfeit['seat']}, message "
-              f"{forfeit.get('message_id')}: {forfeit.get('detail') or ''}]")
     words = _at_hello(forfeit, game=game, filename=filename, startup_ms=startup_ms)
-    if words is None:
-        return f"{forfeit['reason']} at seat {forfeit['seat']}: {forfeit.get('detail') or ''}"
-    return f"{words} {record}"
+    return words if words is not None else _later(forfeit, game=game)
+
+
+# What each fault the engine records (engine.match's forfeit reasons) means, in words.
+LATER = {
+    "crash": "The program stopped in the middle of the match",
+    "timeout": "The program ran out of time to answer in the middle of the match",
+    "protocol": "The program answered a message of the match with something the protocol does "
+                "not allow",
+    "illegal": "The program made a move the rules do not allow",
+}
+
+
+def _later(forfeit: dict[str, Any], *, game: str) -> str:
+    """A fault after hello: what happened, the engine's detail in plain words where it has one
+    (a time, an exit status, the move refused), and how to try it at home."""
+    said = LATER.get(forfeit["reason"], "The program lost its check match by a fault")
+    detail = _plain(forfeit.get("detail") or "")
+    told = f" ({detail})" if detail else ""
+    return f"{said}{told}: it lost its check match. {_try_it(game)}"
+
+
+def _plain(detail: str) -> str:
+    """The engine's detail without the clock's inner words ("past the backstop", the host's
+    load): a person needs how long it took, not how the clock decided."""
+    return re.sub(r",? past the backstop(?: \(x[\d.]+ for the host's load\))?", "",
+                  detail).strip()
+
+
+# A time-out's detail: the wall-clock seconds the site waited (engine.clock's overrun).
+WAITED = re.compile(r"([\d.]+) s of wall-clock time")
 
 
 def _at_hello(forfeit: dict[str, Any], *, game: str, filename: str,
@@ -59,17 +85,28 @@ def _at_hello(forfeit: dict[str, Any], *, game: str, filename: str,
                 f"of the match ({detail}). {_try_it(game)}")
     if reason == "timeout":
         return (f"The program printed nothing in answer to hello, the first message of the "
-                f"match, within {startup_ms / 1000:g} s. A bot reads one JSON message a line "
+                f"match, {_waited(detail, startup_ms)}. A bot reads one JSON message a line "
                 f"from standard input and answers each with one line of JSON on standard "
                 f"output, flushed at once (Python: print(json.dumps(reply), flush=True)); "
                 f"the first answer is {_ready(game)}. {_try_it(game)}")
-    if reason == "protocol" and NOT_JSON.match(detail):
-        return (f"The program's first line of output was not the protocol's JSON: standard "
+    if reason == "protocol" and (not_json := NOT_JSON.match(detail)):
+        printed = detail[not_json.end():].strip()[:80]
+        return (f"The program's first line of output (\u201c{printed}\u201d) was not the "
+                f"protocol's JSON: standard "
                 f"output carries the protocol only (write logs to standard error); the "
                 f"answer to hello is {_ready(game)}.")
     if reason == "protocol":
         return f"The program did not answer hello as the protocol asks: {_ready(game)}."
     return None
+
+
+def _waited(detail: str, startup_ms: int) -> str:
+    """How long the check waited for the answer, one figure: the wall-clock time the detail
+    gives (the allowance stretched for a busy host), else the allowance."""
+    if waited := WAITED.search(detail):
+        return (f"in the {waited.group(1)} s the check waited for it (it may take "
+                f"{startup_ms / 1000:g} s of computing to start)")
+    return f"within {startup_ms / 1000:g} s"
 
 
 def _exited(status: int, *, game: str, filename: str) -> str:

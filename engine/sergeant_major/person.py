@@ -84,9 +84,13 @@ def person_action(view: dict[str, Any], action: Any) -> Any:
 def result_words(*, winner: int | None, score: list[int], names: list[str],
                  listed: bool) -> str:
     """"ada won (17, −6, −11)", "greedy won (...)" (scores by seat: the person, West, East),
-    or "no outright winner (...)" when the point was shared; the same in a list of games."""
+    "no winner, East ahead (...)" when no one won but one seat leads (a resigned game), or "no
+    outright winner (...)" when the lead was shared; the same in a list of games."""
     scores = ", ".join(words.number(n) for n in score)
     if winner is None:
+        leaders = [seat for seat, n in enumerate(score) if n == max(score)]
+        if len(leaders) == 1:
+            return f"no winner, {names[leaders[0]]} ahead ({scores})"
         return f"no outright winner ({scores})"
     return f"{names[winner]} won ({scores})"
 

@@ -56,3 +56,30 @@ def game_result(game: Any, seats: Any = None) -> str:
     names = [game.owner.username] + [labels.get(n, "?") for n in range(1, spec.seats)]
     return spec.person_result(winner=game.winner, score=game.score, names=names,
                               listed=listed)
+
+
+@register.simple_tag
+def rules_title(game: Any) -> str:
+    """The game's rule set by its name, as people say it ("Kaiser's official rules" for
+    "official"; Game.preset_title), not the preset's code (issue 43)."""
+    return get_game(game.game).preset_title(game.rules)
+
+
+# How a seat's fault ended a game, in words (engine.human's and engine.match's reasons).
+ENDINGS = {"resign": "resigned", "timeout": "ran out of time", "crash": "stopped",
+           "illegal": "made a move the rules do not allow", "protocol": "broke the protocol"}
+
+
+@register.simple_tag
+def game_ending(game: Any) -> str:
+    """Who ended a game early and how: "resigned by you", "East resigned", "West ran out of
+    time" (issue 43: not "resign, seat 0"); "" for a game played to its end."""
+    if not game.forfeit_reason:
+        return ""
+    how = ENDINGS.get(game.forfeit_reason, game.forfeit_reason)
+    if game.forfeit_seat in (0, None):
+        return "resigned by you" if game.forfeit_reason == "resign" else f"you {how}"
+    labels = get_game(game.game).person_seat_labels
+    seat = game.forfeit_seat - 1
+    who = labels[seat].split(" (")[0] if seat < len(labels) else f"seat {game.forfeit_seat}"
+    return f"{who} {how}"

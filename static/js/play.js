@@ -391,7 +391,8 @@
   }
 
   $("p-resign").addEventListener("click", function () {
-    if (!window.confirm("Resign this game? Your team loses it.")) { return; }
+    if (!window.confirm("Resign this game? " + ((TABLE && TABLE.resignWords) ||
+        "You give the game up."))) { return; }
     fetch(root.getAttribute("data-resign-url"), {
       method: "POST", credentials: "same-origin",
       headers: { Accept: "application/json", "X-CSRFToken": csrf },

@@ -489,6 +489,7 @@
   }
 
   var TABLE = {
+    resignWords: "You and North lose it.",
     draw: function (t, v) {
       for (var seat = 0; seat < 4; seat++) { tableSeat(t, v, seat); }
       t.trick(v, tableWho(v), tableNoteText(v, tableWho(v)));

@@ -393,7 +393,7 @@
     var last = v.deals[v.deals.length - 1];
     var inHand = r.winner !== null && rules.win_tricks !== null && !!last && !!last.taken &&
       last.taken[r.winner] >= rules.win_tricks;
-    if (r.winner === null) { text = "No outright winner"; }
+    if (r.winner === null) { text = noWinnerText(r, who); }
     else { text = (r.winner === 0 ? "You win" : who[r.winner] + " wins") + " the game" +
       (inHand ? ": " + rules.win_tricks + " tricks or more in a hand" : " on the totals"); }
     text += ". Score: " + r.score.map(function (n, seat) { return who[seat] + " " + number(n); }).join(", ") + ".";
@@ -405,6 +405,7 @@
     return text;
   }
 
+<<<<<<< HEAD
   /* The person's table, drawn by play.js with its tools (`t`). */
   var DOING = { give: "giving cards", "return": "returning cards", trump: "naming trump",
                 discard: "discarding", play: "to play" };
@@ -414,7 +415,10 @@
     var target = el("span", "badge target", "target " + v.targets[seat]);
     target.setAttribute("data-target", String(v.targets[seat]));
     drawn.head.appendChild(target);
-    drawn.box.appendChild(el("div", "sm-count", "tricks " + v.taken[seat] + " of " + v.targets[seat]));
+    // the tricks the seat took against its target: "7 tricks taken, target 5" (issue 43)
+    var took = v.taken[seat];
+    drawn.box.appendChild(el("div", "sm-count", took + (took === 1 ? " trick" : " tricks") +
+      " taken, target " + v.targets[seat]));
     drawn.box.appendChild(t.hand(v, seat));
   }
 
@@ -499,6 +503,7 @@
   }
 
   var TABLE = {
+    resignWords: "You give the game up.",  // no teams in Sergeant Major (issue 43)
     draw: function (t, v) {
       for (var seat = 0; seat < 3; seat++) { tableSeat(t, v, seat); }
       t.trick(v, tableWho(v.names), tableNote(v, tableWho(v.names)));
@@ -506,6 +511,24 @@
       tableSide(t, v);
     },
     resultText: personResultText,
+=======
+  /* A game without a winner, saying who leads if one seat does (issue 43): "The game ended
+     with no winner: East leads with 7", not "No outright winner" beside East's 7. */
+  function noWinnerText(r, who) {
+    var top = Math.max.apply(null, r.score);
+    var leaders = r.score.map(function (n, seat) { return n === top ? seat : null; })
+      .filter(function (seat) { return seat !== null; });
+    if (leaders.length !== 1) { return "No outright winner"; }
+    var lead = leaders[0] === 0 ? "you lead" : who[leaders[0]] + " leads";
+    return "The game ended with no winner: " + lead + " with " + number(top);
+  }
+
+  window.smCards = {
+    game: "sergeant-major",  // the game whose table these draw (play.js)
+    SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
+    gameResultText: gameResultText, cardNode: cardNode, tableWho: tableWho,
+    exchangeProgress: exchangeProgress, tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
+>>>>>>> i43-wordsb
   };
 
   /* --- The registration: the whole of Sergeant Major's browser side ----------------------- */

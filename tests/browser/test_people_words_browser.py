@@ -50,6 +50,15 @@ RAW = {
     "a seat by number": re.compile(r"\b(?:South|West|North|East) \([0-3]\)"),
     "no time ago": re.compile("\\b0[ \u00a0]minutes ago"),
     "a tournament without its name": re.compile(r"\btournament r\d"),
+    # issue 43: verdicts and Sergeant Major's table
+    "a fault's bracket": re.compile(r"\[(?:crash|timeout|protocol|illegal) at seat"),
+    "the clock's backstop": re.compile(r"past the backstop"),
+    "a seat slot": re.compile(r"seat slot \d"),
+    "a sandbox path": re.compile(r'"/bot/bot\.py"'),
+    "a fault by seat number": re.compile(r"\((?:resign|crash|timeout|illegal), seat \d"),
+    "tricks of a target": re.compile(r"\btricks \d+ of \d+"),
+    "a team in Sergeant Major": re.compile(r"Your team"),
+    "the repo's runner": re.compile(r"python -m engine validate"),
 }
 # The docs quote the protocol: its JSON's numbers, and its teams and seats by number.
 DOCS_MAY_QUOTE = ("a hyphen for a minus", "a team by number", "a seat by number")

@@ -71,7 +71,11 @@ def _expected_result(replay: dict[str, Any], username: str) -> str:
 
     winner, win_tricks = result["winner"], replay["rules"]["win_tricks"]
     last = replay["games"][0]["deals"][-1]
-    if winner is None:
+    leaders = [s for s, n in enumerate(result["score"]) if n == max(result["score"])]
+    if winner is None and len(leaders) == 1:  # one seat ahead: said (issue 43)
+        lead = "you lead" if leaders[0] == 0 else f"{names[leaders[0]]} leads"
+        text = f"The game ended with no winner: {lead} with {number(max(result['score']))}"
+    elif winner is None:
         text = "No outright winner"
     else:
         # A hand of win_tricks wins outright, where the rules have it (952-six-hands has
