@@ -176,7 +176,8 @@
     box.appendChild(head);
     var count = el("div", "sm-count", s.ended && deal.taken ?
       "took " + deal.taken[seat] + ": " + upText(deal.delta[seat]) :
-      "tricks " + s.taken[seat] + " of " + deal.targets[seat]);
+      s.taken[seat] + (s.taken[seat] === 1 ? " trick" : " tricks") + " taken, target " +
+      deal.targets[seat]);
     count.setAttribute("data-taken", String(s.ended && deal.taken ? deal.taken[seat] : s.taken[seat]));
     box.appendChild(count);
     var hand = el("div", "hand");
@@ -280,7 +281,7 @@
       row.appendChild(el("td", null, String(d + 1)));
       for (var seat = 0; seat < 3; seat++) {
         var cell = el("td", null, number(deal.score[seat]) + " (" + signed(deal.delta[seat]) + ")");
-        cell.title = SEAT_NAMES[seat] + " took " + deal.taken[seat] + " of " + deal.targets[seat];
+        cell.title = SEAT_NAMES[seat] + " took " + deal.taken[seat] + " tricks, target " + deal.targets[seat];
         row.appendChild(cell);
       }
       if (d === entry.d) { row.className = "current"; }
@@ -405,7 +406,17 @@
     return text;
   }
 
-<<<<<<< HEAD
+  /* A game without a winner, saying who leads if one seat does (issue 43): "The game ended
+     with no winner: East leads with 7", not "No outright winner" beside East's 7. */
+  function noWinnerText(r, who) {
+    var top = Math.max.apply(null, r.score);
+    var leaders = r.score.map(function (n, seat) { return n === top ? seat : null; })
+      .filter(function (seat) { return seat !== null; });
+    if (leaders.length !== 1) { return "No outright winner"; }
+    var lead = leaders[0] === 0 ? "you lead" : who[leaders[0]] + " leads";
+    return "The game ended with no winner: " + lead + " with " + number(top);
+  }
+
   /* The person's table, drawn by play.js with its tools (`t`). */
   var DOING = { give: "giving cards", "return": "returning cards", trump: "naming trump",
                 discard: "discarding", play: "to play" };
@@ -511,24 +522,6 @@
       tableSide(t, v);
     },
     resultText: personResultText,
-=======
-  /* A game without a winner, saying who leads if one seat does (issue 43): "The game ended
-     with no winner: East leads with 7", not "No outright winner" beside East's 7. */
-  function noWinnerText(r, who) {
-    var top = Math.max.apply(null, r.score);
-    var leaders = r.score.map(function (n, seat) { return n === top ? seat : null; })
-      .filter(function (seat) { return seat !== null; });
-    if (leaders.length !== 1) { return "No outright winner"; }
-    var lead = leaders[0] === 0 ? "you lead" : who[leaders[0]] + " leads";
-    return "The game ended with no winner: " + lead + " with " + number(top);
-  }
-
-  window.smCards = {
-    game: "sergeant-major",  // the game whose table these draw (play.js)
-    SEAT_NAMES: SEAT_NAMES, upText: upText, targetsText: targetsText, exchangeText: exchangeText,
-    gameResultText: gameResultText, cardNode: cardNode, tableWho: tableWho,
-    exchangeProgress: exchangeProgress, tableNote: tableNote, personResultText: personResultText, wonInHand: wonInHand, cardsText: cardsText, number: number, signed: signed,
->>>>>>> i43-wordsb
   };
 
   /* --- The registration: the whole of Sergeant Major's browser side ----------------------- */

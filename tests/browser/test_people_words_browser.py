@@ -61,7 +61,8 @@ RAW = {
     "the repo's runner": re.compile(r"python -m engine validate"),
 }
 # The docs quote the protocol: its JSON's numbers, and its teams and seats by number.
-DOCS_MAY_QUOTE = ("a hyphen for a minus", "a team by number", "a seat by number")
+DOCS_MAY_QUOTE = ("a hyphen for a minus", "a team by number", "a seat by number",
+                  "the clock's backstop", "the repo's runner")
 # Pages of the site that are not people's pages, or not pages: not crawled.
 SKIPPED = ("/api/", "/admin/", "/static/", "/media/", "/accounts/", "/health", "/metrics",
            "/docs/runner/", "/docs/starter/")
