@@ -118,6 +118,11 @@ class TournamentCreateSerializer(serializers.Serializer):
         child=serializers.IntegerField(), max_length=256, default=list,
         help_text="Bot ids, best seed first (unless seeded by a ladder); each plays its "
                   "active version. Leave out for open entry.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The games registered now (a plugin registered after start-up is a choice too).
+        self.fields["game"].choices = game_choices()
     entry_deadline = serializers.DateTimeField(
         required=False, help_text="Open entry: authors enter their bots until then, and the "
                                   "tournament starts by itself with whoever entered")
@@ -223,11 +228,11 @@ class OrganiserDecisionView(APIView):
     @extend_schema(summary="Grant or refuse a request to organise (staff)",
                    request=OrganiserDecisionSerializer,
                    responses={200: OrganiserRequestSerializer})
-    def post(self, request: Request, pk: str, decision: str) -> Response:
+    def post(self, request: Request, id: str, decision: str) -> Response:  # noqa: A002
         form = OrganiserDecisionSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            decided = organisers.request_decide(request_id=int(pk), staff=request.user,
+            decided = organisers.request_decide(request_id=int(id), staff=request.user,
                                                 grant=decision == "grant",
                                                 answer=form.validated_data["answer"])
         except DjangoValidationError as error:

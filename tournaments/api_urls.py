@@ -10,7 +10,10 @@ router.register("tournaments", api.TournamentViewSet, basename="tournament")
 
 urlpatterns = [
     path("organiser-request/", api.OrganiserRequestView.as_view(), name="organiser-request"),
-    re_path(r"^organiser-requests/(?P<pk>[0-9]{1,18})/(?P<decision>grant|refuse)/$",
-            api.OrganiserDecisionView.as_view(), name="organiser-decision"),
+    re_path(r"^organiser-requests/(?P<id>[0-9]{1,18})/grant/$",
+            api.OrganiserDecisionView.as_view(), {"decision": "grant"}, name="organiser-grant"),
+    re_path(r"^organiser-requests/(?P<id>[0-9]{1,18})/refuse/$",
+            api.OrganiserDecisionView.as_view(), {"decision": "refuse"},
+            name="organiser-refuse"),
     *router.urls,
 ]

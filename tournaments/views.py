@@ -59,8 +59,12 @@ def organise_ask(request: HttpRequest) -> HttpResponse:
     """The signed-in account asks staff to let it organise tournaments."""
     try:
         organisers.request_make(user=request.user, reason=request.POST.get("reason", ""))
-    except ValidationError as error:
+    except ValidationError as error:  # said on the list, with a 400: nothing was asked
         messages.error(request, "; ".join(error.messages))
+        return render(request, "tournaments/tournament_list.html", {
+            "tournaments": tournament_selectors.tournaments_page(),
+            "organiser": organisers.can_organise(request.user),
+            "asked": organisers.latest_request(request.user)}, status=400)
     else:
         messages.success(request, "Your request is sent: staff answer it on this site, and "
                                   "this page will say when you can make tournaments.")

@@ -64,4 +64,5 @@ def test_each_game_registers_its_drawing_cards_and_table_once(loaded: dict[str, 
     assert entry is not None, f"{game.name}: no entry of its game in the registry"
     assert entry["format"] == game.replay_format
     assert {"cardNode", "cardOrder", "cardText"} <= set(entry["cards"])
-    assert entry["table"] == (["draw", "resultText"] if game.has_person_table else None)
+    table = ["draw", "resignWords", "resultText"]
+    assert entry["table"] == (table if game.has_person_table else None)

@@ -33,7 +33,7 @@ from ladder.models import Ladder
 from matches.models import Match
 from play.models import Table as PlayGame
 from tests.factories import match_make
-from tournaments.models import Tournament, TournamentEntrant
+from tournaments.models import OrganiserRequest, Tournament, TournamentEntrant
 
 pytestmark = pytest.mark.django_db
 ROLES = ["anon", "other", "owner", "staff"]
@@ -101,6 +101,7 @@ def _snapshot() -> tuple[Any, ...]:
         list(Tournament.objects.order_by("pk").values_list("status", flat=True)),
         TournamentEntrant.objects.count(),
         sorted(Token.objects.values_list("key", flat=True)), PlayGame.objects.count(),
+        list(OrganiserRequest.objects.order_by("pk").values_list("status", flat=True)),
     )
 
 
@@ -152,6 +153,14 @@ API_WRITES = [
           {"anon": 401, "other": 403, "owner": 400, "staff": 400}),
     Write("POST", "/api/v1/tournaments/{id}/cancel/", lambda w, r: {},
           {"anon": 401, "other": 403, "owner": 403, "staff": 200}),
+    # Any account asks to organise; staff organise already (400, in words).
+    Write("POST", "/api/v1/organiser-request/", lambda w, r: {"reason": "cups"},
+          {"anon": 401, "other": 201, "owner": 201, "staff": 400}),
+    # Only staff answer a request (this one does not exist: staff get past the permission).
+    Write("POST", "/api/v1/organiser-requests/{id}/grant/", lambda w, r: {},
+          {"anon": 401, "other": 403, "owner": 403, "staff": 400}),
+    Write("POST", "/api/v1/organiser-requests/{id}/refuse/", lambda w, r: {},
+          {"anon": 401, "other": 403, "owner": 403, "staff": 400}),
 ]
 
 
@@ -227,6 +236,11 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
      {"anon": "login", "other": "denied", "owner": "denied", "staff": "done"}),
     # Staff-only pages send anonymous visitors to log in; a signed-in non-staff user gets the
     # 403 page (issue 20; it was a redirect to the login form, which could not help them).
+    # Any account asks to organise (a redirect back, in words); only staff answer.
+    ("/tournaments/organise/", lambda w: {"reason": "cups"},
+     {"anon": "login", "other": "done", "owner": "done", "staff": "status 400"}),
+    ("/tournaments/organisers/", lambda w: {"request": _pending_request(w), "decision": "grant"},
+     {"anon": "login", "other": "denied", "owner": "denied", "staff": "done"}),
     ("/tournaments/{tournament}/cancel/", lambda w: {},
      {"anon": "login", "other": "denied", "owner": "denied", "staff": "done"}),
     ("/tournaments/{tournament}/enter/", lambda w: {"bot": w.bot.pk},
@@ -241,6 +255,7 @@ PAGE_WRITES: list[tuple[str, Callable[[World], dict[str, Any]], dict[str, str]]]
 ]
 # What a form needs to find before it can change anything.
 PAGE_SETUP: dict[str, Callable[[World], Any]] = {
+    "/tournaments/organisers/": lambda w: _pending_request(w),  # one for staff to answer
     "/bots/{bot}/unretire/": lambda w: Bot.objects.filter(pk=w.bot.pk).update(retired=True),
     # The owner's bot is entered first, so that there is something to withdraw.
     "/tournaments/{tournament}/withdraw/": lambda w: TournamentEntrant.objects.create(
@@ -270,6 +285,13 @@ def test_a_form_is_accepted_exactly_from_the_roles_that_may_use_it(
                else "done" if response.status_code == 302 else f"status {response.status_code}")
     assert outcome == expect[role]
     assert (_snapshot() == before) == (outcome != "done")
+
+
+def _pending_request(world: World) -> int:
+    """A request to organise, waiting for staff (made once for the world)."""
+    return OrganiserRequest.objects.get_or_create(
+        user=world.other, status=OrganiserRequest.Status.PENDING,
+        defaults={"reason": "cups"})[0].pk
 
 
 def _example_path(route: str, world: World) -> str | None:

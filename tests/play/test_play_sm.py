@@ -118,7 +118,8 @@ def test_a_sergeant_major_game_played_by_posted_moves_is_a_valid_replay_of_those
     assert game.winner == result["winner"] and game.score == result["score"]
     assert game.view["score"] == result["score"] and len(game.view["deals"]) == len(hands)
     page = person_client.get("/play/?game=sergeant-major").content.decode()
-    assert f'data-game="{game.pk}"' in page and f"Sergeant Major {rules}, " in page
+    title = get_game("sergeant-major").preset_title(rules)
+    assert f'data-game="{game.pk}"' in page and title in page
     replay_page = person_client.get(f"/play/{game.pk}/replay/").content.decode()
     assert "js/sm.js" in replay_page and "Sergeant Major" in replay_page
 

@@ -107,7 +107,7 @@ def test_an_author_is_told_how_to_become_an_organiser_and_becomes_one(
     posted = author_browser.post(reverse("tournament-new"), _form(entrants="alpha\nbeta"))
     assert posted.status_code == 403 and Tournament.objects.count() == 0
 
-    assert author_browser.post(reverse("organise-ask"), {"reason": " "}).status_code == 302
+    assert author_browser.post(reverse("organise-ask"), {"reason": " "}).status_code == 400
     assert not OrganiserRequest.objects.exists()  # no reason: refused in words, nothing made
     author_browser.post(reverse("organise-ask"), {"reason": "A club round robin"})
     again = author_browser.post(reverse("organise-ask"), {"reason": "Again"}, follow=True)
