@@ -404,10 +404,7 @@ def dead_broker(settings: Any) -> Iterator[None]:
 def quartet() -> Iterator[Any]:
     """Quartet, the test game of four players without partners (tests/games/quartet), in the
     registry for the test; forgotten afterwards unless it was there before."""
-    from engine.games import GAMES
+    from tests.games.registry import registered
 
-    before = set(GAMES)
-    game = GAMES.register("tests.games.quartet.plugin")
-    yield game
-    if game.name not in before:
-        GAMES.unregister(game.name)
+    with registered("tests.games.quartet.plugin") as game:
+        yield game

@@ -36,10 +36,13 @@ from tournaments.models import Tournament, min_entrants
 def tournament_list(request: HttpRequest) -> HttpResponse:
     """The tournaments, and who may make one: an organiser's button, or how to become one
     (a request staff answer from the site; the admin's ways for site operators)."""
-    return render(request, "tournaments/tournament_list.html", {
-        "tournaments": tournament_selectors.tournaments_page(),
-        "organiser": organisers.can_organise(request.user),
-        "asked": organisers.latest_request(request.user)})
+    return render(request, "tournaments/tournament_list.html", _list_context(request))
+
+
+def _list_context(request: HttpRequest) -> dict[str, Any]:
+    return {"tournaments": tournament_selectors.tournaments_page(),
+            "organiser": organisers.can_organise(request.user),
+            "asked": organisers.latest_request(request.user)}
 
 
 def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -61,10 +64,8 @@ def organise_ask(request: HttpRequest) -> HttpResponse:
         organisers.request_make(user=request.user, reason=request.POST.get("reason", ""))
     except ValidationError as error:  # said on the list, with a 400: nothing was asked
         messages.error(request, "; ".join(error.messages))
-        return render(request, "tournaments/tournament_list.html", {
-            "tournaments": tournament_selectors.tournaments_page(),
-            "organiser": organisers.can_organise(request.user),
-            "asked": organisers.latest_request(request.user)}, status=400)
+        return render(request, "tournaments/tournament_list.html", _list_context(request),
+                      status=400)
     else:
         messages.success(request, "Your request is sent: staff answer it on this site, and "
                                   "this page will say when you can make tournaments.")

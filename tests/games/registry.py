@@ -5,9 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from engine.games import GAMES
+from engine.games import GAMES, Game
 
 TEST_GAME_MODULES = ("tests.games.duel.plugin", "tests.games.quartet.plugin")
+
+
+@contextmanager
+def registered(module: str) -> Iterator[Game]:
+    """The game of a plugin module in the registry while the block runs; forgotten afterwards
+    unless it was there before (a game named in KAISER_GAME_PLUGINS stays)."""
+    before = set(GAMES)
+    game = GAMES.register(module)
+    try:
+        yield game
+    finally:
+        if game.name not in before:
+            GAMES.unregister(game.name)
 
 
 @contextmanager

@@ -32,13 +32,14 @@ from rest_framework.test import APIClient
 from bots.models import Bot
 from bots.services import bot_builtin_add
 from engine import zipapp
-from engine.games import GAMES, Game
+from engine.games import Game
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry
 from matches.models import Match
 from matches.stats import play_stats_fold
 from tests.architecture.test_house_rules import ROOT
 from tests.browser import test_browser
+from tests.games.registry import registered
 from tests.games.test_quartet_stack import browser, page  # noqa: F401 (fixtures)
 from tests.ladder_stack import ladder_worker, upload_verdict, wait_rated
 from tests.processes import LoggedProcess
@@ -64,11 +65,8 @@ def trio(monkeypatch: pytest.MonkeyPatch) -> Iterator[Game]:
         if os.environ.get(name) != value:
             monkeypatch.setenv(name, value)
     monkeypatch.syspath_prepend(str(OUTSIDE))
-    before = set(GAMES)
-    game = GAMES.register(PLUGIN)
-    yield game
-    if game.name not in before:
-        GAMES.unregister(game.name)
+    with registered(PLUGIN) as game:
+        yield game
 
 
 @pytest.fixture

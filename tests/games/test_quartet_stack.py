@@ -21,11 +21,12 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot
 from bots.services import bot_builtin_add
-from engine.games import GAMES, Game
+from engine.games import Game
 from ladder import services as ladder_services
 from ladder.models import Ladder, LadderEntry, RatingChange
 from matches.models import Match
 from tests.browser import test_browser
+from tests.games.registry import registered
 from tests.ladder_stack import ladder_worker, wait_rated
 from tests.processes import LoggedProcess
 
@@ -54,11 +55,8 @@ def quartet(monkeypatch: pytest.MonkeyPatch) -> Iterator[Game]:
     """The test game, registered in this process and (through the environment) in the
     worker this test starts; forgotten afterwards."""
     monkeypatch.setenv("KAISER_GAME_PLUGINS", PLUGIN)
-    before = set(GAMES)
-    game = GAMES.register(PLUGIN)
-    yield game
-    if game.name not in before:
-        GAMES.unregister(game.name)
+    with registered(PLUGIN) as game:
+        yield game
 
 
 @pytest.fixture
