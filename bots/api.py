@@ -25,6 +25,7 @@ from bots.faults import detail_clip, forfeit_public, replay_public, whole_for
 from bots.models import Bot, BotVersion, default_game, game_choices
 from bots.programs import program_size_error
 from bots.throttles import UploadThrottle
+from bots.verdicts import check_score_words
 from kaiser_site.page_cache import AnonymousSharedReads
 
 
@@ -81,8 +82,13 @@ class BotVersionSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
     def get_check_summary(self, version: BotVersion) -> Any:
+        """The check match's record (games won by side: A is this bot), with `words`: the
+        score as the bot page says it, this bot's games first (bots.verdicts)."""
         summary = version.check_summary
-        if not isinstance(summary, dict) or whole_for(self.context["request"].user, version):
+        if not isinstance(summary, dict):
+            return summary
+        summary = {**summary, "words": check_score_words(summary)}
+        if whole_for(self.context["request"].user, version):
             return summary
         return {**summary, "forfeit": forfeit_public(summary.get("forfeit"))}
 

@@ -167,3 +167,19 @@ def local_run(game: str) -> str:
         game, others = default_game(), 1
     flag = "" if game == default_game() else f" --game {game}"
     return f"python3 kaiser-engine.pyz match{flag} bot.py " + " ".join(["builtin:random"] * others)
+
+
+def check_score_words(summary: Any) -> str:
+    """The check match's games won, the uploaded bot's first and named as such (issue 43: a
+    bare "2–1–0" leaves a Sergeant Major author guessing which figure is theirs):
+    "this bot won 2 games, builtin:random 0" (Kaiser: one opponent side),
+    "this bot won 2 games; its two opponents (builtin:random) 1 and 0" (three sides)."""
+    if not isinstance(summary, dict) or not isinstance(summary.get("games"), dict):
+        return ""
+    games, opponent = summary["games"], summary.get("opponent") or "the opponents"
+    mine = games.get("A", 0)
+    others = [games[side] for side in ("B", "C") if side in games]
+    won = f"this bot won {mine} game{'' if mine == 1 else 's'}"
+    if len(others) == 1:
+        return f"{won}, {opponent} {others[0]}"
+    return f"{won}; its two opponents ({opponent}) {' and '.join(str(n) for n in others)}"

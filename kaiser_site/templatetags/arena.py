@@ -57,6 +57,14 @@ def fault_clip(text: str) -> str:
 
 
 @register.filter
+def check_score(summary: Any) -> str:
+    """An upload's check match score in words, the bot's own games first: bots.verdicts."""
+    from bots.verdicts import check_score_words
+
+    return check_score_words(summary)
+
+
+@register.filter
 def number(value: float) -> str:
     """-24 as "−24", a real minus sign (engine.words, the pages' vocabulary)."""
     return words.number(value)

@@ -66,12 +66,6 @@
   var STATUS_WORDS = { pending: "being checked", checking: "being checked", active: "checked",
                        rejected: "rejected" };
 
-  /* The check's games won by each side, the bot's first: "2\u20130", "1\u20131\u20131". */
-  function gamesWon(games) {
-    return ["A", "B", "C"].filter(function (side) { return side in games; })
-      .map(function (side) { return games[side]; }).join("\u2013");
-  }
-
   function showVerdict(panel, v) {
     panel.hidden = false;
     panel.setAttribute("data-status", v.status);
@@ -86,7 +80,7 @@
     if (v.status === "active") {
       // As the bot page says it (ladder.selectors.bot_ladder_wait): the ladder takes a new
       // version at its next scheduling round, not at once.
-      detail = "Passed: it played without a fault" + (summary ? " (games won " + gamesWon(summary.games) +
+      detail = "Passed: it played without a fault" + (summary ? " (" + summary.words +
         " in " + summary.seconds + " s)" : "") + ". Version " + v.number + " plays from now on: it " +
         "joins the ladder at its next scheduling round (every 10 s); the bot's page says when its " +
         "first rated match is queued.";

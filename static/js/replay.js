@@ -266,6 +266,15 @@
     return bid;
   }
 
+  /* The end of a deal across the whole of the table's middle, a line a side (issue 43: in the
+     trick's middle cell it was a column a word wide on a phone). */
+  function dealOver(title, lines) {
+    var note = el("div", "trick-note deal-over");
+    note.appendChild(el("strong", null, title));
+    lines.forEach(function (line) { note.appendChild(el("div", null, line)); });
+    return note;
+  }
+
   function drawTrick(entry, s) {
     var box = $("v-trick");
     box.innerHTML = "";
@@ -273,10 +282,10 @@
       /* Points, not tricks: say both, and what they did to the score. */
       var p = entry.deal.points, d = entry.deal.delta || [0, 0];
       var team = function (t) {
-        return teamText(entry, t) + ": " + s.taken[t] + " tricks, " + p[t] + " points, score " +
-          (d[t] >= 0 ? "+" : "\u2212") + Math.abs(d[t]);
+        return teamText(entry, t) + ": " + s.taken[t] + (s.taken[t] === 1 ? " trick, " : " tricks, ") +
+          p[t] + (p[t] === 1 ? " point" : " points") + ", score " + (d[t] >= 0 ? "+" : "\u2212") + Math.abs(d[t]);
       };
-      box.appendChild(el("div", "trick-note", "Deal over \u00b7 " + team(0) + " \u00b7 " + team(1)));
+      box.appendChild(dealOver("Deal over", [team(0), team(1)]));
       return;
     }
     if (!s.trick) {

@@ -194,9 +194,12 @@
     var box = root.querySelector("#v-trick"), deal = entry.deal;
     box.innerHTML = "";
     if (s.ended) {
-      box.appendChild(el("div", "trick-note", "Hand over \u00b7 " + deal.taken.map(function (t, seat) {
-        return SEAT_NAMES[seat] + " took " + t + " (" + upText(deal.delta[seat]) + ")";
-      }).join(" \u00b7 ")));
+      var note = el("div", "trick-note deal-over");
+      note.appendChild(el("strong", null, "Hand over"));
+      deal.taken.forEach(function (t, seat) {
+        note.appendChild(el("div", null, SEAT_NAMES[seat] + " took " + t + " (" + upText(deal.delta[seat]) + ")"));
+      });
+      box.appendChild(note);
       return;
     }
     if (!s.trick) {

@@ -8,6 +8,7 @@ The checks run in the real sandbox; the table is played by the real play worker.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,3 +129,27 @@ def test_the_sergeant_major_table_speaks_its_own_words(
     words = row.inner_text()
     assert not _raw_found(words) and "seat" not in words, words
     assert re.search(r"\b952\b", words) is None, words  # the rule set by its name
+
+
+@pytest.mark.sandbox
+def test_a_sergeant_major_check_says_which_games_are_the_bots(
+        live_server: Any, page: Page, owner: Any, password: str, celery_eager: None) -> None:
+    """Issue 43: "games won 2–1–0" left a Sergeant Major author guessing which figure was theirs;
+    the bot page (and the API the upload panel reads) says "this bot won N games; its two
+    opponents (builtin:random) M and K", the figures those of the check's own record."""
+    starter = Path(__file__).resolve().parents[2] / "bots" / "examples" / "sergeant_major_bot.py"
+    bot = bot_create(owner=owner, name="sm-checked", game="sergeant-major")
+    version = bot_version_upload(bot=bot, filename="bot.py", content=starter.read_bytes())
+    version = BotVersion.objects.get(pk=version.pk)
+    assert version.status == "active", version.reason
+    games = version.check_summary["games"]
+    want = (f"this bot won {games['A']} game{'' if games['A'] == 1 else 's'}; its two opponents "
+            f"(builtin:random) {games['B']} and {games['C']}")
+    _log_in(page, live_server.url, owner, password)
+    api = page.request.get(live_server.url + f"/api/v1/versions/{version.pk}/").json()
+    assert api["check_summary"]["words"] == want
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(live_server.url + f"/bots/{bot.pk}/")
+        expect(page.locator("#v1 .check-score")).to_have_text(want)
+        assert_fits(page, f"the checked Sergeant Major bot at {width} px")
