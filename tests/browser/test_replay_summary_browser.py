@@ -27,7 +27,10 @@ WIDTHS = [1280, PHONE["width"], NARROWEST["width"]]
 
 # The box of an element, and of its nearest ancestor of a selector.
 BOXES = """([inner, outer]) => {
-  const box = e => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, width: r.width}; };
+  const box = e => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, width: r.width};
+  };
   const node = document.querySelector(inner);
   return {inner: box(node), outer: box(node.closest(outer))};
 }"""
@@ -46,7 +49,8 @@ def test_the_end_of_a_deal_is_said_across_the_table_at_every_width(
         assert note.locator("strong").inner_text() == "Deal over"
         assert len(lines) == 2, lines  # one line a side
         for line in lines:
-            assert re.fullmatch(r".+ \(.+\): \d+ tricks?, \d+ points?, score [+\u2212]\d+", line), line
+            said = r".+ \(.+\): \d+ tricks?, \d+ points?, score [+\u2212]\d+"
+            assert re.fullmatch(said, line), line
             assert not re.search(r"\b1 tricks\b|\b1 points\b", line), line
         assert not _raw_found(note.inner_text()), _raw_found(note.inner_text())
         # across the table's middle, not in a third of it; on a phone the middle is the
