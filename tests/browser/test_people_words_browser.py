@@ -216,15 +216,33 @@ def page(browser: Browser) -> Iterator[Page]:
     yield from page_without_script_errors(browser, viewport={"width": 1280, "height": 900})
 
 
+WIDTHS = (1280, 390, 320)  # a desktop's, a phone's, the narrowest phone's
+
+
 def test_the_replay_viewers_speak_peoples_words_of_either_game(
         live_server: Any, page: Page, site: Site) -> None:
-    for path in (f"/matches/{site.kaiser_match}/", f"/matches/{site.sm_match}/",
-                 f"/play/{site.kaiser_game}/replay/", f"/play/{site.sm_game}/replay/"):
-        page.goto(live_server.url + path)
-        expect(page.locator("#viewer.loaded")).to_be_visible()
-        for _ in range(30):  # through the bidding, trump and the first tricks
-            page.keyboard.press("ArrowRight")
-        text = page.locator("main").inner_text()
-        assert not _raw_found(text), (path, _raw_found(text))
-    # A Sergeant Major game against people names its person as a person.
-    assert "walker (person)" in text
+    """Every step of each viewer's first deal (the bidding, trump, each trick, its end) and the
+    match's last step, at each width: no protocol form in the viewer's text, nothing wider
+    than the screen."""
+    from tests.browser.test_phone_layout_browser import assert_fits
+
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for path in (f"/matches/{site.kaiser_match}/", f"/matches/{site.sm_match}/",
+                     f"/play/{site.kaiser_game}/replay/", f"/play/{site.sm_game}/replay/"):
+            page.goto(live_server.url + path)
+            expect(page.locator("#viewer.loaded")).to_be_visible()
+            steps = page.locator("#v-step")
+            for _ in range(60):  # step by step through the first deal
+                text = page.locator("main").inner_text()
+                assert not _raw_found(text), (width, path, steps.inner_text(), _raw_found(text))
+                if "over" in steps.inner_text():  # "deal over", "hand over"
+                    break
+                page.keyboard.press("ArrowRight")
+            page.keyboard.press("End")
+            text = page.locator("main").inner_text()
+            assert not _raw_found(text), (width, path, "the last step", _raw_found(text))
+            assert_fits(page, f"{path} at {width} px")
+            if path == f"/play/{site.sm_game}/replay/":
+                # A Sergeant Major game against people names its person as a person.
+                assert "walker (person)" in text
