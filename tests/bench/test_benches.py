@@ -162,6 +162,21 @@ def test_sandbox_speed_prints_each_design(bench_env: Env) -> None:
 
 @pytest.mark.sandbox
 @pytest.mark.timeout(180)
+def test_match_cpu_splits_a_match_by_phase_and_process(bench_env: Env) -> None:
+    out = run_bench("match_cpu", "--matches", "2", "--designs", "plain pipe,gVisor a seat",
+                    env=bench_env)
+
+    assert_prints(out, "plain pipe [load", "gVisor a seat [load", "the worker's CPU a match",
+                  "boot, a seat:", "start, a seat:", "a decision:", "freezer writes",
+                  "clock reads", "teardown, a seat:", "the Sentry's share", "median seat boot")
+    boot = next(line for line in out.splitlines() if line.startswith("  boot, a seat:")
+                and "Sentry" in line)
+    for part in ("launcher", "gofer", "Sentry", "interpreter", "engine"):
+        assert f"{part} " in boot, boot
+
+
+@pytest.mark.sandbox
+@pytest.mark.timeout(180)
 def test_table_cost_prints_a_tables_start_up_and_the_matchs_wall_time(bench_env: Env) -> None:
     out = run_bench("table_cost", "--rounds", "1", env=bench_env)
 
