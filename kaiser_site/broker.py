@@ -5,6 +5,12 @@ text order. The number has no fixed width, so once the uptime passes 1,000 s (10
 `1000000_...` sorts before `999999_...`: every new message jumps the queue and the old ones
 wait behind it (issue 20: a tournament match waited 4.5 minutes behind newer ladder matches).
 
+Kombu's binding of a queue to an exchange (a JSON table in the control folder) also races when
+two workers start at once: each opens a missing table with "wb", so one truncates what the other
+is writing and the table ends as two lists run together ("JSONDecodeError: Extra data"), which
+stops a worker at start. Here the table is created, read and rewritten under one exclusive lock
+(an empty table is an empty list), and read under a shared one.
+
 Here a name starts with 20 digits of wall-clock nanoseconds, never the same twice in a process,
 and the queue is read in the order of that number, so messages named by Kombu's own transport
 (left in the folder, or written by a process not yet restarted) are still read: before ours,
@@ -16,6 +22,7 @@ reboot, after which the monotonic clock starts at zero again.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -90,6 +97,47 @@ class Channel(filesystem.Channel):
         except OSError as error:
             raise ChannelError(f"Cannot read file {taken!r} from queue.") from error
         return payload
+
+
+    def _queue_bind(self, exchange: str, routing_key: str, pattern: str, queue: str) -> None:
+        """Add the queue to the exchange's table: created, read and rewritten under one
+        exclusive lock, so two workers binding at once both end in it."""
+        self.control_folder.mkdir(parents=True, exist_ok=True)
+        entry = filesystem.exchange_queue_t(routing_key or "", pattern or "", queue or "")
+        path = self.control_folder / f"{exchange}.exchange"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            queues = _table(os.read(fd, 1 << 20))
+            if entry not in queues:
+                queues.insert(0, entry)
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.ftruncate(fd, 0)
+                os.write(fd, str_to_bytes(dumps(queues)))
+        finally:
+            os.close(fd)  # (the lock goes with it)
+
+    def get_table(self, exchange: str) -> list[Any]:
+        """The exchange's queues (none while its table is still being made)."""
+        path = self.control_folder / f"{exchange}.exchange"
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise ChannelError(f"Cannot open {path}") from error
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            return _table(os.read(fd, 1 << 20))
+        finally:
+            os.close(fd)
+
+
+def _table(raw: bytes) -> list[Any]:
+    """An exchange's table as Kombu writes it (JSON: a list of [routing key, pattern, queue]);
+    an empty file (just created) is an empty table."""
+    text = bytes_to_str(raw).strip()
+    return [filesystem.exchange_queue_t(*q) for q in loads(text)] if text else []
 
 
 class Transport(filesystem.Transport):

@@ -163,3 +163,40 @@ def test_a_message_is_never_visible_half_written(
         put_all(conn, queue_name, [1])
         assert [name.endswith(".part") for name in seen[0]] == [True]
         assert get_all(conn, queue_name) == [1]
+
+
+BIND = """
+import sys, time
+sys.path.insert(0, {root!r})
+from kaiser_site import broker
+broker.use_for_filesystem_urls()
+import kombu
+from kombu.transport import filesystem
+options = {{"data_folder_in": {queue!r}, "data_folder_out": {queue!r},
+            "control_folder": {control!r}, "store_processed": False}}
+with kombu.Connection("filesystem://", transport_options=options) as conn:
+    channel = conn.default_channel
+    while time.time() < {at}:  # every process binds at the same moment
+        pass
+    for i in range(300):  # each exchange's table is made by whichever process comes first
+        channel._queue_bind(f"ex-{{i}}", "key", "", f"q-{{sys.argv[1]}}")
+    print(sum(len(channel.get_table(f"ex-{{i}}")) for i in range(300)))
+"""
+
+
+def test_workers_that_bind_queues_at_once_all_end_in_a_whole_table(folder: Path) -> None:
+    """Two workers starting together once left the exchange's table as two JSON lists run
+    together ("Extra data"), which stopped one at start: six processes that each bind a queue
+    of their own to the same 300 exchanges at the same moment end with 300 whole tables of
+    all six queues."""
+    import time
+
+    script = BIND.format(root=str(ROOT), queue=str(folder / "queue"),
+                         control=str(folder / "control"), at=time.time() + 1.5)
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(n)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for n in range(6)]
+    results = [proc.communicate(timeout=60) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), [err for _, err in results]
+    for i in range(300):
+        table = json.loads((folder / "control" / f"ex-{i}.exchange").read_text())
+        assert sorted(q for _, _, q in table) == [f"q-{n}" for n in range(6)], (i, table)
