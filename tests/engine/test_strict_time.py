@@ -58,7 +58,7 @@ DECODE = re.compile(r"^DECODE .* sent=(\d+) got=(\d+) ", re.M)
 
 def pair_program(tmp_path: Path) -> Path:
     folder = tmp_path / "think_time"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     shutil.copy(PROBES / "think_time.py", folder / "bot.py")
     for helper in ("_channel.py", "_play.py"):
         shutil.copy(PROBES / helper, folder / helper)
@@ -90,14 +90,16 @@ def pair_match(program: Path, clock: TimeControl, seed: str, *, rules: Rules = R
     return replay, pair
 
 
-def read_pairs(program: Path, clock: TimeControl, symbols: int) -> Reading:
-    """Matches until the partners have decoded `symbols` symbols (at most sixteen matches).
+def read_pairs(program: Path, clock: TimeControl, symbols: int,
+               reading: Reading | None = None) -> Reading:
+    """Matches until the partners have decoded `symbols` symbols (at most sixteen matches a
+    hundred symbols), added to `reading` if given.
 
     Under strict time a reply later than its slot is a timeout, and on a host loaded many
     times over a seat's round trip can take that long: such a match ends there, its finished
     deals count, and the next one plays on (the detail is kept, for the failure message)."""
-    reading = Reading()
-    while reading.tried < symbols and reading.matches < 16:
+    reading = reading or Reading()
+    while reading.tried < symbols and reading.matches < 16 * -(-symbols // 100):
         replay, pair = pair_match(program, clock, f"{SEEDS}/{reading.matches}")
         reading.matches += 1
         forfeit = replay["result"]["forfeit"]
@@ -160,9 +162,15 @@ def test_under_strict_time_the_pair_decodes_at_chance_beside_busy_loops(tmp_path
 
 def test_positive_control_under_the_normal_control_the_pair_reads_its_partner(
         tmp_path: Path) -> None:
-    reading = read_pairs(pair_program(tmp_path), NORMAL, 100)
-
+    program = pair_program(tmp_path)
+    reading = read_pairs(program, NORMAL, 100)
     p = chance_of_at_least(reading.right, reading.tried, CHANCE)
+    # A loaded host blurs the channel (the partner's delay drowns in the host's): it is read
+    # on, up to 400 symbols, until the evidence is there (at chance, four looks at p < 0.001
+    # would find it once in 250 runs at most).
+    while p >= 0.001 and reading.tried < 400:
+        reading = read_pairs(program, NORMAL, reading.tried + 100, reading)
+        p = chance_of_at_least(reading.right, reading.tried, CHANCE)
     print(f"normal time: {reading.right} of {reading.tried} symbols right (p = {p:.1e})")
     assert reading.tried >= 100
     assert p < 0.001, reading
@@ -175,24 +183,28 @@ def test_a_sides_messages_go_out_on_the_slot_grid_however_long_its_replies_took(
     """Each of the pair's messages goes out a whole number of slots after its last one, never
     sooner, whether that reply came at once or 30 ms on. A message sent when the reply came
     would go out early by T less the reply's time (builtin:greedy's decisions take no time)."""
-    replay, pair = pair_match(pair_program(tmp_path), STRICT, "grid",
-                              rules=dataclasses.replace(RULES, max_deals=1))
-
-    forfeit = replay["result"]["forfeit"]
-    assert forfeit is None or "strict slot" in forfeit["detail"], forfeit
     late: list[float] = []  # each gap less its whole slots, ms
     walls: list[float] = []
-    for game in (0, 1):
-        times = sorted((t for p in pair.players if p.game == game
-                        for t in p.decision_times()), key=lambda t: t.sent)
-        gaps = [(b.sent - a.sent) * 1000 for a, b in itertools.pairwise(times)]
-        # Never sooner than a slot: `sent` is read just after the slot's start, once the seat's
-        # CPU time is (a few tenths of a ms, a few ms on a loaded host).
-        assert min(gaps) > T_MS - EARLY_MS, gaps
-        # The host only ever makes a slot late, never early: each gap is whole slots and what
-        # the host added (a late slot moves the ones after it: engine.slots).
-        late += [gap - (gap + EARLY_MS) // T_MS * T_MS for gap in gaps]
-        walls += [t.wall_ms for t in times]
+    # A match whose slot the host missed (a loaded host: a timeout that names the slot) ends
+    # early, its games' gaps counted still; another is played until 20 gaps are measured.
+    for attempt in range(4):
+        replay, pair = pair_match(pair_program(tmp_path / str(attempt)), STRICT,
+                                  f"grid/{attempt}", rules=dataclasses.replace(RULES, max_deals=1))
+        forfeit = replay["result"]["forfeit"]
+        assert forfeit is None or "strict slot" in forfeit["detail"], forfeit
+        for game in (0, 1):
+            times = sorted((t for p in pair.players if p.game == game
+                            for t in p.decision_times()), key=lambda t: t.sent)
+            gaps = [(b.sent - a.sent) * 1000 for a, b in itertools.pairwise(times)]
+            # Never sooner than a slot: `sent` is read just after the slot's start, once the
+            # seat's CPU time is (a few tenths of a ms, a few ms on a loaded host).
+            assert not gaps or min(gaps) > T_MS - EARLY_MS, gaps
+            # The host only ever makes a slot late, never early: each gap is whole slots and
+            # what the host added (a late slot moves the ones after it: engine.slots).
+            late += [gap - (gap + EARLY_MS) // T_MS * T_MS for gap in gaps]
+            walls += [t.wall_ms for t in times]
+        if len(late) >= 20:
+            break
     late.sort()
     print(f"{len(late)} gaps: whole slots + {late[0]:.2f} to {late[-1]:.2f} ms (median "
           f"{statistics.median(late):.2f}); replies {min(walls):.1f} to {max(walls):.1f} ms")
@@ -257,8 +269,10 @@ def test_under_strict_time_deal_end_reaches_a_seat_only_with_its_next_message(
 
     assert len(pairs) == 4  # deal 0 of each game, at each of the side's two seats
     for deal_end, act in pairs:
-        assert deal_end[0] == act[0], (deal_end, act)  # one read brought both
-        assert act[2] - deal_end[2] < 5
+        # One read brought both: the deal's end waited for the act. (Their times in the bot
+        # are that one read's lines parsed one after the other: apart by the bot's own work,
+        # which a loaded host stretches to several ms.)
+        assert deal_end[0] == act[0], (deal_end, act)
 
 
 def test_positive_control_under_the_normal_control_deal_end_comes_when_the_deal_ends(
