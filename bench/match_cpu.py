@@ -46,7 +46,7 @@ from engine import botproc, clock  # noqa: E402
 from engine.botproc import program_player_factory  # noqa: E402
 from engine.clock import _process_cpu_ns  # noqa: E402
 from engine.kaiser.match import run_match  # noqa: E402
-from engine.sandbox import cgroups  # noqa: E402
+from engine.sandbox import cgroups, gvisor  # noqa: E402
 from engine.sandbox.seat import SandboxProcess  # noqa: E402
 
 DEFAULT_DESIGNS = ["plain pipe", "host kernel (bwrap)", "gVisor a seat"]
@@ -339,10 +339,23 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=6)
     parser.add_argument("--designs", default=",".join(DEFAULT_DESIGNS),
                         help="comma-separated, of: " + ", ".join(DESIGNS))
+    parser.add_argument("--runsc", action="append", default=[], metavar="PATH",
+                        help="another runsc to measure beside the designs (repeatable): its "
+                             "ptrace and, where it has it, its systrap platform")
     args = parser.parse_args()
     names = [name.strip() for name in args.designs.split(",")]
+    for runsc in args.runsc:
+        version, platforms = gvisor.runsc_facts(runsc)
+        for platform in ("ptrace", "systrap"):
+            if platform in platforms:
+                name = f"gVisor {platform}, runsc {version}"
+                DESIGNS[name] = {"KAISER_SANDBOX_KERNEL": "gvisor", "KAISER_RUNSC": runsc,
+                                 "KAISER_GVISOR_PLATFORM": platform}
+                names.append(name)
     loads = Loads()
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; runsc on PATH: "
+          + ("{} ({})".format(*gvisor.runsc_facts(runsc)) if (runsc := gvisor.runsc_path())
+             else "none"))
     totals: dict[str, Any] = {}
     for _ in range(2):  # in turns: every backend sees the same load
         for name in names:

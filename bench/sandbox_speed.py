@@ -88,7 +88,11 @@ class TimedFactory:
 DESIGNS = {"plain pipe": {"unsandboxed": "1"},
            "host kernel (bwrap)": {"KAISER_SANDBOX_KERNEL": "host"},
            "gVisor (all frozen)": {"KAISER_SANDBOX_KERNEL": "gvisor", "all_frozen": "1"},
-           "gVisor a seat": {"KAISER_SANDBOX_KERNEL": "gvisor"}}
+           "gVisor a seat": {"KAISER_SANDBOX_KERNEL": "gvisor"},
+           # the default's platform named (a runsc without systrap refuses that design)
+           "gVisor ptrace": {"KAISER_SANDBOX_KERNEL": "gvisor", "KAISER_GVISOR_PLATFORM": "ptrace"},
+           "gVisor systrap": {"KAISER_SANDBOX_KERNEL": "gvisor",
+                              "KAISER_GVISOR_PLATFORM": "systrap"}}
 
 
 @contextlib.contextmanager

@@ -37,7 +37,9 @@ VARIABLES = ("KAISER_UNSANDBOXED", "KAISER_SANDBOX_KERNEL", "KAISER_SANDBOX_ALLO
              "KAISER_SANDBOX_CGROUP_ROOT", "KAISER_SANDBOX_TMP_MOUNT",
              "KAISER_SANDBOX_TMP_SLOTS", "KAISER_SANDBOX_STATE_DIR", "KAISER_SANDBOX_SYSROOT",
              "KAISER_SEAT_UIDS", "KAISER_SANDBOX_FREEZE", "KAISER_SANDBOX_PROBE_SECONDS",
-             "KAISER_SANDBOX_POOL", *LIMIT_VARIABLES.values())
+             "KAISER_SANDBOX_POOL", "KAISER_GVISOR_PLATFORM", "KAISER_RUNSC",
+             *LIMIT_VARIABLES.values())
+PLATFORMS = ("", "ptrace", "systrap")  # gVisor's ways to catch a bot's system calls
 T = TypeVar("T")
 
 
@@ -59,6 +61,8 @@ class SandboxConfig:
     freeze: bool = True  # KAISER_SANDBOX_FREEZE=0: seats off move are not stopped (benches)
     probe_seconds: int = 60  # ..._PROBE_SECONDS: a worker probes its sandbox this often
     pool: int = 4  # KAISER_SANDBOX_POOL: seats kept booted ahead per worker process
+    gvisor_platform: str = ""  # KAISER_GVISOR_PLATFORM: "" (engine.sandbox.gvisor's), ptrace...
+    runsc: Path | None = None  # KAISER_RUNSC: the runsc to run (else the one on PATH)
     limits: SandboxLimits = field(default_factory=SandboxLimits)
 
     @property
@@ -85,6 +89,8 @@ class SandboxConfig:
             freeze=read.flag("KAISER_SANDBOX_FREEZE", True),
             probe_seconds=read.integer("KAISER_SANDBOX_PROBE_SECONDS", 60, least=1),
             pool=read.integer("KAISER_SANDBOX_POOL", 4, least=0),
+            gvisor_platform=read.choice("KAISER_GVISOR_PLATFORM", PLATFORMS),
+            runsc=read.path("KAISER_RUNSC"),
             limits=SandboxLimits(**{
                 name: read.integer(variable, getattr(defaults, name), least=1)
                 for name, variable in LIMIT_VARIABLES.items()}),

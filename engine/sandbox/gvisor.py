@@ -20,9 +20,14 @@ Inside, the bot is uid 0 of the seat's own user namespace with no capability at 
 nothing (its files on the host belong to the seat's uid), which lets the gofer create its files
 in the seat's /tmp (a rootless gofer cannot give them to any other uid).
 
-The ptrace platform: `kvm` hangs on our workers (nested virtualisation), and the newer
-`systrap` is not in Debian's runsc. The Sentry and its helpers cost memory and tasks of their
-own, which the seat's cgroup gets on top of the bot's limits (MEMORY_EXTRA_MB, TASKS_EXTRA).
+The platform (how the Sentry catches the bot's system calls): `kvm` hangs on our workers
+(nested virtualisation); `ptrace` is in every runsc; `systrap` (faster calls, fewer host tasks a
+process) is in the runsc of bookworm-backports and Debian 13 (0.0~20240729), not in Debian 12's
+(0.0~20221219). KAISER_GVISOR_PLATFORM chooses; unset, a seat plays on DEFAULT_PLATFORM where
+the runsc has it, else on ptrace (`platform`); the seat's reason (/health/, the worker's log)
+names the runsc and the platform. The Sentry and its helpers cost memory and tasks of their own,
+which the seat's cgroup gets on top of the bot's limits (MEMORY_EXTRA_MB, TASKS_EXTRA,
+TASKS_PER_PROCESS).
 """
 
 from __future__ import annotations
@@ -30,9 +35,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -48,10 +55,13 @@ from engine.sandbox.uids import left_by_the_dead, owner_token
 # seat holds about 25 MB and 67 host tasks (runsc, the Sentry's and the gofer's Go threads);
 # each process of the bot adds a ptrace stub and Sentry threads, 5 to 7 host tasks (30 busy
 # children: 262 tasks). The seat's pids.max is TASKS_EXTRA + TASKS_PER_PROCESS a process.
+# Under systrap a process of the bot costs 1.9 host tasks, not ptrace's 4.9 (no ptrace stub
+# and tracer thread of its own): a fork bomb then meets pids.max, and ends as 'resource', as
+# soon as under ptrace only with a smaller allowance a process.
 MEMORY_EXTRA_MB = 128
 TASKS_EXTRA = 96
-TASKS_PER_PROCESS = 8
-PLATFORM = "ptrace"
+TASKS_PER_PROCESS = {"ptrace": 8, "systrap": 4}
+DEFAULT_PLATFORM = "ptrace"
 _ROOT_DIRS = ("bot", "dev", "etc", "proc", "sys", "tmp", "usr")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
 # Every file and folder a seat's binds show has its access time set this far ahead (2100):
@@ -62,8 +72,46 @@ PINNED_ATIME_NS = 4_102_444_800 * 10**9
 MS_NOSUID, MS_NODEV, MS_NOATIME = 2, 4, 1024
 
 
-def runsc_path() -> str | None:
+def runsc_path(cfg: SandboxConfig | None = None) -> str | None:
+    """KAISER_RUNSC if set (None if it is not an executable), else the runsc on PATH."""
+    chosen = (cfg or config()).runsc
+    if chosen is not None:
+        return str(chosen) if os.access(chosen, os.X_OK) else None
     return shutil.which("runsc", path=search_path())
+
+
+@functools.cache
+def runsc_facts(runsc: str) -> tuple[str, tuple[str, ...]]:
+    """(version, platforms) of a runsc: the first line of `runsc --version` ("runsc version
+    0.0~20240729.0"), and the platforms its --platform flag names in `runsc flags`."""
+    try:
+        version = subprocess.run([runsc, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout.strip().splitlines()
+        flags = subprocess.run([runsc, "flags"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InfrastructureError(f"could not run {runsc}: {exc}") from exc
+    said = re.search(r"-platform string\s*\n\s*(.*)", flags)
+    platforms = tuple(dict.fromkeys(re.findall(r"\b(ptrace|systrap|kvm)\b", said.group(1))
+                                    if said else ["ptrace"]))
+    return (version[0].removeprefix("runsc version ") if version else "of unknown version"), \
+        platforms
+
+
+def platform(cfg: SandboxConfig) -> str:
+    """The platform this worker's seats play on: KAISER_GVISOR_PLATFORM's (an error that names
+    the runsc if it lacks it), else DEFAULT_PLATFORM where the runsc has it, else ptrace."""
+    runsc = runsc_path(cfg)
+    if runsc is None:
+        raise InfrastructureError("runsc (gVisor) is not installed: apt-get install runsc")
+    version, platforms = runsc_facts(runsc)
+    asked = cfg.gvisor_platform
+    if asked and asked not in platforms:
+        raise InfrastructureError(
+            f"KAISER_GVISOR_PLATFORM={asked}, but {runsc} ({version}) has no {asked} platform "
+            f"(it has {', '.join(platforms)}): install the runsc of bookworm-backports "
+            "(scripts/bootstrap.sh does) or choose ptrace")
+    return asked or (DEFAULT_PLATFORM if DEFAULT_PLATFORM in platforms else "ptrace")
 
 
 def choose_kernel(cfg: SandboxConfig) -> tuple[str, str]:
@@ -77,12 +125,14 @@ def choose_kernel(cfg: SandboxConfig) -> tuple[str, str]:
     if asked == "host":
         return "host", "the host's kernel, shared by every seat (KAISER_SANDBOX_KERNEL=host)"
     missing = None
-    if runsc_path() is None:
+    runsc = runsc_path(cfg)
+    if runsc is None:
         missing = "runsc (gVisor) is not installed (apt-get install runsc)"
     elif os.geteuid() != 0:
         missing = "not root, so no seat cgroups to hold gVisor's kernels"
-    if missing is None:
-        return "gvisor", f"every seat its own gVisor kernel (runsc, {PLATFORM} platform)"
+    if runsc is not None and missing is None:
+        return "gvisor", (f"every seat its own gVisor kernel (runsc {runsc_facts(runsc)[0]}, "
+                          f"{platform(cfg)} platform)")
     if asked != "gvisor" and cfg.allow_shared_kernel:
         return "host", f"the host's kernel, shared by every seat: {missing}"
     raise InfrastructureError(
@@ -338,11 +388,11 @@ class SeatBundle:
             os.chown(self.runsc_root, owner, owner)
         self.name = name
 
-    def command(self, runsc: str) -> list[str]:
+    def command(self, runsc: str, platform: str) -> list[str]:
         # --ignore-cgroups: the seat's cgroups are made and joined before runsc starts, so
         # runsc, the Sentry and the gofer all live in them; runsc must not move them.
         # --oci-seccomp: the config's filter (filter.oci_rules) applies inside gVisor.
-        return [runsc, "--rootless", f"--root={self.runsc_root}", f"--platform={PLATFORM}",
+        return [runsc, "--rootless", f"--root={self.runsc_root}", f"--platform={platform}",
                 "--network=none", "--ignore-cgroups", "--oci-seccomp", "run", "--bundle",
                 str(self.path), self.name]
 

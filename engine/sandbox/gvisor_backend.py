@@ -42,10 +42,12 @@ class GvisorBackend(Backend):
     engine_holds_cpu_limit = True
 
     @staticmethod
-    def extra(limits: SandboxLimits) -> tuple[int, int]:
-        """The Sentry's memory and tasks (gvisor.MEMORY_EXTRA_MB and the TASKS_*)."""
+    def extra(limits: SandboxLimits, cfg: SandboxConfig) -> tuple[int, int]:
+        """The Sentry's memory and tasks (gvisor.MEMORY_EXTRA_MB and the TASKS_*, these by
+        the platform the seat plays on)."""
+        per_process = gvisor.TASKS_PER_PROCESS[gvisor.platform(cfg)]
         return (gvisor.MEMORY_EXTRA_MB,
-                gvisor.TASKS_EXTRA + (gvisor.TASKS_PER_PROCESS - 1) * limits.max_processes)
+                gvisor.TASKS_EXTRA + (per_process - 1) * limits.max_processes)
 
     def __init__(self, limits: SandboxLimits, parts: SeatParts) -> None:
         super().__init__(limits, parts)
@@ -55,6 +57,7 @@ class GvisorBackend(Backend):
         """The seat's bundle folder and /usr. gVisor's kernel serves every call of the bot, so
         the host filter has nothing of the bot's to filter (gVisor filters its own Sentry's)."""
         self.seccomp = True  # filter.oci_rules, applied by gVisor inside its kernel
+        self._runsc, self._platform = gvisor.runsc_path(cfg), gvisor.platform(cfg)
         state = _state_dir("gvisor")
         gvisor.sweep_stale(state)
         self._bundle_state = state
@@ -77,7 +80,7 @@ class GvisorBackend(Backend):
         return gvisor.SeatBundle(state, _seat_name(), self.seat_uid, config)
 
     def spawn(self, workdir: Path, run: Sequence[str] | None) -> subprocess.Popen[bytes]:
-        runsc = gvisor.runsc_path()
+        runsc = self._runsc
         if runsc is None:
             raise InfrastructureError("runsc (gVisor) is not installed: apt-get install runsc")
         self._bundle = self._gvisor_bundle(workdir)
@@ -92,7 +95,8 @@ class GvisorBackend(Backend):
         if setpriv is not None:  # the supervisor hears of the worker's death (root: kept)
             outer = [setpriv, "--pdeathsig=TERM", "--", *outer]
         pipe = subprocess.PIPE
-        return subprocess.Popen([*outer, *_run_as(self.seat_uid), *self._bundle.command(runsc)],
+        command = self._bundle.command(runsc, self._platform)
+        return subprocess.Popen([*outer, *_run_as(self.seat_uid), *command],
                                 env={"PATH": SANDBOX_PATH}, stdin=pipe, stdout=pipe,
                                 stderr=pipe, cwd="/")
 

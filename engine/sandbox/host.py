@@ -148,7 +148,7 @@ class HostBackend(Backend):
     pid namespace found through bwrap's --info-fd and killed first."""
 
     @staticmethod
-    def extra(limits: SandboxLimits) -> tuple[int, int]:
+    def extra(limits: SandboxLimits, cfg: SandboxConfig) -> tuple[int, int]:
         return 0, 2  # the two bwrap processes
 
     def __init__(self, limits: SandboxLimits, parts: SeatParts) -> None:

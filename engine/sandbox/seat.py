@@ -54,7 +54,7 @@ def _make_backend(limits: SandboxLimits, unsandboxed: bool, cfg: SandboxConfig) 
     try:
         kernel, kernel_reason = choose_kernel(cfg)
         backend_class = GvisorBackend if kernel == "gvisor" else HostBackend
-        parts = SeatParts.make(cfg, limits, backend_class.extra(limits))
+        parts = SeatParts.make(cfg, limits, backend_class.extra(limits, cfg))
     except OSError as exc:  # the worker is out of file descriptors, uids or mounts
         raise InfrastructureError(f"could not start the sandbox: {exc}") from exc
     try:

@@ -30,6 +30,7 @@ def test_no_variable_gives_the_defaults() -> None:
     assert got.sysroot == Path("/run/kaiser-arena/gvisor/sysroot")
     assert got.seat_uids == range(620000, 624000)
     assert (got.freeze, got.probe_seconds, got.pool) == (True, 60, 4)
+    assert (got.gvisor_platform, got.runsc) == ("", None)
     assert got.limits == SandboxLimits()
 
 
@@ -44,12 +45,14 @@ def test_every_variable_is_read() -> None:
         "KAISER_SANDBOX_PROBE_SECONDS": "5", "KAISER_SANDBOX_POOL": "0",
         "KAISER_SANDBOX_MEMORY_MB": "256", "KAISER_SANDBOX_CPU_SECONDS": "60",
         "KAISER_SANDBOX_PROCESSES": "8", "KAISER_SANDBOX_FILE_MB": "4",
-        "KAISER_SANDBOX_TMP_MB": "8", "KAISER_SANDBOX_TMP_INODES": "100"})
+        "KAISER_SANDBOX_TMP_MB": "8", "KAISER_SANDBOX_TMP_INODES": "100",
+        "KAISER_GVISOR_PLATFORM": "systrap", "KAISER_RUNSC": "/opt/gvisor/runsc"})
     assert got == SandboxConfig(
         unsandboxed=True, kernel="host", allow_shared_kernel=True, cgroup=False,
         allow_rlimit=True, cgroup_root=Path("/sys/fs/cgroup/k"), tmp_mount=False,
         tmp_slots=Path("/run/slots"), state_dir=Path("/var/k"), sysroot=Path("/var/k/usr"),
         seat_uids=range(70000, 70100), freeze=False, probe_seconds=5, pool=0,
+        gvisor_platform="systrap", runsc=Path("/opt/gvisor/runsc"),
         limits=SandboxLimits(memory_mb=256, cpu_seconds=60, max_processes=8, file_size_mb=4,
                              tmp_mb=8, tmp_inodes=100))
 
@@ -90,6 +93,9 @@ def test_cgroups_turned_off_allow_the_rlimit_fallback() -> None:
      "KAISER_SANDBOX_POOL='-1' is not accepted: it must be at least 0"),
     ("KAISER_SANDBOX_POOL", "four", "KAISER_SANDBOX_POOL='four' is not an integer (a whole "
      "number, at least 0)"),
+    ("KAISER_GVISOR_PLATFORM", "kvm",
+     "KAISER_GVISOR_PLATFORM='kvm' is not accepted: it must be ptrace or systrap (or empty)"),
+    ("KAISER_RUNSC", "runsc", "KAISER_RUNSC='runsc' is not an absolute path"),
     ("KAISER_SANDBOX_MEMORY_MB", "lots", "KAISER_SANDBOX_MEMORY_MB='lots' is not an integer"),
     ("KAISER_SANDBOX_CPU_SECONDS", "0", "KAISER_SANDBOX_CPU_SECONDS='0' is not accepted"),
     ("KAISER_SANDBOX_PROCESSES", "1.5", "KAISER_SANDBOX_PROCESSES='1.5' is not an integer"),
@@ -137,4 +143,5 @@ def test_to_dict_shows_paths_and_uids_as_text() -> None:
     assert shown["pool"] == 4 and shown["kernel"] == ""
     assert set(shown) == {"unsandboxed", "kernel", "allow_shared_kernel", "cgroup",
                           "allow_rlimit", "cgroup_root", "tmp_mount", "tmp_slots", "state_dir",
-                          "sysroot", "seat_uids", "freeze", "probe_seconds", "pool", "limits"}
+                          "sysroot", "seat_uids", "freeze", "probe_seconds", "pool",
+                          "gvisor_platform", "runsc", "limits"}
