@@ -82,7 +82,7 @@ class _SlotTmp(_Tmpfs):
         held = _hold_first_free(candidates, start, os.O_RDONLY | os.O_DIRECTORY)
         if held is None:
             raise OSError(errno.EBUSY, f"all {len(candidates)} slots are in use")
-        self.path, self._fd = held
+        self.path, self._fd = Path(held[0]), held[1]
         self._reset()
         os.chown(self.path, uid, uid)
         self.inodes = os.statvfs(self.path).f_files
