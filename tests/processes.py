@@ -56,11 +56,13 @@ class LoggedProcess:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
 
-    def stop(self) -> None:
+    def stop(self, grace_s: float = 20) -> None:
+        """SIGTERM (a worker's warm shutdown: it finishes what it runs), then after grace_s
+        the whole group killed."""
         if self.proc.poll() is None:
             self.proc.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(20)
+                self.proc.wait(grace_s)
         self.kill_group()
 
     def kill(self) -> None:

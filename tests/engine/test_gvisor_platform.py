@@ -30,7 +30,8 @@ def stand_in(tmp_path: Path, version: str) -> Path:
     runsc.write_text(
         "#!/bin/sh\n"
         f'if [ "$1" = --version ]; then echo "runsc version {version}"; echo "spec: 1.0.2"; fi\n'
-        f'if [ "$1" = flags ]; then printf "  -platform string\\n    \\t{FLAGS[version]}\\n" >&2; fi\n')
+        f'if [ "$1" = flags ]; then\n'
+        f'  printf "  -platform string\\n    \\t{FLAGS[version]}\\n" >&2\nfi\n')
     runsc.chmod(0o755)
     return runsc
 

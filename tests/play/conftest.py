@@ -200,4 +200,6 @@ def real_workers(settings: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
 
     yield start
     for worker in started:
-        worker.stop()
+        # A game the test left open would hold a warm shutdown until its move's timeout:
+        # nothing of it is asserted any more, so the worker gets 3 s, then is killed.
+        worker.stop(grace_s=3)

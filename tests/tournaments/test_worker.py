@@ -72,8 +72,8 @@ def start_worker(settings, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
         return worker
 
     yield start
-    for worker in workers:
-        worker.stop()
+    for worker in workers:  # what it still plays is not asserted: 3 s, then killed
+        worker.stop(grace_s=3)
 
 
 def _wait_status(match_id: int, status: str, timeout: float = 90) -> Match:
