@@ -283,7 +283,8 @@
       var p = entry.deal.points, d = entry.deal.delta || [0, 0];
       var team = function (t) {
         return teamText(entry, t) + ": " + s.taken[t] + (s.taken[t] === 1 ? " trick, " : " tricks, ") +
-          p[t] + (p[t] === 1 ? " point" : " points") + ", score " + (d[t] >= 0 ? "+" : "\u2212") + Math.abs(d[t]);
+          number(p[t]) + (Math.abs(p[t]) === 1 ? " point" : " points") + ", score " +
+          (d[t] >= 0 ? "+" : "\u2212") + Math.abs(d[t]);
       };
       box.appendChild(dealOver("Deal over", [team(0), team(1)]));
       return;

@@ -49,7 +49,7 @@ def test_the_end_of_a_deal_is_said_across_the_table_at_every_width(
         assert note.locator("strong").inner_text() == "Deal over"
         assert len(lines) == 2, lines  # one line a side
         for line in lines:
-            said = r".+ \(.+\): \d+ tricks?, \d+ points?, score [+\u2212]\d+"
+            said = r".+ \(.+\): \d+ tricks?, \u2212?\d+ points?, score [+\u2212]\d+"
             assert re.fullmatch(said, line), line
             assert not re.search(r"\b1 tricks\b|\b1 points\b", line), line
         assert not _raw_found(note.inner_text()), _raw_found(note.inner_text())
