@@ -47,6 +47,7 @@ from engine.botproc import program_player_factory  # noqa: E402
 from engine.clock import _process_cpu_ns  # noqa: E402
 from engine.kaiser.match import run_match  # noqa: E402
 from engine.sandbox import cgroups, gvisor  # noqa: E402
+from engine.sandbox.cgroups import _parent_pid  # noqa: E402
 from engine.sandbox.seat import SandboxProcess  # noqa: E402
 
 DEFAULT_DESIGNS = ["plain pipe", "host kernel (bwrap)", "gVisor a seat"]
@@ -60,14 +61,6 @@ def _argv0(pid: int) -> bytes:
             return cmdline.read().split(b"\0", 1)[0]
     except OSError:
         return b""
-
-
-def _parent(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return int(stat.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 def _tree(root: int) -> set[int]:
@@ -88,7 +81,7 @@ def classify(pids: set[int]) -> dict[int, str]:
     bot's code; runsc's other processes and the shells and setpriv above them are the
     launcher; bwrap's are the launcher on the host's kernel; the rest is the interpreter."""
     names = {pid: _argv0(pid) for pid in pids}
-    parents = {pid: _parent(pid) for pid in pids}
+    parents = {pid: _parent_pid(pid) for pid in pids}
     sentries = {pid for pid, name in names.items()
                 if name == b"runsc-sandbox" and names.get(parents[pid]) != b"runsc-sandbox"}
 
