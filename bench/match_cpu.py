@@ -347,8 +347,7 @@ def main() -> None:
                 names.append(name)
     loads = Loads()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; runsc on PATH: "
-          + ("{} ({})".format(*gvisor.runsc_facts(runsc)) if (runsc := gvisor.runsc_path())
-             else "none"))
+          + (_runsc_words(runsc) if (runsc := gvisor.runsc_path()) else "none"))
     totals: dict[str, Any] = {}
     for _ in range(2):  # in turns: every backend sees the same load
         for name in names:
@@ -358,6 +357,11 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} at the end; median seat boot "
           + ", ".join(f"{n} {statistics.median(_boots(totals[n]['split'])) / 1e6:.0f} ms"
                       for n in names if _boots(totals[n]['split'])))
+
+
+def _runsc_words(runsc: str) -> str:
+    version, platforms = gvisor.runsc_facts(runsc)
+    return f"{runsc} {version} (platforms: {', '.join(platforms)})"
 
 
 def _boots(split: Split) -> list[float]:
