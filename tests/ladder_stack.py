@@ -78,3 +78,15 @@ def wait_rated(ladder: Ladder, count: int, timeout: float) -> None:
         assert failed is None, failed.error
         time.sleep(0.5)  # polling the database for the rows this test waits for
     pytest.fail(f"only {done.count()} of {count} rated matches finished in {timeout} s")
+
+
+def wait_settled(ladder: Ladder, timeout: float) -> None:
+    """Until no match of the ladder that went to a worker is still to be played (one sent
+    before the ladder was stopped still finishes, and changes what was played)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not Match.objects.filter(ladder=ladder, dispatched__isnull=False, status__in=[
+                Match.Status.QUEUED, Match.Status.RUNNING]).exists():
+            return
+        time.sleep(0.5)  # polling the database for the rows this test waits for
+    pytest.fail(f"the ladder's matches still play after {timeout} s")

@@ -24,7 +24,7 @@ from fairplay.models import FairPlayCheck
 from ladder import services as ladder_services
 from ladder.models import Ladder
 from matches.models import Match
-from tests.ladder_stack import ladder_worker, upload_checked, wait_rated
+from tests.ladder_stack import ladder_worker, upload_checked, wait_rated, wait_settled
 from tests.processes import LoggedProcess
 
 pytestmark = [pytest.mark.worker, pytest.mark.sandbox, pytest.mark.django_db(transaction=True),
@@ -78,6 +78,7 @@ def test_a_signalling_pair_is_flagged_in_the_staff_report_and_an_honest_bot_is_n
     assert ladder_services.ladder_schedule(ladder_id=ladder.pk) == 1  # then it refills itself
     wait_rated(ladder, RATED_MATCHES, timeout=600)
     Ladder.objects.filter(pk=ladder.pk).update(active=False)
+    wait_settled(ladder, timeout=600)  # a match in flight finishes before the checks read
     played = list(Match.objects.filter(ladder=ladder, status=Match.Status.FINISHED))
     assert all(m.times_key for m in played)  # the worker kept each decision's times
 
