@@ -81,11 +81,12 @@ def wait_rated(ladder: Ladder, count: int, timeout: float) -> None:
 
 
 def wait_settled(ladder: Ladder, timeout: float) -> None:
-    """Until no match of the ladder that went to a worker is still to be played (one sent
-    before the ladder was stopped still finishes, and changes what was played)."""
+    """Until no match of the ladder is still to be played: one made before the ladder was
+    stopped still plays (each match's end sends the next waiting one), and changes what was
+    played; a stopped ladder makes no more."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not Match.objects.filter(ladder=ladder, dispatched__isnull=False, status__in=[
+        if not Match.objects.filter(ladder=ladder, status__in=[
                 Match.Status.QUEUED, Match.Status.RUNNING]).exists():
             return
         time.sleep(0.5)  # polling the database for the rows this test waits for
