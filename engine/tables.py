@@ -83,6 +83,12 @@ class Tables:
             # /tmp slots, say): they are made again now that the last table has left.
             _close_all(made_early)
             self.current = self._make(game)
+            if self._leaving and any(p.start_error for p in self.current):
+                # No room while the last table's seats still leave (its /tmp slots, with
+                # room for one table only): they are waited for, and these made again.
+                _close_all(self.current)
+                self._join_leaving()
+                self.current = self._make(game)
         sides = self.seat_sides(game)
         for player in self.current:  # their programs start side by side, hello one by one
             if self.slots is not None:
@@ -146,6 +152,9 @@ class Tables:
         if self._next is not None:
             _close_all(self._next[1])
             self._next = None
+        self._join_leaving()
+
+    def _join_leaving(self) -> None:
         for leaving in self._leaving:
             leaving.join()
         self._leaving = []

@@ -135,8 +135,10 @@ def test_with_room_for_one_table_only_each_table_is_made_when_the_last_has_left(
 
     assert replay["result"]["forfeit"] is None, replay["result"]
     played = [p for p in (*a.players, *b.players) if p.pid_namespace]
-    assert sorted((p.game, p.seat) for p in played) == [(g, s) for g in range(2)
-                                                        for s in range(4)]
+    # Every seat of both games played; on a busy host a seat made while the last table's
+    # seats still held their slots found no room, and was made again once they had left.
+    assert sorted({(p.game, p.seat) for p in played}) == [(g, s) for g in range(2)
+                                                          for s in range(4)]
     assert processes_in([p.pid_namespace for p in played]) == []
     assert all(FOUND.findall(p.stderr_text()) == [] for p in played)
 
